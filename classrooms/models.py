@@ -1,0 +1,162 @@
+"""Schools (the tenant boundary), users and their roles, classes, students and level history."""
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractUser
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class School(models.Model):
+    """A school: the boundary between tenants. Nobody sees another school's rows."""
+
+    name = models.CharField(_("name"), max_length=200)
+    slug = models.SlugField(_("short name"), max_length=60, unique=True)
+    time_zone = models.CharField(_("time zone"), max_length=64, default="Europe/Paris")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("school")
+        verbose_name_plural = _("schools")
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class User(AbstractUser):
+    """Every person who signs in. Staff and parents use a password; students never type one."""
+
+    class Role(models.TextChoices):
+        TEACHER = "teacher", _("Teacher")
+        STUDENT = "student", _("Student")
+        PARENT = "parent", _("Parent")
+        SCHOOL_ADMIN = "school_admin", _("School admin")
+
+    role = models.CharField(_("role"), max_length=20, choices=Role.choices, default=Role.TEACHER)
+    school = models.ForeignKey(
+        School, verbose_name=_("school"), null=True, blank=True,
+        on_delete=models.PROTECT, related_name="users",
+    )
+    language = models.CharField(_("language"), max_length=8, blank=True)
+
+    class Meta(AbstractUser.Meta):
+        verbose_name = _("user")
+        verbose_name_plural = _("users")
+
+    @property
+    def is_teacher(self) -> bool:
+        return self.role == self.Role.TEACHER
+
+    @property
+    def is_student(self) -> bool:
+        return self.role == self.Role.STUDENT
+
+    @property
+    def is_parent(self) -> bool:
+        return self.role == self.Role.PARENT
+
+    @property
+    def is_school_admin(self) -> bool:
+        return self.role == self.Role.SCHOOL_ADMIN
+
+
+class Classroom(models.Model):
+    """A class in one school year, taught by one or more teachers."""
+
+    school = models.ForeignKey(School, on_delete=models.CASCADE, related_name="classrooms")
+    name = models.CharField(_("name"), max_length=100)
+    school_year = models.CharField(_("school year"), max_length=9, help_text="2026-2027")
+    # The short code a tablet remembers for its class; unique across schools.
+    code = models.CharField(_("class code"), max_length=8, unique=True)
+    teachers = models.ManyToManyField(User, related_name="classrooms", blank=True)
+    student_idle_minutes = models.PositiveSmallIntegerField(
+        _("sign-out after idle minutes"), default=10
+    )
+    archived_at = models.DateTimeField(_("archived"), null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("class")
+        verbose_name_plural = _("classes")
+        ordering = ["school_year", "name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["school", "school_year", "name"], name="classroom_unique_name_per_year"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.school_year})"
+
+
+class NumberRange(models.IntegerChoices):
+    UP_TO_10 = 10, _("up to 10")
+    UP_TO_20 = 20, _("up to 20")
+
+
+class Tier(models.IntegerChoices):
+    ADD_SUBTRACT = 1, _("1 – add & subtract")
+    FOUR_OPERATIONS = 2, _("2 – four operations")
+    EXPERT = 3, _("3 – expert")
+
+
+class Student(models.Model):
+    """A child in a class. Signs in on a tablet with three pictures, never with a password."""
+
+    user = models.OneToOneField(User, on_delete=models.CASCADE, related_name="student")
+    classroom = models.ForeignKey(Classroom, on_delete=models.CASCADE, related_name="students")
+    name = models.CharField(_("first name or pseudonym"), max_length=40)
+    number_range = models.PositiveSmallIntegerField(
+        _("number range"), choices=NumberRange.choices, default=NumberRange.UP_TO_10
+    )
+    tier = models.PositiveSmallIntegerField(
+        _("operations"), choices=Tier.choices, default=Tier.ADD_SUBTRACT
+    )
+    # Three picture indexes, e.g. "2-7-11"; unique within the class (the tablet sign-in).
+    picture_code = models.CharField(_("picture code"), max_length=16)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("student")
+        verbose_name_plural = _("students")
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["classroom", "name"], name="student_unique_name_in_class"),
+            models.UniqueConstraint(
+                fields=["classroom", "picture_code"], name="student_unique_pictures_in_class"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def level(self) -> tuple[int, int]:
+        return (self.number_range, self.tier)
+
+
+class LevelChange(models.Model):
+    """Every change of a student's level, with its date: the reports read this history."""
+
+    student = models.ForeignKey(Student, on_delete=models.CASCADE, related_name="level_changes")
+    number_range = models.PositiveSmallIntegerField(choices=NumberRange.choices)
+    tier = models.PositiveSmallIntegerField(choices=Tier.choices)
+    changed_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    changed_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["changed_at", "pk"]
+
+
+class ParentLink(models.Model):
+    """A parent may read this child's reports; a revoked link no longer opens anything."""
+
+    parent = models.ForeignKey(User, on_delete=models.CASCADE, related_name="parent_links")
+    student = models.ForeignKey(Student, on_delete=models.CASCADE, related_name="parent_links")
+    created_at = models.DateTimeField(auto_now_add=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["parent", "student"], name="parentlink_unique")
+        ]

@@ -1,0 +1,1 @@
+"""Progress report rows (built by Celery jobs from games.Play records)."""

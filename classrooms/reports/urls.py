@@ -1,0 +1,5 @@
+"""URLs of the reports app."""
+from django.urls import path  # noqa: F401
+
+app_name = "reports"
+urlpatterns: list = []

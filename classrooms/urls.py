@@ -1,0 +1,5 @@
+"""URLs of the classrooms app."""
+from django.urls import path  # noqa: F401
+
+app_name = "classrooms"
+urlpatterns: list = []

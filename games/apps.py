@@ -1,0 +1,8 @@
+"""The games app: games, seats, the append-only list of moves, and per-student play records."""
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class GamesConfig(AppConfig):
+    name = "games"
+    verbose_name = _("Games")

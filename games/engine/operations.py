@@ -1,0 +1,100 @@
+"""An announced operation and the checker's verdict on it (RULES.md R3)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import INVALID_CODES, english_message
+
+CardValue = int | str  # a number card's value, or "X"
+
+
+@dataclass(frozen=True)
+class Operation:
+    """A parsed operation matched to cards: `text` is canonical ASCII the checker reads back."""
+
+    text: str
+    cards: tuple[CardValue, ...]  # values used, result last; X cards as "X"
+    positions: tuple[int, ...]  # positions in the `available` list, same order as `cards`
+    x_values: dict[int, int] = field(default_factory=dict)  # position -> value named for X
+    value: int = 0  # the result's value
+    operators: frozenset[str] = frozenset()
+    steps: tuple[str, ...] = ()  # intermediate results, "8 - 5 = 3" (R2.4)
+    n_operands: int = 0
+
+    @property
+    def n_cards(self) -> int:
+        """The size of the trick this operation wins (R3.1)."""
+        return len(self.positions)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "cards": list(self.cards),
+            "positions": list(self.positions),
+            # JSON keys are strings; from_dict turns them back into positions.
+            "x_values": {str(k): v for k, v in self.x_values.items()},
+            "value": self.value,
+            "operators": sorted(self.operators),
+            "steps": list(self.steps),
+            "n_operands": self.n_operands,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Operation:
+        return cls(
+            text=data["text"],
+            cards=tuple(data["cards"]),
+            positions=tuple(data["positions"]),
+            x_values={int(k): int(v) for k, v in data.get("x_values", {}).items()},
+            value=data["value"],
+            operators=frozenset(data.get("operators", ())),
+            steps=tuple(data.get("steps", ())),
+            n_operands=data.get("n_operands", len(data["positions"]) - 1),
+        )
+
+    def __hash__(self) -> int:  # x_values is a dict, so the generated hash would fail
+        return hash((self.text, self.positions))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The checker's answer: correct, or a failure that is `invalid` or `wrong` (R3.5)."""
+
+    ok: bool
+    kind: str | None = None  # None when ok, "invalid" (refused) or "wrong" (a mistake)
+    code: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    operation: Operation | None = None
+
+    @classmethod
+    def correct(cls, operation: Operation) -> Verdict:
+        return cls(ok=True, operation=operation)
+
+    @classmethod
+    def failure(cls, code: str, operation: Operation | None = None, **params: Any) -> Verdict:
+        kind = "invalid" if code in INVALID_CODES else "wrong"
+        return cls(ok=False, kind=kind, code=code, params=params, operation=operation)
+
+    @property
+    def is_invalid(self) -> bool:
+        return self.kind == "invalid"
+
+    @property
+    def is_wrong(self) -> bool:
+        return self.kind == "wrong"
+
+    @property
+    def message(self) -> str:
+        """English, for the CLI and debugging; pages translate `code` with `params`."""
+        return "Correct." if self.ok else english_message(self.code or "", self.params)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "kind": self.kind,
+            "code": self.code,
+            "params": dict(self.params),
+            "operation": self.operation.to_dict() if self.operation else None,
+        }

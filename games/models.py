@@ -1,0 +1,174 @@
+"""A game, its seats, its append-only list of moves, and what each student played.
+
+The engine's state (games.engine) is stored as JSON on the game row; `version` counts the
+moves applied. Only games/services.py changes these rows, under a row lock.
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class ClassSession(models.Model):
+    """A class game: the tables a teacher set up together for the students present."""
+
+    class Status(models.TextChoices):
+        SETUP = "setup", _("Being set up")
+        RUNNING = "running", _("Running")
+        PAUSED = "paused", _("Paused")
+        FINISHED = "finished", _("Finished")
+
+    classroom = models.ForeignKey(
+        "classrooms.Classroom", on_delete=models.CASCADE, related_name="class_sessions"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.SETUP)
+    settings = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+
+class Game(models.Model):
+    """One table: the engine state, its version, and the next time something is due."""
+
+    class Kind(models.TextChoices):
+        CLASS = "class", _("Class game")
+        PRACTICE = "practice", _("Practice")
+
+    class Status(models.TextChoices):
+        SETUP = "setup", _("Not started")
+        RUNNING = "running", _("Running")
+        PAUSED = "paused", _("Paused")
+        FINISHED = "finished", _("Finished")
+        ABANDONED = "abandoned", _("Ended early")
+
+    school = models.ForeignKey("classrooms.School", on_delete=models.CASCADE, related_name="games")
+    classroom = models.ForeignKey(
+        "classrooms.Classroom", null=True, blank=True, on_delete=models.CASCADE, related_name="games"
+    )
+    session = models.ForeignKey(
+        ClassSession, null=True, blank=True, on_delete=models.CASCADE, related_name="games"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.CLASS)
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.SETUP, db_index=True
+    )
+    label = models.CharField(_("table"), max_length=40, blank=True)
+    # engine GameConfig.to_dict() (rules, deck, time limits) and the deck's seed (R1.4)
+    config = models.JSONField(default=dict)
+    seed = models.BigIntegerField()
+    draw_order = models.JSONField(null=True, blank=True)
+    state = models.JSONField(null=True, blank=True)
+    version = models.PositiveIntegerField(default=0)
+    # When the running time limit (turn, challenge window...) runs out, and when a computer
+    # player is due to act: a request or the periodic task applies whatever is due.
+    timer_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    bot_due_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    last_move_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.label or f"Game {self.pk}"
+
+
+class Seat(models.Model):
+    """A place at a table: a student, or a computer player of some strength (R8)."""
+
+    class Bot(models.TextChoices):
+        EASY = "easy", _("easy")
+        MEDIUM = "medium", _("medium")
+        HARD = "hard", _("hard")
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    position = models.PositiveSmallIntegerField()
+    student = models.ForeignKey(
+        "classrooms.Student", null=True, blank=True, on_delete=models.SET_NULL, related_name="seats"
+    )
+    bot = models.CharField(max_length=10, choices=Bot.choices, blank=True)
+    name = models.CharField(max_length=40)
+    score = models.IntegerField(null=True, blank=True)
+    place = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_seen_at = models.DateTimeField(null=True, blank=True)
+    last_move_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["game", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "position"], name="seat_unique_position")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_bot(self) -> bool:
+        return bool(self.bot)
+
+
+class Move(models.Model):
+    """One applied move, append-only: the game is its seed folded over these (R9.2)."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    number = models.PositiveIntegerField()  # 1, 2, ... ; game.version after applying it
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)  # None for timeouts
+    payload = models.JSONField()  # the engine move as applied
+    events = models.JSONField(default=list)  # the engine events it caused
+    by_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "number"], name="move_unique_number")
+        ]
+
+
+class Play(models.Model):
+    """What one student did, for the progress reports: announcements, challenges, misses."""
+
+    class Kind(models.TextChoices):
+        ANNOUNCE = "announce", _("Operation")
+        NOTHING = "nothing", _("Nothing to do")
+        CHALLENGE = "challenge", _("Kavet 'm eus!")
+
+    student = models.ForeignKey(
+        "classrooms.Student", on_delete=models.CASCADE, related_name="plays"
+    )
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="plays")
+    move = models.ForeignKey(Move, null=True, blank=True, on_delete=models.SET_NULL, related_name="plays")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    at = models.DateTimeField(db_index=True)
+    text = models.CharField(max_length=200, blank=True)
+    ok = models.BooleanField(null=True)  # None while not judged
+    verdict_kind = models.CharField(max_length=10, blank=True)  # "", "invalid", "wrong"
+    code = models.CharField(max_length=40, blank=True)
+    operation = models.JSONField(null=True, blank=True)  # cards, operators, steps, value
+    skills = models.JSONField(default=list, blank=True)  # engine skills_of(...)
+    n_cards = models.PositiveSmallIntegerField(default=0)
+    uses_x = models.BooleanField(default=False)
+    tier = models.PositiveSmallIntegerField()
+    number_range = models.PositiveSmallIntegerField()
+    reaction_ms = models.PositiveIntegerField(null=True, blank=True)
+    challenge_outcome = models.CharField(max_length=10, blank=True)  # "", "right", "false"
+    # A "nothing to do" that was false: the operation that was possible (R5.6)
+    missed = models.BooleanField(default=False)
+    missed_operation = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["at", "pk"]
+        indexes = [models.Index(fields=["student", "at"], name="play_student_at")]

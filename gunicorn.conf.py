@@ -1,0 +1,16 @@
+"""gunicorn settings for production: `gunicorn -c gunicorn.conf.py kavet_site.wsgi`."""
+import multiprocessing
+import os
+
+bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
+workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))
+threads = int(os.environ.get("GUNICORN_THREADS", "1"))
+worker_class = "gthread" if threads > 1 else "sync"
+timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
+keepalive = 5
+# Recycle workers now and then so a slow leak never grows without bound.
+max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "2000"))
+max_requests_jitter = 200
+accesslog = os.environ.get("GUNICORN_ACCESSLOG", None)
+errorlog = "-"
+preload_app = True

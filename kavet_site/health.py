@@ -1,0 +1,63 @@
+"""/healthz: the state of the database, the cache and the broker, as JSON (200 or 503)."""
+from __future__ import annotations
+
+import time
+import uuid
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connection
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+
+def _timed(check) -> dict:
+    started = time.perf_counter()
+    try:
+        detail = check()
+    except Exception as exc:  # noqa: BLE001 - any failure is "down", reported by class name
+        return {"ok": False, "error": exc.__class__.__name__, "detail": str(exc)[:200]}
+    result = {"ok": True, "ms": round((time.perf_counter() - started) * 1000, 2)}
+    if detail:
+        result.update(detail)
+    return result
+
+
+def check_database() -> dict:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+        cursor.fetchone()
+    return {"vendor": connection.vendor}
+
+
+def check_cache() -> dict:
+    key = f"healthz:{uuid.uuid4().hex}"
+    cache.set(key, "1", 5)
+    if cache.get(key) != "1":
+        raise RuntimeError("cache did not return the value it was given")
+    cache.delete(key)
+    return {"backend": settings.CACHES["default"]["BACKEND"].rsplit(".", 1)[-1]}
+
+
+def check_broker() -> dict:
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        return {"mode": "in-process"}
+    from kavet_site.celery import app
+
+    with app.connection_for_write() as conn:
+        conn.ensure_connection(max_retries=1, timeout=2)
+    return {"mode": "redis"}
+
+
+@never_cache
+@require_GET
+def healthz(request: HttpRequest) -> JsonResponse:
+    checks = {
+        "database": _timed(check_database),
+        "cache": _timed(check_cache),
+        "broker": _timed(check_broker),
+    }
+    healthy = all(c["ok"] for c in checks.values())
+    return JsonResponse({"status": "ok" if healthy else "fail", "checks": checks},
+                        status=200 if healthy else 503)

@@ -1,0 +1,121 @@
+"""Fixtures shared by every test: rows for a school, and the real services the tests need.
+
+Tests that need a service (Redis, a Celery worker, PostgreSQL, Chromium) fail when it is
+missing under CI (KAVET_REQUIRE_SERVICES=1 or CI=true); on a developer's laptop without
+REDIS_URL they are skipped with the reason shown.
+"""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests import factories
+
+REQUIRE_SERVICES = bool(os.environ.get("KAVET_REQUIRE_SERVICES") or os.environ.get("CI"))
+
+
+def need_service(available: bool, what: str) -> None:
+    """Skip locally, fail in CI, when a service a test needs is not there."""
+    if available:
+        return
+    if REQUIRE_SERVICES:
+        pytest.fail(f"{what} is required here (CI) but is not available")
+    pytest.skip(f"{what} is not configured on this machine")
+
+
+@pytest.fixture
+def school(db):
+    return factories.school()
+
+
+@pytest.fixture
+def other_school(db):
+    return factories.school(slug="other", name="Other school")
+
+
+@pytest.fixture
+def teacher(school):
+    return factories.teacher(school=school)
+
+
+@pytest.fixture
+def classroom(school, teacher):
+    return factories.classroom(school=school, teachers=[teacher])
+
+
+@pytest.fixture
+def students(classroom):
+    return [factories.student(classroom=classroom, name=n, number_range=r, tier=t)
+            for n, r, t in [("Anna", 10, 1), ("Brieuc", 20, 2), ("Cécile", 20, 3)]]
+
+
+@pytest.fixture(autouse=True)
+def _celery_mode(request, settings):
+    """Tasks run in-process in tests, except where a test asks for the real worker."""
+    from kavet_site.celery import app
+
+    eager = "celery_worker" not in request.fixturenames
+    before = app.conf.task_always_eager
+    app.conf.task_always_eager = eager
+    settings.CELERY_TASK_ALWAYS_EAGER = eager
+    yield
+    app.conf.task_always_eager = before
+
+
+@pytest.fixture(scope="session")
+def celery_worker(django_db_setup, django_db_blocker):
+    """A real Celery worker process on Redis, using the test database, on a queue of its own."""
+    import subprocess
+    import sys
+    import time
+    import uuid
+
+    from django.conf import settings as dj_settings
+    from django.db import connection
+
+    from kavet_site.celery import app
+
+    need_service(bool(os.environ.get("REDIS_URL")), "Redis (REDIS_URL) for a real Celery worker")
+    import redis
+
+    try:
+        redis.Redis.from_url(os.environ["REDIS_URL"]).ping()
+    except redis.RedisError as exc:
+        pytest.fail(f"Redis at REDIS_URL does not answer: {exc}")
+    if connection.vendor != "postgresql":
+        need_service(False, "PostgreSQL (DATABASE_URL) shared between the tests and the worker")
+
+    db = connection.settings_dict
+    queue = f"test-{uuid.uuid4().hex[:8]}"
+    env = dict(os.environ)
+    env.update(
+        DATABASE_URL=f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+        CELERY_QUEUE=queue,
+        CONN_MAX_AGE="0",
+    )
+    app.conf.task_default_queue = queue
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "kavet_site", "worker", "--pool=solo",
+         "--concurrency=1", "-Q", queue, "--without-gossip", "--without-mingle",
+         "--without-heartbeat", "-l", "warning"],
+        env=env, cwd=str(dj_settings.BASE_DIR),
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                pytest.fail(f"the Celery worker exited with {proc.returncode}")
+            replies = app.control.ping(timeout=0.5) or []
+            if replies:
+                break
+        else:
+            pytest.fail("the Celery worker did not come up within 30 s")
+        yield proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        app.conf.task_default_queue = "celery"

@@ -1,0 +1,48 @@
+"""Small factories for rows (plain functions: readable, and enough for these tests)."""
+from __future__ import annotations
+
+import itertools
+
+from classrooms.models import Classroom, School, Student, User
+from classrooms.services import class_code_new, student_create
+
+_counter = itertools.count(1)
+
+
+def school(*, slug: str = "test", name: str = "Test school") -> School:
+    return School.objects.get_or_create(slug=slug, defaults={"name": name})[0]
+
+
+def user(*, role: str, school: School | None, username: str | None = None,
+         password: str = "correct horse battery", **extra) -> User:
+    username = username or f"{role}{next(_counter)}"
+    u = User(username=username, role=role, school=school, **extra)
+    u.set_password(password)
+    u.save()
+    return u
+
+
+def teacher(*, school: School, username: str | None = None, **extra) -> User:
+    return user(role=User.Role.TEACHER, school=school, username=username, **extra)
+
+
+def parent(*, school: School | None = None, username: str | None = None, **extra) -> User:
+    return user(role=User.Role.PARENT, school=school, username=username, **extra)
+
+
+def school_admin(*, school: School, username: str | None = None) -> User:
+    return user(role=User.Role.SCHOOL_ADMIN, school=school, username=username, is_staff=True)
+
+
+def classroom(*, school: School, teachers=(), name: str | None = None,
+              school_year: str = "2026-2027") -> Classroom:
+    c = Classroom.objects.create(school=school, name=name or f"Class {next(_counter)}",
+                                 school_year=school_year, code=class_code_new())
+    c.teachers.add(*teachers)
+    return c
+
+
+def student(*, classroom: Classroom, name: str | None = None, number_range: int = 10,
+            tier: int = 1, picture_code: str | None = None) -> Student:
+    return student_create(classroom=classroom, name=name or f"Kid{next(_counter)}",
+                          number_range=number_range, tier=tier, picture_code=picture_code)
