@@ -32,6 +32,9 @@ class ClassSession(models.Model):
     class Meta:
         ordering = ["-created_at"]
 
+    def __str__(self) -> str:
+        return f"Session {self.pk} ({self.status})"
+
 
 class Game(models.Model):
     """One table: the engine state, its version, and the next time something is due."""
@@ -76,6 +79,8 @@ class Game(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     last_move_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # When the current phase (turn, challenge window...) began: reaction times count from here.
+    phase_started_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -137,6 +142,9 @@ class Move(models.Model):
             models.UniqueConstraint(fields=["game", "number"], name="move_unique_number")
         ]
 
+    def __str__(self) -> str:
+        return f"Move {self.number} of game {self.game_id}"
+
 
 class Play(models.Model):
     """What one student did, for the progress reports: announcements, challenges, misses."""
@@ -172,3 +180,6 @@ class Play(models.Model):
     class Meta:
         ordering = ["at", "pk"]
         indexes = [models.Index(fields=["student", "at"], name="play_student_at")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} by student {self.student_id} at {self.at:%Y-%m-%d %H:%M}"

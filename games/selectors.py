@@ -1,0 +1,144 @@
+"""Reads for the students' pages: which games a user may see, and what one seat sees of a table."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import QuerySet
+from django.http import Http404
+from django.utils import timezone
+
+from classrooms.models import Student, User
+from games import engine
+from games.messages import events_sentences, settlement_sentence
+
+from .models import Game, Move, Seat
+
+OPERATOR_KEYS = {"+": "+", "-": "−", "*": "×", "/": "÷", "^": "^"}
+OPEN_STATUSES = (Game.Status.SETUP, Game.Status.RUNNING, Game.Status.PAUSED)
+DONE_STATUSES = (Game.Status.FINISHED, Game.Status.ABANDONED)
+
+
+def student_of(user: User) -> Student | None:
+    if not user.is_authenticated or getattr(user, "role", "") != User.Role.STUDENT:
+        return None
+    return Student.objects.select_related("classroom", "classroom__school").filter(user=user).first()
+
+
+def seats_for_user(*, user: User) -> QuerySet[Seat]:
+    """The seats this user sits at: a student sees only the games they play in."""
+    if not user.is_authenticated or getattr(user, "role", "") != User.Role.STUDENT:
+        return Seat.objects.none()
+    return Seat.objects.filter(student__user=user, game__school_id=user.school_id)
+
+
+def game_for_seat(*, user: User, game_id: int) -> tuple[Game, Seat]:
+    """The game and this user's seat at it; 404 for a game they do not sit at."""
+    seat = (seats_for_user(user=user).select_related("game").filter(game_id=game_id)
+            .order_by("position").first())
+    if seat is None:
+        raise Http404("no such game")
+    return seat.game, seat
+
+
+def open_game_for_student(*, student: Student) -> Game | None:
+    """The student's game that has not ended (the one to rejoin), newest first."""
+    seat = (Seat.objects.filter(student=student, game__status__in=OPEN_STATUSES)
+            .select_related("game").order_by("-game__created_at").first())
+    return seat.game if seat else None
+
+
+def recent_results(*, student: Student, limit: int = 5) -> list[dict[str, Any]]:
+    """The student's last finished games: when, place, score, against whom."""
+    seats = (Seat.objects.filter(student=student, game__status__in=DONE_STATUSES)
+             .select_related("game").order_by("-game__finished_at")[:limit])
+    out = []
+    for seat in seats:
+        others = list(Seat.objects.filter(game=seat.game).exclude(pk=seat.pk).values_list("name", flat=True))
+        out.append({"game": seat.game, "place": seat.place, "score": seat.score, "others": others,
+                    "abandoned": seat.game.status == Game.Status.ABANDONED})
+    return out
+
+
+@dataclass
+class Countdown:
+    kind: str
+    seat: int | None
+    deadline_ms: int
+    seconds_left: int
+    total: int
+
+
+def table_context(*, game: Game, seat: Seat | None) -> dict[str, Any]:
+    """Everything the table page shows to one seat (never the draw pile, R1.5)."""
+    seats = list(Seat.objects.filter(game=game).order_by("position"))
+    position = seat.position if seat is not None else None
+    ctx: dict[str, Any] = {"game": game, "seat": seat, "seats": seats, "version": game.version,
+                           "status": game.status, "now_ms": int(timezone.now().timestamp() * 1000)}
+    if not game.state:
+        ctx["view"] = None
+        return ctx
+    state = engine.GameState.from_dict(game.state)
+    view = engine.seat_view(state, position)
+    players = view["players"]
+    rules = view["rules"]
+    legal = list(view["legal"]) if game.status == Game.Status.RUNNING and not (seat and seat.bot) else []
+    me = view["seats"][position] if position is not None else None
+    last = Move.objects.filter(game=game).order_by("-number").only("events", "number").first()
+    news = events_sentences(last.events, players) if last else []
+    if not last:
+        news = [_start_sentence(players, state.config.starter)]
+    countdown = None
+    timer = view.get("timer")
+    if timer and game.timer_deadline and game.status == Game.Status.RUNNING:
+        left = max(0, int((game.timer_deadline - timezone.now()).total_seconds() + 0.999))
+        countdown = Countdown(kind=timer["kind"], seat=timer.get("seat"),
+                              deadline_ms=int(game.timer_deadline.timestamp() * 1000),
+                              seconds_left=left, total=timer["seconds"])
+    result = view.get("result")
+    ranking = []
+    if result:
+        ranking = sorted(
+            ({"seat": i, "name": players[i], "score": result["scores"][i], "place": result["places"][i],
+              "cards": (result.get("cards") or [None] * len(players))[i]} for i in range(len(players))),
+            key=lambda r: (r["place"], r["seat"]))
+    elif game.status == Game.Status.ABANDONED:
+        ranking = sorted(({"seat": s.position, "name": s.name, "score": s.score, "place": s.place,
+                           "cards": None} for s in seats), key=lambda r: (r["place"] or 99, r["seat"]))
+    keys = [(op, OPERATOR_KEYS[op]) for op in (rules.get("operators") or "") if op in OPERATOR_KEYS]
+    keys += [("(", "("), (")", ")"), ("=", "=")]
+    pending = view.get("pending")
+    events = {c["event"] for c in me["events"]} if me else set()
+    ctx.update(
+        view=view, state_phase=view["phase"], players=players, rules=rules, legal=legal, me=me,
+        news=news, countdown=countdown, result=result, ranking=ranking,
+        settlements=[settlement_sentence(item, players) for item in (result or {}).get("settlements", [])],
+        operator_keys=keys, pending=pending,
+        pending_text=(pending or {}).get("text", "").replace("*", "×").replace("/", "÷"),
+        my_turn=bool(legal) and ("announce" in legal or "nothing" in legal),
+        can_place={p for p, e in (("pevar", "PEVAR"), ("pemp", "PEMP"), ("daou", "DAOU")) if e in events},
+        active_name=players[view["active"]] if view["phase"] != "over" else "",
+        challenge=view.get("challenge"),
+        lesson=_lesson(last.events if last else [], position),
+        bot_seats={s.position for s in seats if s.bot},
+        show_steps=bool(rules.get("show_steps")),
+        is_over=game.status in DONE_STATUSES,
+    )
+    return ctx
+
+
+def _start_sentence(players: list[str], starter: int) -> str:
+    from django.utils.translation import gettext as _
+
+    return _("The game begins. %(name)s starts.") % {"name": players[starter]}
+
+
+def _lesson(events: list[dict], position: int | None) -> dict | None:
+    """R5.6: the operation that was possible after a false "nothing to do" nobody challenged."""
+    for event in events:
+        if event.get("type") == "lesson":
+            op = event.get("operation") or {}
+            return {"seat": event.get("seat"), "mine": event.get("seat") == position,
+                    "text": (op.get("text") or "").replace("*", "×").replace("/", "÷"),
+                    "steps": op.get("steps") or []}
+    return None

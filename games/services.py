@@ -1,0 +1,641 @@
+"""The only code that changes a game: create, start, pause, end, moves, timers and computer players.
+
+Every change to a running game goes through `_apply_locked`, inside a short transaction holding
+`select_for_update(no_key=True)` on the game row: the engine applies the move, the move is
+appended, per-student Play rows are written, the version is bumped, and the next deadlines are
+stamped. Celery jobs are queued only after commit.
+"""
+from __future__ import annotations
+
+import logging
+import random
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings as django_settings
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from classrooms.models import Classroom, School, Student, User
+from games import engine
+from games.messages import refusal_message
+
+from .models import ClassSession, Game, Move, Play, Seat
+
+log = logging.getLogger(__name__)
+
+# Moves a person may send from a tablet; timeouts and replacements come from the server only.
+PLAYER_MOVES = frozenset({"announce", "nothing", "challenge", "ok", "chwech"})
+# Seconds a computer player waits when the engine gives no pause of its own (R8.2).
+DEFAULT_BOT_DELAY = {"easy": (4.0, 9.0), "medium": (3.0, 6.0), "hard": (2.0, 4.0)}
+# A tick never applies more than this many moves at once (a safety net against a loop).
+MAX_TICK_MOVES = 30
+
+
+class GameError(Exception):
+    """A request the game refuses, with a stable code and a translated message for the page."""
+
+    def __init__(self, code: str, message: str, **params: Any) -> None:
+        self.code = code
+        self.message = message
+        self.params = params
+        super().__init__(f"{code}: {message}")
+
+
+@dataclass
+class MoveOutcome:
+    """What came of a move: applied or not, the fresh game, the events, and what to tell the player."""
+
+    applied: bool
+    game: Game
+    events: list[dict] = field(default_factory=list)
+    refusal_code: str | None = None
+    message: str = ""
+
+
+# --- creating and running a game ---------------------------------------------------------------
+
+
+def _engine_error(exc: engine.EngineError) -> GameError:
+    """A configuration the engine refuses, told to the teacher."""
+    reason = exc.params.get("reason") or exc.params.get("field") or exc.code
+    return GameError(exc.code, _("These game settings are not possible: %(reason)s.") % {"reason": reason},
+                     **exc.params)
+
+
+def _seat_rows(players: list[dict], school: School) -> list[dict]:
+    """Check the players a game is created with and give each a display name."""
+    if not 2 <= len(players) <= 6:
+        raise GameError("players_count", _("A game needs 2 to 6 players."), count=len(players))
+    rows: list[dict] = []
+    seen: set[int] = set()
+    bots = 0
+    for entry in players:
+        student = entry.get("student")
+        if student is not None:
+            if not isinstance(student, Student) or student.classroom.school_id != school.pk:
+                raise GameError("player_unknown", _("This student is not in this school."))
+            if student.pk in seen:
+                raise GameError("player_twice", _("%(name)s is seated twice.") % {"name": student.name})
+            seen.add(student.pk)
+            rows.append({"student": student, "bot": "", "name": student.name[:40]})
+            continue
+        strength = entry.get("bot")
+        if strength not in Seat.Bot.values:
+            raise GameError("bot_unknown", _("A computer player must be easy, medium or hard."))
+        bots += 1
+        name = (entry.get("name") or "").strip() or _("Computer %(number)d") % {"number": bots}
+        rows.append({"student": None, "bot": strength, "name": name[:40]})
+    if not seen:
+        raise GameError("no_student", _("A game needs at least one student."))
+    return rows
+
+
+def _ruleset(levels: list[tuple[int, int]], settings: dict) -> engine.RuleSet:
+    """R2.3: the weakest player's level, lowered further by the teacher, never raised."""
+    weakest_range, weakest_tier = engine.combine_levels(levels)
+    max_number = int(settings.get("max_number") or weakest_range)
+    tier = int(settings.get("tier") or weakest_tier)
+    if max_number > weakest_range or tier > weakest_tier:
+        raise GameError(
+            "level_too_high",
+            _("This game can't be harder than its weakest player's level: numbers up to "
+              "%(range)d, operations tier %(tier)d.") % {"range": weakest_range, "tier": weakest_tier},
+            max_number=weakest_range, tier=weakest_tier,
+        )
+    cap = engine.RuleSet(max_number=max_number, tier=tier, operators=settings.get("operators") or None)
+    narrowing = {}
+    if settings.get("show_steps") is not None:
+        narrowing["show_steps"] = bool(settings["show_steps"])
+    return engine.ruleset_for_players(levels, cap=cap, **narrowing)
+
+
+def game_config_build(*, names: list[str], levels: list[tuple[int, int]], settings: dict):
+    """The engine's GameConfig for these players and settings; GameError when impossible."""
+    try:
+        rules = _ruleset(levels, settings)
+        deck = engine.DeckSpec(
+            max_number=rules.max_number,
+            copies=int(settings.get("copies", 2)),
+            x_cards=int(settings.get("x_cards", 4)),
+            events=bool(settings.get("events", True)),
+        )
+        options = {
+            key: int(settings[key])
+            for key in ("challenge_window", "challenge_time", "turn_time", "starter",
+                        "nothing_true_penalty")
+            if settings.get(key) is not None
+        }
+        lesson = settings.get("lesson")
+        return engine.GameConfig(players=names, rules=rules, deck=deck,
+                                 lesson=None if lesson is None else bool(lesson), **options)
+    except engine.EngineError as exc:
+        raise _engine_error(exc) from exc
+    except (TypeError, ValueError) as exc:
+        raise GameError("settings_invalid", _("These game settings are not possible.")) from exc
+
+
+@transaction.atomic
+def game_create(
+    *, school: School, players: list[dict], settings: dict, created_by: User | None = None,
+    classroom: Classroom | None = None, session: ClassSession | None = None, kind: str = "class",
+    label: str = "", seed: int | None = None, draw_order: list[int] | None = None,
+) -> Game:
+    """A table, not started yet: seats in play order, rules capped by the weakest player (R2.3)."""
+    if kind not in Game.Kind.values:
+        raise GameError("kind_unknown", _("Unknown kind of game."))
+    rows = _seat_rows(players, school)
+    levels = [r["student"].level for r in rows if r["student"] is not None]
+    config = game_config_build(names=[r["name"] for r in rows], levels=levels, settings=settings)
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**53)
+    try:
+        # Builds the opening once, so a bad draw order is refused now, not when the class waits.
+        engine.new_game(config, seed=seed, draw_order=draw_order)
+    except engine.EngineError as exc:
+        raise _engine_error(exc) from exc
+    game = Game.objects.create(
+        school=school, classroom=classroom, session=session, created_by=created_by, kind=kind,
+        label=label[:40], config=config.to_dict(), seed=seed, draw_order=draw_order,
+    )
+    Seat.objects.bulk_create(
+        Seat(game=game, position=i, student=r["student"], bot=r["bot"], name=r["name"])
+        for i, r in enumerate(rows)
+    )
+    return game
+
+
+def _locked(game: Game | int) -> Game:
+    pk = game.pk if isinstance(game, Game) else game
+    return Game.objects.select_for_update(no_key=True).get(pk=pk)
+
+
+def _config(game: Game):
+    return engine.GameConfig.from_dict(game.config)
+
+
+def _state(game: Game):
+    return engine.GameState.from_dict(game.state)
+
+
+def _bots_by_seat(game: Game) -> dict[int, str]:
+    return dict(Seat.objects.filter(game=game).exclude(bot="").values_list("position", "bot"))
+
+
+def _bot_delay(strength: str, rng: random.Random) -> float:
+    delay = getattr(engine, "bot_delay", None)
+    if delay is not None:
+        return float(delay(strength, rng))
+    low, high = DEFAULT_BOT_DELAY.get(strength, (3.0, 6.0))
+    return rng.uniform(low, high)
+
+
+def _bot_actors(state, bots: dict[int, str]) -> list[int]:
+    """Computer seats that have something to do now, in the order they would answer."""
+    n = state.n_seats
+    if state.phase == "window" and state.pending is not None:
+        start = state.pending["seat"]
+        order = [(start + i) % n for i in range(1, n)]
+    else:
+        order = list(range(n))
+    return [s for s in order if s in bots and engine.legal_moves(state, s)]
+
+
+def _stamp_deadlines(game: Game, before, after, bots: dict[int, str], now: datetime) -> float | None:
+    """Set when the running time limit ends and when a computer player acts; the bot's pause."""
+    timer = after.timer if after is not None else None
+    new_phase = before is None or after.timer_started != before.timer_started
+    if new_phase:
+        game.phase_started_at = now
+    if timer is None:
+        game.timer_deadline = None
+    elif new_phase or game.timer_deadline is None:
+        game.timer_deadline = now + timedelta(seconds=timer["seconds"])
+    actors = _bot_actors(after, bots) if after is not None and not after.is_over else []
+    if not actors:
+        game.bot_due_at = None
+        return None
+    rng = random.Random(f"{game.seed}/delay/{after.version}")
+    pause = _bot_delay(bots[actors[0]], rng)
+    if game.timer_deadline is not None:
+        # A computer player answers before its own time runs out, like a person would.
+        left = (game.timer_deadline - now).total_seconds()
+        pause = max(0.5, min(pause, left - 1.0))
+    game.bot_due_at = now + timedelta(seconds=pause)
+    return pause
+
+
+def _eager() -> bool:
+    from kavet_site.celery import app
+
+    return bool(app.conf.task_always_eager or getattr(django_settings, "CELERY_TASK_ALWAYS_EAGER", False))
+
+
+def _schedule_bot(game_id: int, pause: float | None) -> None:
+    """After commit, a task for the computer player's move; the polls drive it when eager."""
+    if pause is None or _eager():
+        return
+    from games.tasks import game_tick_task
+
+    transaction.on_commit(
+        lambda: game_tick_task.apply_async((game_id,), countdown=pause + 0.05)
+    )
+
+
+def game_start(*, game: Game, by: User | None = None) -> Game:
+    """Deal the opening cards (R4.1) and start the clocks."""
+    with transaction.atomic():
+        game = _locked(game)
+        if game.status != Game.Status.SETUP:
+            raise GameError("already_started", _("This game has already started."))
+        try:
+            state = engine.new_game(_config(game), seed=game.seed, draw_order=game.draw_order)
+        except engine.EngineError as exc:
+            raise _engine_error(exc) from exc
+        now = timezone.now()
+        bots = _bots_by_seat(game)
+        for position in bots:
+            state.bots[position] = bots[position]
+        game.state = state.to_dict()
+        game.version = state.version
+        game.status = Game.Status.FINISHED if state.is_over else Game.Status.RUNNING
+        game.started_at = now
+        game.last_move_at = now
+        pause = _stamp_deadlines(game, None, state, bots, now)
+        game.save()
+        _schedule_bot(game.pk, pause)
+    return game
+
+
+def game_pause(*, game: Game, by: User | None = None) -> Game:
+    """Stop the clocks and the computer players; tablets show "paused"."""
+    with transaction.atomic():
+        game = _locked(game)
+        if game.status != Game.Status.RUNNING:
+            raise GameError("not_running", _("Only a running game can be paused."))
+        game.status = Game.Status.PAUSED
+        game.timer_deadline = None
+        game.bot_due_at = None
+        game.save(update_fields=["status", "timer_deadline", "bot_due_at"])
+    return game
+
+
+def game_resume(*, game: Game, by: User | None = None) -> Game:
+    """Start again; the running time limit starts afresh, so nobody loses time to the pause."""
+    with transaction.atomic():
+        game = _locked(game)
+        if game.status != Game.Status.PAUSED:
+            raise GameError("not_paused", _("Only a paused game can be resumed."))
+        game.status = Game.Status.RUNNING
+        state = _state(game)
+        bots = _bots_by_seat(game)
+        pause = _stamp_deadlines(game, None, state, bots, timezone.now())
+        game.save()
+        _schedule_bot(game.pk, pause)
+    return game
+
+
+def _scores_now(state) -> list[int]:
+    """R6.3 on the cards as they stand (no settlements): for a game ended early."""
+    out = []
+    for seat in range(state.n_seats):
+        pevar = len(state.laid[seat].get("pevar", []))
+        pemp = len(state.laid[seat].get("pemp", []))
+        cards = len(state.piles[seat]) + len(state.held[seat]) + len(state.events_row[seat])
+        out.append(cards + 2 * pevar + pemp - pemp // 2)
+    return out
+
+
+def _places(scores: list[int]) -> list[int]:
+    return [1 + sum(other > mine for other in scores) for mine in scores]  # equal scores share
+
+
+def game_end(*, game: Game, by: User | None = None) -> Game:
+    """End a game early: status abandoned, the scores as they stand."""
+    with transaction.atomic():
+        game = _locked(game)
+        if game.status in (Game.Status.FINISHED, Game.Status.ABANDONED):
+            raise GameError("already_ended", _("This game has already ended."))
+        now = timezone.now()
+        if game.state:
+            scores = _scores_now(_state(game))
+            places = _places(scores)
+            for seat in Seat.objects.filter(game=game):
+                seat.score, seat.place = scores[seat.position], places[seat.position]
+                seat.save(update_fields=["score", "place"])
+        game.status = Game.Status.ABANDONED
+        game.finished_at = now
+        game.timer_deadline = None
+        game.bot_due_at = None
+        game.save()
+    return game
+
+
+def seat_replace_by_bot(*, game: Game, position: int, strength: str, by: User | None = None) -> Seat:
+    """An absent student's seat is played by a computer player from now on (recorded as a move)."""
+    if strength not in Seat.Bot.values:
+        raise GameError("bot_unknown", _("A computer player must be easy, medium or hard."))
+    with transaction.atomic():
+        game = _locked(game)
+        seat = Seat.objects.filter(game=game, position=position).first()
+        if seat is None:
+            raise GameError("seat_unknown", _("There is no such seat at this table."))
+        if game.status in (Game.Status.FINISHED, Game.Status.ABANDONED):
+            raise GameError("already_ended", _("This game has already ended."))
+        seat.bot = strength
+        seat.save(update_fields=["bot"])
+        if game.state:
+            # Recorded as a move so that a replay knows who played from here on (R9.2).
+            _apply_locked(game, {"type": "replace", "seat": position, "bot": strength}, by=by,
+                          now=timezone.now())
+    return seat
+
+
+# --- moves ------------------------------------------------------------------------------------
+
+
+def _stale_outcome(game: Game, move: dict) -> MoveOutcome:
+    state = _state(game) if game.state else None
+    code = "stale"
+    if move.get("type") == "challenge" and state is not None and state.challenge:
+        code = "too_late"  # R5.1: the first call the server received won
+    return MoveOutcome(applied=False, game=game, refusal_code=code, message=refusal_message(code))
+
+
+def move_submit(
+    *, game_id: int, seat: int, move: dict, seen_version: int, by: User | None = None
+) -> MoveOutcome:
+    """A player's move, applied at most once: a stale or doubled tap changes nothing."""
+    if not isinstance(move, dict) or move.get("type") not in PLAYER_MOVES:
+        game = Game.objects.get(pk=game_id)
+        return MoveOutcome(applied=False, game=game, refusal_code="bad_move",
+                           message=refusal_message("bad_move"))
+    move = {**move, "seat": seat}
+    with transaction.atomic():
+        game = _locked(game_id)
+        if game.status != Game.Status.RUNNING:
+            code = {Game.Status.PAUSED: "paused", Game.Status.SETUP: "not_started"}.get(
+                game.status, "game_over")
+            return MoveOutcome(applied=False, game=game, refusal_code=code, message=refusal_message(code))
+        seat_row = Seat.objects.filter(game=game, position=seat).first()
+        if seat_row is None:
+            return MoveOutcome(applied=False, game=game, refusal_code="not_your_seat",
+                               message=refusal_message("not_your_seat"))
+        if seat_row.bot:
+            return MoveOutcome(applied=False, game=game, refusal_code="bot_seat",
+                               message=refusal_message("bot_seat"))
+        if seen_version != game.version and not _same_window(game, move, seen_version):
+            return _stale_outcome(game, move)
+        now = timezone.now()
+        try:
+            events = _apply_locked(game, move, by=by, now=now)
+        except engine.Refusal as refusal:
+            return MoveOutcome(applied=False, game=game, refusal_code=refusal.code,
+                               message=refusal_message(refusal.code, refusal.params))
+    return MoveOutcome(applied=True, game=game, events=events)
+
+
+def _same_window(game: Game, move: dict, seen_version: int) -> bool:
+    """An OK or a challenge still answers the window the player saw if only OKs came since.
+
+    Other players' OKs bump the version; a child must not lose a right challenge to them.
+    """
+    if move.get("type") not in ("ok", "challenge") or not game.state or seen_version > game.version:
+        return False
+    state = _state(game)
+    return state.phase == "window" and state.timer_started <= seen_version
+
+
+def _apply_locked(game: Game, move: dict, *, by: User | None, now: datetime) -> list[dict]:
+    """Apply one move to a locked game: engine, Move row, Play rows, version, deadlines.
+
+    Raises engine.Refusal (nothing changed) for a move the engine refuses.
+    """
+    before = _state(game)
+    after, events = engine.apply_move(before, move)
+    number = after.version
+    move_row = Move.objects.create(game=game, number=number, seat=move.get("seat"), payload=move,
+                                   events=events, by_user=by)
+    seats = {s.position: s for s in Seat.objects.filter(game=game).select_related("student")}
+    _record_plays(game, before, after, move, events, move_row, seats, now)
+    acting = move.get("seat")
+    if acting in seats and move.get("type") != "replace":
+        Seat.objects.filter(pk=seats[acting].pk).update(last_move_at=now)
+    game.state = after.to_dict()
+    game.version = number
+    game.last_move_at = now
+    bots = {p: s.bot for p, s in seats.items() if s.bot}
+    pause = _stamp_deadlines(game, before, after, bots, now)
+    if after.is_over:
+        _finish(game, after, seats, now)
+        pause = None
+    game.save()
+    _schedule_bot(game.pk, pause)
+    return events
+
+
+def _finish(game: Game, state, seats: dict[int, Seat], now: datetime) -> None:
+    result = state.result or {}
+    scores, places = result.get("scores") or [], result.get("places") or []
+    for position, seat in seats.items():
+        if position < len(scores):
+            seat.score, seat.place = scores[position], places[position]
+            seat.save(update_fields=["score", "place"])
+    game.status = Game.Status.FINISHED
+    game.finished_at = now
+    game.timer_deadline = None
+    game.bot_due_at = None
+
+
+# --- what each student did, for the reports ----------------------------------------------------
+
+
+def _operation_obj(op: dict):
+    """The engine Operation behind an operation's facts, for skills_of."""
+    values = op.get("values") or []
+    cards = op.get("cards") or []
+    x_values = {}
+    for card_id, value in op.get("x_values") or []:
+        if card_id in cards:
+            x_values[cards.index(card_id)] = value
+    return engine.Operation(
+        text=op.get("text", ""), cards=tuple(values), positions=tuple(range(len(values))),
+        x_values=x_values, value=op.get("result", 0), operators=frozenset(op.get("operators") or ()),
+        steps=tuple(op.get("steps") or ()), n_operands=op.get("n_operands", max(0, len(values) - 1)),
+    )
+
+
+def _skills(op: dict | None, rules) -> list[str]:
+    skills_of = getattr(engine, "skills_of", None)
+    if not op or skills_of is None:
+        return []
+    try:
+        return sorted(skills_of(_operation_obj(op), rules))
+    except Exception:  # a report detail must never block a move
+        log.exception("skills_of failed for %r", op)
+        return []
+
+
+def _reaction_ms(game: Game, now: datetime) -> int | None:
+    start = game.phase_started_at or game.last_move_at
+    if start is None:
+        return None
+    return max(0, int((now - start).total_seconds() * 1000))
+
+
+def _announcement_record(after, events: list[dict], seat: int) -> dict | None:
+    """The engine's judged announcement: still pending in a window, or told in a verdict event."""
+    for event in events:
+        if event.get("type") == "verdict" and event.get("seat") == seat and event.get("role") != "turn":
+            return {"text": event["text"], "ok": event["ok"], "verdict": event,
+                    "operation": event.get("operation"), "cards": event.get("cards", [])}
+    pending = after.pending
+    if pending and pending.get("kind") == "announce" and pending.get("seat") == seat:
+        return pending
+    for event in events:
+        if event.get("type") == "verdict" and event.get("seat") == seat:
+            return {"text": event["text"], "ok": event["ok"], "verdict": event,
+                    "operation": event.get("operation"), "cards": event.get("cards", [])}
+    return None
+
+
+def _nothing_record(after, events: list[dict], seat: int) -> dict | None:
+    pending = after.pending
+    if pending and pending.get("kind") == "nothing" and pending.get("seat") == seat:
+        return pending
+    for event in events:
+        if event.get("type") == "nothing_ruled" and event.get("seat") == seat:
+            return event
+    return None
+
+
+def _record_plays(game: Game, before, after, move: dict, events: list[dict], move_row: Move,
+                  seats: dict[int, Seat], now: datetime) -> None:
+    rules = before.config.rules
+    base = {"game": game, "move": move_row, "at": now, "tier": rules.tier,
+            "number_range": rules.max_number}
+    reaction = _reaction_ms(game, now)
+
+    def student_at(position: Any) -> Student | None:
+        seat = seats.get(position)
+        return seat.student if seat is not None and not seat.bot else None
+
+    plays: list[Play] = []
+    for event in events:
+        etype = event.get("type")
+        student = student_at(event.get("seat"))
+        if student is None:
+            continue
+        if etype == "announced":
+            record = _announcement_record(after, events, event["seat"]) or {}
+            op = record.get("operation")
+            verdict = record.get("verdict") or {}
+            values = (op or {}).get("values") or []
+            plays.append(Play(
+                student=student, kind=Play.Kind.ANNOUNCE, text=str(event.get("text", ""))[:200],
+                ok=record.get("ok"), verdict_kind=verdict.get("kind") or "",
+                code=verdict.get("code") or "", operation=op, skills=_skills(op, rules) if record.get("ok") else [],
+                n_cards=len(record.get("cards") or values), uses_x="X" in values,
+                reaction_ms=reaction, **base))
+        elif etype == "said_nothing" and event.get("role") == "turn":
+            record = _nothing_record(after, events, event["seat"]) or {}
+            possible = record.get("possible") or {}
+            was_true = record.get("was_true")
+            plays.append(Play(
+                student=student, kind=Play.Kind.NOTHING,
+                text=_("(time ran out)") if event.get("timeout") else "",
+                ok=was_true, missed=was_true is False,
+                missed_operation=str(possible.get("text", ""))[:200], operation=possible or None,
+                reaction_ms=reaction, **base))
+        elif etype == "challenge_called":
+            plays.append(Play(student=student, kind=Play.Kind.CHALLENGE, text="Kavet 'm eus!",
+                              reaction_ms=reaction, **base))
+    if plays:
+        Play.objects.bulk_create(plays)
+    for event in events:
+        if event.get("type") == "challenge_ruled":
+            outcome = event.get("outcome", "")[:10]
+            challenger = student_at(event.get("challenger"))
+            challenged = student_at(event.get("challenged"))
+            if challenger is not None:
+                last = (Play.objects.filter(game=game, student=challenger, kind=Play.Kind.CHALLENGE,
+                                            challenge_outcome="").order_by("-at", "-pk").first())
+                if last is not None:
+                    last.challenge_outcome = outcome
+                    last.save(update_fields=["challenge_outcome"])
+            if challenged is not None:
+                last = (Play.objects.filter(game=game, student=challenged,
+                                            kind__in=[Play.Kind.ANNOUNCE, Play.Kind.NOTHING],
+                                            challenge_outcome="").order_by("-at", "-pk").first())
+                if last is not None:
+                    last.challenge_outcome = outcome
+                    last.save(update_fields=["challenge_outcome"])
+
+
+# --- time limits and computer players ----------------------------------------------------------
+
+
+def _due_move(game: Game, state, now: datetime) -> dict | None:
+    """The move that is due now: an expired time limit, else a computer player's turn."""
+    if game.timer_deadline is not None and game.timer_deadline <= now:
+        timer = state.timer
+        if timer is not None:
+            return {"type": "timeout", "kind": timer["kind"], "timer": timer["id"]}
+        game.timer_deadline = None
+    if game.bot_due_at is not None and game.bot_due_at <= now:
+        bots = _bots_by_seat(game)
+        for position in _bot_actors(state, bots):
+            view = engine.seat_view(state, position)
+            rng = random.Random(f"{game.seed}/bot/{state.version}/{position}")
+            move = engine.bot_move(view, bots[position], rng)
+            if move is not None:
+                return {**move, "seat": position}
+        game.bot_due_at = None
+    return None
+
+
+def game_tick(*, game_id: int, now: datetime | None = None) -> int:
+    """Apply whatever is due (time limits, computer players); the number of moves applied."""
+    now = now or timezone.now()
+    applied = 0
+    with transaction.atomic():
+        try:
+            game = _locked(game_id)
+        except Game.DoesNotExist:
+            return 0
+        dirty = False
+        while applied < MAX_TICK_MOVES and game.status == Game.Status.RUNNING and game.state:
+            state = _state(game)
+            move = _due_move(game, state, now)
+            if move is None:
+                dirty = True  # deadlines cleared above must be saved
+                break
+            try:
+                _apply_locked(game, move, by=None, now=now)
+            except engine.Refusal as refusal:
+                # A computer player's move refused by the engine: an engine bug, never a hang.
+                log.error("game %s: engine refused a server move %r: %s", game.pk, move, refusal)
+                if move["type"] == "timeout":
+                    game.timer_deadline = None
+                else:
+                    game.bot_due_at = None
+                dirty = True
+                break
+            applied += 1
+        if dirty:
+            game.save(update_fields=["timer_deadline", "bot_due_at"])
+    return applied
+
+
+def due_game_ids(*, now: datetime | None = None) -> list[int]:
+    """Running games whose time limit ran out or whose computer player is due."""
+    from django.db.models import Q
+
+    now = now or timezone.now()
+    return list(
+        Game.objects.filter(status=Game.Status.RUNNING)
+        .filter(Q(timer_deadline__lte=now) | Q(bot_due_at__lte=now))
+        .values_list("pk", flat=True)[:500]
+    )
