@@ -45,9 +45,11 @@ def check_broker() -> dict:
         return {"mode": "in-process"}
     from kavet_site.celery import app
 
-    with app.connection_for_write() as conn:
+    # A pooled connection: a health probe every few seconds must not open a socket each time.
+    with app.pool.acquire(block=True, timeout=2) as conn:
         conn.ensure_connection(max_retries=1, timeout=2)
-    return {"mode": "redis"}
+        conn.default_channel.client.ping()
+    return {"mode": "broker"}
 
 
 @never_cache

@@ -71,7 +71,8 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
 ]
 
-ROOT_URLCONF = "kavet_site.urls"
+# Benchmarks mount extra views (a bare view to compare with) through their own URLconf.
+ROOT_URLCONF = os.environ.get("KAVET_URLCONF", "kavet_site.urls")
 WSGI_APPLICATION = "kavet_site.wsgi.application"
 ASGI_APPLICATION = "kavet_site.asgi.application"
 

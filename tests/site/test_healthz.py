@@ -40,9 +40,11 @@ def test_healthz_is_503_when_the_broker_is_unreachable(client, settings):
     settings.CELERY_TASK_ALWAYS_EAGER = False
     before = app.conf.broker_url
     app.conf.broker_url = "redis://127.0.0.1:1/0"
+    app._pool = None  # the connection pool is made from the broker URL on first use
     try:
         response = client.get("/healthz")
     finally:
         app.conf.broker_url = before
+        app._pool = None
     assert response.status_code == 503
     assert response.json()["checks"]["broker"]["ok"] is False

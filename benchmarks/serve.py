@@ -1,0 +1,72 @@
+"""Start gunicorn (the production configuration) on loopback for a benchmark, and stop it after."""
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/kavet_bench"
+
+
+def bench_env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.setdefault("DATABASE_URL", DEFAULT_DB)
+    env.setdefault("REDIS_URL", "redis://127.0.0.1:6379/3")
+    env.update(KAVET_URLCONF="benchmarks.urls", DEBUG="false", LOG_LEVEL="ERROR",
+               ALLOWED_HOSTS="127.0.0.1,localhost", **extra)
+    return env
+
+
+def ensure_database(env: dict[str, str]) -> None:
+    """Create the benchmark database if needed and migrate it."""
+    name = env["DATABASE_URL"].rsplit("/", 1)[-1]
+    exists = subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-tAc",
+                             f"SELECT 1 FROM pg_database WHERE datname='{name}'"],
+                            capture_output=True, text=True).stdout.strip()
+    if exists != "1":
+        subprocess.run(["createdb", "-h", "127.0.0.1", "-U", "postgres", name], check=True)
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+                   env=env, cwd=ROOT, check=True)
+
+
+@contextlib.contextmanager
+def gunicorn(port: int, *, workers: int = 4, threads: int = 1, env: dict[str, str] | None = None
+             ) -> Iterator[subprocess.Popen]:
+    env = env or bench_env()
+    cmd = [str(Path(sys.executable).with_name("gunicorn")), "-c", "gunicorn.conf.py",
+           "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--threads", str(threads),
+           "kavet_site.wsgi"]
+    proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/bench/bare", timeout=1).read()
+                break
+            except OSError:
+                time.sleep(0.2)
+        else:
+            raise RuntimeError("gunicorn did not start")
+        yield proc
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+
+
+def worker_pids(master: subprocess.Popen) -> list[int]:
+    out = subprocess.run(["pgrep", "-P", str(master.pid)], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
