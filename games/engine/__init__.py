@@ -1,9 +1,11 @@
 """The rules of Kavet 'm eus as pure Python: cards, levels, operations, solver and game."""
 
 from .cards import EVENT_LABELS, EVENT_NAMES, Card, DeckSpec, build_deck
+from .checker import check_operation
 from .errors import INVALID_CODES, WRONG_CODES, EngineError, Refusal
 from .operations import Operation, Verdict
 from .rules import RuleSet, combine_levels, ruleset_for_players
+from .solver import best_operation, can_make, find_operation
 
 __all__ = [
     "EVENT_LABELS",
@@ -17,7 +19,11 @@ __all__ = [
     "Refusal",
     "RuleSet",
     "Verdict",
+    "best_operation",
     "build_deck",
+    "can_make",
+    "check_operation",
     "combine_levels",
+    "find_operation",
     "ruleset_for_players",
 ]

@@ -42,7 +42,9 @@ class Card:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Card:
-        return cls(id=data["id"], kind=data["kind"], value=data.get("value"), event=data.get("event"))
+        return cls(
+            id=data["id"], kind=data["kind"], value=data.get("value"), event=data.get("event")
+        )
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,9 @@ class DeckSpec:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DeckSpec:
-        return cls(**{k: data[k] for k in ("max_number", "copies", "x_cards", "events") if k in data})
+        return cls(
+            **{k: data[k] for k in ("max_number", "copies", "x_cards", "events") if k in data}
+        )
 
 
 def build_deck(spec: DeckSpec | None = None) -> list[Card]:

@@ -1,0 +1,668 @@
+"""Exact search for operations: "is there anything to do?", the largest trick, a target (R3, R9.4)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from fractions import Fraction
+from itertools import combinations, product
+from typing import Any
+
+from .checker import Node, Value, card_values, judge
+from .operations import CardValue, Operation
+from .rules import MAX_DENOMINATOR, MAX_EXPONENT, MAX_NUMERATOR, RuleSet
+
+X = -1  # an X card inside a multiset of card values (cards themselves are never negative)
+_CACHE_LIMIT = 400_000
+
+# Reachable values of a multiset of cards, shared by every call with the same rules: tables
+# repeat sub-multisets constantly, within one search and from one turn to the next.
+_caches: dict[tuple[Any, ...], dict[tuple[int, ...], Any]] = {}
+
+
+def _rules_key(rules: RuleSet) -> tuple[Any, ...]:
+    return (rules.tier, rules.operators, rules.bound)
+
+
+def clear_caches() -> None:
+    """Forget every memoised reachable set (for benchmarks that want a cold start)."""
+    _caches.clear()
+
+
+def _bits(mask: int) -> list[int]:
+    """Positions of the 1 bits of a mask, lowest first."""
+    text = bin(mask)[:1:-1]
+    out: list[int] = []
+    i = text.find("1")
+    while i >= 0:
+        out.append(i)
+        i = text.find("1", i + 1)
+    return out
+
+
+def _sub_multisets(ms: tuple[int, ...]) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Every split of a sorted multiset into two non-empty parts, each unordered pair once."""
+    counts = sorted(Counter(ms).items())
+    for choice in product(*(range(c + 1) for _, c in counts)):
+        a: list[int] = []
+        b: list[int] = []
+        for (value, count), taken in zip(counts, choice, strict=True):
+            a.extend([value] * taken)
+            b.extend([value] * (count - taken))
+        if a and b:
+            ta, tb = tuple(a), tuple(b)
+            if ta <= tb:
+                yield ta, tb
+
+
+class _MaskArithmetic:
+    """Tiers 1-2: a set of whole numbers 0..bound is one Python int used as a bit set."""
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.rules = rules
+        self.bound = int(rules.bound or 0)
+        self.full = (1 << (self.bound + 1)) - 1
+        self.ops = rules.operators or ""
+        self.cache = _caches.setdefault(_rules_key(rules), {})
+
+    def leaf(self, value: int) -> int:
+        # R3.4: an X card may stand for any whole number the tier allows.
+        return self.full if value == X else 1 << value
+
+    def reach(self, ms: tuple[int, ...]) -> int:
+        """Every value the cards of `ms` make, all of them used, intermediates in bounds."""
+        cache = self.cache
+        found = cache.get(ms)
+        if found is not None:
+            return found
+        if len(ms) == 1:
+            mask = self.leaf(ms[0])
+        else:
+            mask = 0
+            for a, b in _sub_multisets(ms):
+                mask |= self.combine(self.reach(a), self.reach(b))
+                if mask == self.full:
+                    break
+        if len(cache) > _CACHE_LIMIT:
+            cache.clear()
+        cache[ms] = mask
+        return mask
+
+    def combine(self, ma: int, mb: int) -> int:
+        bound, ops = self.bound, self.ops
+        la, lb = _bits(ma), _bits(mb)
+        out = 0
+        if "+" in ops:
+            if len(la) <= len(lb):
+                for a in la:
+                    out |= mb << a
+            else:
+                for b in lb:
+                    out |= ma << b
+        if "-" in ops:
+            # Shifting right drops what would go below zero: those results are not allowed.
+            for b in lb:
+                out |= ma >> b
+            for a in la:
+                out |= mb >> a
+        if "*" in ops:
+            small, other = (la, mb) if len(la) <= len(lb) else (lb, ma)
+            for a in small:
+                if a == 0:
+                    out |= 1
+                    continue
+                for b in _bits(other & ((2 << (bound // a)) - 1)):
+                    out |= 1 << (a * b)
+        if "/" in ops:
+            for num_mask, num_bits, den_bits in ((ma, la, lb), (mb, lb, la)):
+                for d in den_bits:
+                    if d == 0:
+                        continue
+                    if d == 1:
+                        out |= num_mask
+                    elif len(num_bits) < bound // d:
+                        for n in num_bits:
+                            if n % d == 0:
+                                out |= 1 << (n // d)
+                    else:
+                        for k in range(bound // d + 1):
+                            if num_mask >> (k * d) & 1:
+                                out |= 1 << k
+        return out & self.full
+
+    def contains(self, reach: int, value: Value) -> bool:
+        return type(value) is int and 0 <= value <= self.bound and bool(reach >> value & 1)
+
+    def values(self, reach: int) -> list[int]:
+        return _bits(reach)
+
+    def pairs(self, ma: int, mb: int, v: int) -> Iterator[tuple[str, int, int, bool]]:
+        """Ways to make v from one value of each side: (operator, a, b, swapped)."""
+        bound, ops = self.bound, self.ops
+        for a in _bits(ma):
+            if "+" in ops and 0 <= v - a <= bound and mb >> (v - a) & 1:
+                yield "+", a, v - a, False
+            if "-" in ops:
+                if 0 <= a - v and mb >> (a - v) & 1:
+                    yield "-", a, a - v, False
+                if v + a <= bound and mb >> (v + a) & 1:
+                    yield "-", v + a, a, True
+            if "*" in ops:
+                if a == 0 and v == 0 and mb:
+                    yield "*", a, _bits(mb)[0], False
+                elif a and v % a == 0 and mb >> (v // a) & 1:
+                    yield "*", a, v // a, False
+            if "/" in ops:
+                if v and a % v == 0 and a // v and mb >> (a // v) & 1:
+                    yield "/", a, a // v, False
+                if a and v * a <= bound and mb >> (v * a) & 1:
+                    yield "/", v * a, a, True
+
+
+def _normal(value: Value) -> Value:
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return value.numerator
+    return value
+
+
+def _in_bounds(value: Value) -> bool:
+    if isinstance(value, Fraction):
+        return abs(value.numerator) <= MAX_NUMERATOR and value.denominator <= MAX_DENOMINATOR
+    return abs(value) <= MAX_NUMERATOR
+
+
+class _SetArithmetic:
+    """Tier 3: sets of exact fractions (ints where whole, which keeps the common case fast)."""
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.rules = rules
+        self.ops = rules.operators or ""
+        self.cache = _caches.setdefault(_rules_key(rules), {})
+
+    def apply(self, sym: str, a: Value, b: Value) -> Value | None:
+        if sym == "+":
+            value: Value = a + b
+        elif sym == "-":
+            value = a - b
+        elif sym == "*":
+            value = a * b
+        elif sym == "/":
+            if b == 0:
+                return None
+            if type(a) is int and type(b) is int:
+                value = a // b if a % b == 0 else Fraction(a, b)
+            else:
+                value = _normal(Fraction(a) / b)
+        else:
+            if type(b) is not int or not 0 <= b <= MAX_EXPONENT or (a == 0 and b == 0):
+                return None
+            if b > 1 and abs(a) > 1 and (abs(Fraction(a).numerator) > 21 and b > 3):
+                return None  # |a| > 21 and b > 3 already exceeds 10,000: skip the power
+            value = _normal(a**b) if isinstance(a, Fraction) else a**b
+        return value if _in_bounds(value) else None
+
+    def reach(self, ms: tuple[int, ...]) -> frozenset[Value]:
+        cache = self.cache
+        found = cache.get(ms)
+        if found is not None:
+            return found
+        if len(ms) == 1:
+            result = frozenset((ms[0],))
+        else:
+            out: set[Value] = set()
+            for a, b in _sub_multisets(ms):
+                ra, rb = self.reach(a), self.reach(b)
+                for x in ra:
+                    for y in rb:
+                        for sym in self.ops:
+                            v = self.apply(sym, x, y)
+                            if v is not None:
+                                out.add(v)
+                            if sym in "-/^":
+                                v = self.apply(sym, y, x)
+                                if v is not None:
+                                    out.add(v)
+            result = frozenset(out)
+        if len(cache) > _CACHE_LIMIT:
+            cache.clear()
+        cache[ms] = result
+        return result
+
+    def contains(self, reach: frozenset[Value], value: Value) -> bool:
+        return value in reach
+
+    def values(self, reach: frozenset[Value]) -> list[Value]:
+        return list(reach)
+
+    def pairs(
+        self, ra: frozenset[Value], rb: frozenset[Value], v: Value
+    ) -> Iterator[tuple[str, Value, Value, bool]]:
+        for a in ra:
+            for b in rb:
+                for sym in self.ops:
+                    if self.apply(sym, a, b) == v:
+                        yield sym, a, b, False
+                    if sym in "-/^" and self.apply(sym, b, a) == v:
+                        yield sym, b, a, True
+
+    def has(self, ms: tuple[int, ...], target: Value) -> bool:
+        """Goal-directed `target in reach(ms)`: only the parts' sets are needed."""
+        if len(ms) == 1:
+            return ms[0] == target
+        for a, b in _sub_multisets(ms):
+            ra, rb = self.reach(a), self.reach(b)
+            if len(ra) > len(rb):
+                ra, rb = rb, ra
+            for x in ra:
+                # target = x op y, or y op x: the y each operator would need.
+                for sym in self.ops:
+                    if sym == "+":
+                        needed: list[Value | None] = [target - x]
+                    elif sym == "-":
+                        needed = [x - target, target + x]
+                    elif sym == "*":
+                        needed = (
+                            [_normal(Fraction(target) / x)]
+                            if x
+                            else ([] if target else [next(iter(rb))])
+                        )
+                    elif sym == "/":
+                        needed = [
+                            _normal(Fraction(x) / target) if target else None,
+                            _normal(target * x),
+                        ]
+                    else:
+                        needed = [
+                            b2
+                            for b2 in rb
+                            if self.apply(sym, x, b2) == target or self.apply(sym, b2, x) == target
+                        ]
+                    for y in needed:
+                        if y is not None and y in rb and self._checks(sym, x, y, target):
+                            return True
+        return False
+
+    def _checks(self, sym: str, x: Value, y: Value, target: Value) -> bool:
+        return self.apply(sym, x, y) == target or self.apply(sym, y, x) == target
+
+
+Arithmetic = _MaskArithmetic | _SetArithmetic
+
+
+def _arithmetic(rules: RuleSet) -> Arithmetic:
+    return _SetArithmetic(rules) if rules.tier == 3 else _MaskArithmetic(rules)
+
+
+def _witness(arith: Arithmetic, ms: tuple[int, ...], v: Value) -> Node:
+    """A tree of ("leaf", card value, named value) and ("op", ...) nodes that makes v from ms."""
+    if len(ms) == 1:
+        return ("leaf", ms[0], v)
+    for a, b in _sub_multisets(ms):
+        ra, rb = arith.reach(a), arith.reach(b)
+        for sym, x, y, swapped in arith.pairs(ra, rb, v):  # type: ignore[arg-type]
+            left, right = (
+                (_witness(arith, b, x), _witness(arith, a, y))
+                if swapped
+                else (
+                    _witness(arith, a, x),
+                    _witness(arith, b, y),
+                )
+            )
+            if sym in "+*" and _size(right) > _size(left):
+                # Same values either way; the bigger part first reads "8 - 5 + 6", not "6 + (8 - 5)".
+                left, right = right, left
+            return ("op", sym, left, right)
+    raise AssertionError(f"no witness for {v} from {ms}")  # reach() said it was there
+
+
+def _size(tree: Node) -> int:
+    return 1 if tree[0] == "leaf" else _size(tree[2]) + _size(tree[3])
+
+
+class _Table:
+    """The cards one player may use: table then held cards, grouped by value."""
+
+    def __init__(self, cards: Sequence[Any], held: Sequence[Any], rules: RuleSet) -> None:
+        self.rules = rules
+        self.values: list[CardValue | None] = card_values(list(cards)) + card_values(list(held))
+        self.positions: dict[int, list[int]] = {}
+        for position, value in enumerate(self.values):
+            if value is None:
+                continue
+            self.positions.setdefault(X if value == "X" else value, []).append(position)  # type: ignore[arg-type]
+        self.counts = {v: len(p) for v, p in self.positions.items()}
+        self.multiset = tuple(sorted(v for v, p in self.positions.items() for _ in p))
+
+    def operation(self, tree: Node, result: int, result_value: Value) -> Operation:
+        """Turns a witness tree into a checked Operation on concrete positions (R9.4)."""
+        free = {v: list(p) for v, p in self.positions.items()}
+        x_values: dict[int, int] = {}
+        result_position = free[result].pop(0)
+        if result == X:
+            x_values[result_position] = int(result_value)
+
+        def place(node: Node) -> Node:
+            if node[0] == "op":
+                return ("op", node[1], place(node[2]), place(node[3]))
+            position = free[node[1]].pop(0)
+            if node[1] == X:
+                x_values[position] = int(node[2])
+            return ("card", position)
+
+        verdict = judge(place(tree), result_position, self.values, x_values, self.rules)
+        if not verdict.ok or verdict.operation is None:  # a solver bug must never pass silently
+            raise AssertionError(f"solver produced a refused operation: {verdict}")
+        return verdict.operation
+
+
+def _results_outside(table: _Table, operands: tuple[int, ...]) -> list[int]:
+    """Card values still free to be the result once `operands` are used, X last."""
+    used = Counter(operands)
+    free = [v for v, c in table.counts.items() if c > used.get(v, 0)]
+    return sorted(free, key=lambda v: (v == X, v))
+
+
+def _first_match(arith: Arithmetic, table: _Table, operands: tuple[int, ...]) -> Operation | None:
+    if isinstance(arith, _SetArithmetic) and len(operands) > 3:
+        # Tier 3: ask for each possible result instead of building the whole reach set;
+        # has() needs only the sets of the smaller parts (X results are handled elsewhere).
+        for result in _results_outside(table, operands):
+            if result != X and arith.has(operands, result):
+                return table.operation(_witness(arith, operands, result), result, result)
+        return None
+    reach = arith.reach(operands)
+    for result in _results_outside(table, operands):
+        if result == X:
+            values = arith.values(reach)
+            # R3.4: X as the result may stand for any value the tier allows; prefer a small one.
+            candidates = [
+                v for v in values if type(v) is int and table.rules.x_low <= v <= table.rules.x_high
+            ]
+            if candidates:
+                value = min(candidates, key=abs)
+                return table.operation(_witness(arith, operands, value), X, value)
+        elif arith.contains(reach, result):
+            return table.operation(_witness(arith, operands, result), result, result)
+    return None
+
+
+def _operand_sets(multiset: tuple[int, ...], size: int) -> Iterator[tuple[int, ...]]:
+    seen: set[tuple[int, ...]] = set()
+    for combo in combinations(multiset, size):
+        if combo not in seen:
+            seen.add(combo)
+            yield combo
+
+
+# Tier 3 reach sets grow fast (4 cards: ~1,000 values in ~10 ms; 5 cards: ~20,000 in ~0.4 s),
+# so larger tricks are looked for by a bounded depth-first search instead.
+_EXACT_TIER3_OPERANDS = 4
+_DFS_BUDGET = 30_000  # arithmetic steps per search, a few tens of milliseconds
+
+
+def _sorted_values(values: Any) -> list[Value]:
+    """A deterministic order, small magnitudes first (they give the friendliest operations)."""
+    return sorted(values, key=lambda v: (abs(v), v))
+
+
+def _x_leaf(value: Value) -> Node:
+    return ("leaf", X, value)
+
+
+def _closing(arith: _SetArithmetic, e: Value, target: Value) -> Iterator[tuple[str, Value, bool]]:
+    """Whole X values with `X sym e == target` (x_left) or `e sym X == target`."""
+    for sym in arith.ops:
+        candidates: list[tuple[Value, bool]] = []
+        if sym == "+":
+            candidates = [(target - e, True)]
+        elif sym == "-":
+            candidates = [(target + e, True), (e - target, False)]
+        elif sym == "*":
+            # X * 0 = 0 holds for any X; choose 0.
+            candidates = [(_normal(Fraction(target) / e), True)] if e else [(0, True)]
+        elif sym == "/":
+            candidates = [(_normal(target * e), True)]
+            # e / X = target: X = e / target, or any nonzero X when both are 0.
+            candidates.append((_normal(Fraction(e) / target), False) if target else (1, False))
+        for x, x_left in candidates:
+            if type(x) is int and abs(x) <= MAX_NUMERATOR:
+                got = arith.apply(sym, x, e) if x_left else arith.apply(sym, e, x)
+                if got == target:
+                    yield sym, x, x_left
+
+
+def _dfs(
+    arith: _SetArithmetic,
+    items: list[tuple[Value, Node]],
+    target: Value | None,
+    budget: list[int],
+    failed: set[tuple[Any, ...]],
+) -> Node | None:
+    """Pick two, combine, repeat: finds big tier-3 operations fast when they exist."""
+    if len(items) == 1:
+        value = items[0][0]
+        ok = type(value) is int if target is None else value == target
+        return items[0][1] if ok else None
+    key = tuple(sorted((item[0] for item in items), key=lambda v: (abs(v), v)))
+    if key in failed or budget[0] < 0:
+        return None
+    for i in range(len(items)):
+        for j in range(len(items)):
+            if i == j:
+                continue
+            (a, ta), (b, tb) = items[i], items[j]
+            rest = [item for k, item in enumerate(items) if k not in (i, j)]
+            for sym in arith.ops:
+                if i > j and sym in "+*":
+                    continue  # commutative: the other order was tried
+                budget[0] -= 1
+                value = arith.apply(sym, a, b)
+                if value is None:
+                    continue
+                found = _dfs(arith, [*rest, (value, ("op", sym, ta, tb))], target, budget, failed)
+                if found is not None:
+                    return found
+                if budget[0] < 0:
+                    return None
+    failed.add(key)
+    return None
+
+
+def _tier3_options(
+    arith: _SetArithmetic, table: _Table, operands: tuple[int, ...], n_x: int
+) -> Iterator[tuple[Node, int, Value]]:
+    """Operations on these concrete operands (plus X cards) as (tree, result card, value)."""
+    size = len(operands)
+    free = [v for v in _results_outside(table, operands) if v != X]
+    if size > _EXACT_TIER3_OPERANDS:
+        items = [(v, ("leaf", v, v)) for v in operands]
+        for result in free:
+            tree = _dfs(arith, list(items), result, [_DFS_BUDGET], set())
+            if tree is not None:
+                yield tree, result, result
+        if n_x:
+            tree = _dfs(arith, list(items), None, [_DFS_BUDGET], set())
+            if tree is not None:
+                yield tree, X, _tree_value(arith, tree)
+        return
+    reach = arith.reach(operands) if operands else frozenset()
+    if size >= 2:
+        for result in free:
+            if result in reach:
+                yield _witness(arith, operands, result), result, result
+        if n_x:
+            whole = _sorted_values(v for v in reach if type(v) is int)
+            if whole:
+                yield _witness(arith, operands, whole[0]), X, whole[0]
+    if size >= 1 and n_x:
+        # X as one side of the last step: "X / 3 = 7" with X = 21.
+        for result in free:
+            for e in _sorted_values(reach):
+                for sym, x, x_left in _closing(arith, e, result):
+                    sub = _witness(arith, operands, e)
+                    tree = ("op", sym, _x_leaf(x), sub) if x_left else ("op", sym, sub, _x_leaf(x))
+                    yield tree, result, result
+                    break
+    if size == 1 and n_x >= 2:
+        yield ("leaf", operands[0], operands[0]), X, operands[0]  # padded below: "a + X = X"
+    if size == 0 and n_x >= 2:
+        for result in free:
+            yield _x_leaf(result), result, result  # padded below: "X + X = 7"
+        if n_x >= 3:
+            yield _x_leaf(0), X, 0
+
+
+def _tree_value(arith: _SetArithmetic, tree: Node) -> Value:
+    if tree[0] == "leaf":
+        return tree[2]
+    a, b = _tree_value(arith, tree[2]), _tree_value(arith, tree[3])
+    value = arith.apply(tree[1], a, b)
+    assert value is not None
+    return value
+
+
+def _tier3_search(table: _Table, rules: RuleSet, largest: bool) -> Operation | None:
+    """Tier 3 with X cards, and tier 3 largest tricks.
+
+    At tiers 1-2 an X is searched exactly as "any value"; at tier 3 that set is too large to
+    enumerate. An X is the result (any whole value), one side of the last step, or a neutral
+    term (X=0 added, X=1 multiplied); every rule set has one of + - * / for the neutral term.
+    These cover a 3-card operation whenever an X and two other cards lie on the table (R3.4),
+    so "is there anything to do?" stays exact.
+    """
+    arith = _SetArithmetic(rules)
+    n_x = table.counts.get(X, 0)
+    concrete = tuple(v for v in table.multiset if v != X)
+    neutral_sym, neutral = next(
+        (sym, value)
+        for sym, value in (("+", 0), ("-", 0), ("*", 1), ("/", 1))
+        if sym in rules.operators
+    )
+    sizes = range(len(concrete), -1, -1) if largest else range(0, len(concrete) + 1)
+    for size in sizes:
+        for operands in _operand_sets(concrete, size):
+            for tree, result, value in _tier3_options(arith, table, operands, n_x):
+                x_in_tree = sum(1 for leaf in _leaves(tree) if leaf[1] == X)
+                spare = n_x - x_in_tree - (1 if result == X else 0)
+                if spare < 0:
+                    continue
+                # Neutral X terms: all spare X cards for the largest trick, else just enough.
+                pad = spare if largest else max(0, 2 - len(_leaves(tree)))
+                if pad > spare:
+                    continue
+                for _ in range(pad):
+                    tree = ("op", neutral_sym, tree, _x_leaf(neutral))
+                if tree[0] != "op":
+                    continue
+                return table.operation(tree, result, value)
+    return None
+
+
+def _leaves(tree: Node) -> list[Node]:
+    if tree[0] == "leaf":
+        return [tree]
+    return _leaves(tree[2]) + _leaves(tree[3])
+
+
+def find_operation(
+    cards: Sequence[Any], rules: RuleSet, held: Sequence[Any] = ()
+) -> Operation | None:
+    """R4.3, R9.4: one correct operation with these cards, or None when there is nothing to do.
+
+    Exact: None means no operation exists. Small operations are tried first, since a pair
+    making a third card is by far the common case; `held` are the player's held cards (R7.4),
+    whose positions follow the table's.
+    """
+    table = _Table(cards, held, rules)
+    if len(table.multiset) < 3:
+        return None
+    if rules.tier == 3 and X in table.counts:
+        return _tier3_search(table, rules, largest=False)
+    arith = _arithmetic(rules)
+    for size in range(2, len(table.multiset)):
+        for operands in _operand_sets(table.multiset, size):
+            found = _first_match(arith, table, operands)
+            if found is not None:
+                return found
+    return None
+
+
+def best_operation(
+    cards: Sequence[Any], rules: RuleSet, held: Sequence[Any] = ()
+) -> Operation | None:
+    """An operation winning as many cards as possible (hints, bots, the lesson of R5.6)."""
+    table = _Table(cards, held, rules)
+    if len(table.multiset) < 3:
+        return None
+    if rules.tier == 3:
+        return _tier3_search(table, rules, largest=True)
+    arith = _arithmetic(rules)
+    for size in range(len(table.multiset) - 1, 1, -1):
+        for operands in _operand_sets(table.multiset, size):
+            found = _first_match(arith, table, operands)
+            if found is not None:
+                return found
+    return None
+
+
+def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool = False) -> bool:
+    """Whether `target` (any whole number) can be made from at least two of the operands.
+
+    With `use_all`, every operand must be used (the 24 game). X operands count as "any value".
+    """
+    values = [v for v in card_values(list(operands)) if v is not None]
+    if len(values) < 2:
+        return False
+    ms = tuple(sorted(X if v == "X" else v for v in values))  # type: ignore[misc]
+    if rules.tier == 3 and X in ms:
+        # Tier 3: an X operand can absorb any whole difference, so X + E or X * E usually
+        # works; decide by trying the X as the complementary value of each smaller part.
+        return _can_make_tier3_x(ms, target, rules, use_all)
+    arith = _arithmetic(rules)
+    sizes = [len(ms)] if use_all else range(2, len(ms) + 1)
+    for size in sizes:
+        for subset in _operand_sets(ms, size):
+            if isinstance(arith, _SetArithmetic):
+                if arith.has(subset, target):
+                    return True
+            elif arith.contains(arith.reach(subset), target):
+                return True
+    return False
+
+
+def _can_make_tier3_x(ms: tuple[int, ...], target: int, rules: RuleSet, use_all: bool) -> bool:
+    arith = _SetArithmetic(rules)
+    concrete = tuple(v for v in ms if v != X)
+    n_x = len(ms) - len(concrete)
+    neutral_ok = any(sym in rules.operators for sym in "+-*/")
+    sizes = [len(concrete)] if use_all else range(0, len(concrete) + 1)
+    for size in sizes:
+        for subset in _operand_sets(concrete, size):
+            reach = arith.reach(subset) if subset else frozenset()
+            # One X closes the gap to the target, the other X cards are neutral terms.
+            for value in reach:
+                for sym in rules.operators or "":
+                    for x in _x_closing(sym, value, target):
+                        if x is not None and abs(x) <= MAX_NUMERATOR and neutral_ok:
+                            return True
+            if not subset and n_x >= 2 and abs(target) <= MAX_NUMERATOR:
+                return True  # X + X with the right values (or X * X, X / X)
+    return False
+
+
+def _x_closing(sym: str, value: Value, target: int) -> list[int | None]:
+    """Whole X values with `value sym X == target` or `X sym value == target`."""
+    out: list[int | None] = []
+    candidates: list[Value] = []
+    if sym == "+":
+        candidates = [target - value]
+    elif sym == "-":
+        candidates = [value - target, target + value]
+    elif sym == "*":
+        candidates = [Fraction(target) / value] if value else []
+    elif sym == "/":
+        candidates = [target * value] + ([Fraction(value) / target] if target else [])
+    for c in candidates:
+        c = _normal(c)
+        out.append(c if type(c) is int else None)
+    return out
