@@ -1,1 +1,137 @@
 """Progress report rows (built by Celery jobs from games.Play records)."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+
+class WeeklyReport(models.Model):
+    """One student's figures for one week (Monday in the school's time zone), rebuilt in place."""
+
+    student = models.ForeignKey(
+        "classrooms.Student", on_delete=models.CASCADE, related_name="weekly_reports"
+    )
+    week_start = models.DateField(_("week of"))
+    # The whole report as built by services.report_build (see skills.report_data for its shape).
+    data = models.JSONField(default=dict)
+    built_at = models.DateTimeField(_("built"))
+
+    class Meta:
+        verbose_name = _("weekly report")
+        verbose_name_plural = _("weekly reports")
+        ordering = ["student", "-week_start"]
+        constraints = [
+            models.UniqueConstraint(fields=["student", "week_start"], name="weeklyreport_unique_week")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.student} {self.week_start}"
+
+
+class ReportJob(models.Model):
+    """A teacher's request to build reports now, for one student or a class; shows progress."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("Waiting")
+        RUNNING = "running", _("Building")
+        DONE = "done", _("Done")
+        FAILED = "failed", _("Failed")
+
+    school = models.ForeignKey("classrooms.School", on_delete=models.CASCADE, related_name="+")
+    classroom = models.ForeignKey(
+        "classrooms.Classroom", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    student = models.ForeignKey(
+        "classrooms.Student", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    week_start = models.DateField()
+    total = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    error = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(classroom__isnull=False) | Q(student__isnull=False),
+                name="reportjob_has_target",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.student or self.classroom} {self.week_start} ({self.status})"
+
+
+class LevelRecommendation(models.Model):
+    """A proposed change of level, with its evidence, until a teacher accepts or dismisses it."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("Proposed")
+        ACCEPTED = "accepted", _("Accepted")
+        DISMISSED = "dismissed", _("Dismissed")
+        # The evidence changed (or the level did) before anyone decided.
+        WITHDRAWN = "withdrawn", _("Withdrawn")
+
+    student = models.ForeignKey(
+        "classrooms.Student", on_delete=models.CASCADE, related_name="level_recommendations"
+    )
+    from_number_range = models.PositiveSmallIntegerField()
+    from_tier = models.PositiveSmallIntegerField()
+    number_range = models.PositiveSmallIntegerField(_("number range"))
+    tier = models.PositiveSmallIntegerField(_("operations"))
+    # {"direction": "up"|"down", "n": 60, "right": 55, "accuracy": 0.92, "median_ms": 8100}
+    evidence = models.JSONField(default=dict)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["student"], condition=Q(status="open"), name="levelrec_one_open_per_student"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.student}: {self.number_range}/{self.tier} ({self.status})"
+
+    @property
+    def is_up(self) -> bool:
+        return self.evidence.get("direction") == "up"
+
+
+class ParentInvite(models.Model):
+    """A one-time code a teacher gives a parent to link their account to one child."""
+
+    student = models.ForeignKey(
+        "classrooms.Student", on_delete=models.CASCADE, related_name="parent_invites"
+    )
+    # Only a hash is kept: the code itself is shown once, on the printed slip.
+    code_hash = models.CharField(max_length=64, unique=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    used_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.student} ({self.created_at:%Y-%m-%d})"

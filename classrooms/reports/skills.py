@@ -1,0 +1,494 @@
+"""From recorded plays to skills: accuracy and speed per skill, mastery bands, level advice.
+
+Pure computation over plain dicts (rows of games.Play as `.values()` gives them), so that the
+figures can be checked by hand in tests and built for a whole class without extra queries.
+"""
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter, defaultdict, deque
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+from functools import lru_cache
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
+
+from games import engine
+
+# The engine's skills (games.engine.skills_of), in the order reports show them.
+OPERATION_SKILLS = ("addsub_10", "addsub_20", "mult", "div", "multi_step", "frac_pow", "joker")
+# Two skills that come from the game rather than from an operation's shape.
+SPOTTING = "spotting"  # right vs false "Kavet 'm eus!" challenges (R5)
+NOTICING = "noticing"  # "nothing to do" said when there was nothing, vs an operation overlooked
+SKILLS = OPERATION_SKILLS + (SPOTTING, NOTICING)
+
+SKILL_LABELS = {
+    "addsub_10": _("Adding and taking away within 10"),
+    "addsub_20": _("Adding and taking away within 20"),
+    "mult": _("Multiplication facts"),
+    "div": _("Division facts"),
+    "multi_step": _("Operations in several steps (three or more numbers)"),
+    "frac_pow": _("Fractions and powers"),
+    "joker": _("Using the X card"),
+    SPOTTING: _("Spotting others' mistakes"),
+    NOTICING: _("Seeing every possible operation"),
+}
+SKILL_SHORT = {
+    "addsub_10": pgettext_lazy("skill, short", "+ − to 10"),
+    "addsub_20": pgettext_lazy("skill, short", "+ − to 20"),
+    "mult": pgettext_lazy("skill, short", "×"),
+    "div": pgettext_lazy("skill, short", "÷"),
+    "multi_step": pgettext_lazy("skill, short", "steps"),
+    "frac_pow": pgettext_lazy("skill, short", "fractions, powers"),
+    "joker": pgettext_lazy("skill, short", "X card"),
+    SPOTTING: pgettext_lazy("skill, short", "challenges"),
+    NOTICING: pgettext_lazy("skill, short", "nothing missed"),
+}
+# What a parent can do at home for a skill that is still being learnt.
+SKILL_AT_HOME = {
+    "addsub_10": _("Make 10 together: with fingers, coins or cards, ask “how many more to make 10?” (3 and 7, 6 and 4…)."),
+    "addsub_20": _("Add and take away across 10: 8 + 5 is 8 + 2 + 3. Count on from the bigger number, then back."),
+    "mult": _("Say the times tables out loud in the car or while cooking, a few facts at a time; start with 2, 5 and 10."),
+    "div": _("Share things out fairly: 12 sweets between 3 plates. Each division is a multiplication backwards."),
+    "multi_step": _("Pick three cards or dice and look for a way to join them: (8 − 5) × 2 = 6. Say each step aloud."),
+    "frac_pow": _("Talk about halves and quarters of a pizza, and squares: 3 × 3 = 3², 4 × 4 = 4²."),
+    "joker": _("The X card can be any number: ask “which number would make 7 + ? = 10 true?”"),
+    SPOTTING: _("Make small mistakes on purpose (“5 + 4 = 8?”) and let your child catch you."),
+    NOTICING: _("Lay out four cards and look together for every operation you can make before saying “nothing”."),
+}
+# Kinds of mistakes for the teachers' summary: the engine's "wrong" codes (R3.5) and misses.
+MISTAKE_LABELS = {
+    "wrong_result": _("the result was false"),
+    "division_by_zero": _("a division by zero"),
+    "not_whole": _("a division that is not exact"),
+    "negative": _("a negative intermediate result"),
+    "out_of_bounds": _("an intermediate result out of bounds"),
+    "zero_power_zero": _("0 to the power 0"),
+    "exponent_not_allowed": _("an exponent out of range"),
+    "overlooked": _("an operation overlooked (“nothing to do” was false)"),
+}
+
+
+@dataclass(frozen=True)
+class Band:
+    key: str
+    label: Any
+    explanation: Any
+    colour: str  # readable on white and distinct for colour-blind readers with the letter
+    letter: str
+
+
+BANDS = (
+    Band("practising", _("Practising"),
+         _("Still learning this. Mistakes are part of learning; regular play helps most."),
+         "#f4c7c3", "P"),
+    Band("getting_there", _("Getting there"),
+         _("Right more often than not. A little more practice will make it sure."),
+         "#fde7a9", "G"),
+    Band("confident", _("Confident"),
+         _("Right most of the time."),
+         "#c9e7c3", "C"),
+    Band("mastered", _("Mastered"),
+         _("Right almost every time, and quickly."),
+         "#7fc48a", "M"),
+)
+BAND_BY_KEY = {b.key: b for b in BANDS}
+
+RECENT = 40  # bands look at a skill's last 40 attempts: the child now, not in September
+MIN_ATTEMPTS = 5  # fewer than this: "not enough play yet", no band
+MASTERED_MIN = 20
+FAST_MS = 20_000  # a median answer within 20 s counts as "quickly"
+LEVEL_UP_WINDOW = 60  # "92 % of the last 60 operations right, quickly"
+LEVEL_UP_ACCURACY = 0.9
+LEVEL_DOWN_WINDOW = 40
+LEVEL_DOWN_ACCURACY = 0.5
+MAX_GAME_MINUTES = 60  # a game left open over lunch is not an hour of play
+EXAMPLES = 5
+
+
+def band_for(n: int, accuracy: float | None, median_ms: int | None, *, timed: bool = True) -> str | None:
+    """The band of a skill from its recent attempts; None while there is too little play."""
+    if n < MIN_ATTEMPTS or accuracy is None:
+        return None
+    if accuracy < 0.6:
+        return "practising"
+    if accuracy < 0.8:
+        return "getting_there"
+    quick = (not timed) or (median_ms is not None and median_ms <= FAST_MS)
+    if accuracy >= 0.9 and n >= MASTERED_MIN and quick:
+        return "mastered"
+    return "confident"
+
+
+# --- skills of one play --------------------------------------------------------------------
+
+_NUMBER = re.compile(r"\d+")
+_X_VALUES = re.compile(r"\(\s*X\s*=.*\)\s*$", re.IGNORECASE)
+
+
+def skills_from_text(text: str) -> list[str]:
+    """Skills of an operation written out, when the play carries none (e.g. a missed one)."""
+    original = text or ""
+    text = _X_VALUES.sub("", original).replace("×", "*").replace("÷", "/").replace("−", "-")
+    if "=" not in text:
+        return []
+    expression, _sep, _result = text.rpartition("=")
+    if "=" in expression:  # step form "8 - 5 = 3, 3 * 6 = 18": the operators are in every step
+        expression = text
+    numbers = [int(n) for n in _NUMBER.findall(original)]  # X values count, as in the engine
+    found: list[str] = []
+    if "+" in expression or "-" in expression:
+        found.append("addsub_10" if max(numbers, default=0) <= 10 else "addsub_20")
+    if "*" in expression:
+        found.append("mult")
+    if "/" in expression:
+        found.append("div")
+    operands = len(_NUMBER.findall(expression)) + expression.upper().count("X")
+    if operands >= 3:
+        found.append("multi_step")
+    if "^" in expression:
+        found.append("frac_pow")
+    if "X" in text.upper():
+        found.append("joker")
+    return found
+
+
+def skills_of_play(play: Mapping[str, Any]) -> list[str]:
+    """The play's stored skills; for a play stored without them (a wrong or a missed
+    operation), the engine's skills_of on its operation, else a reading of its text."""
+    if play.get("skills"):
+        return [s for s in play["skills"] if s in SKILL_LABELS]
+    operation = play.get("operation")
+    if isinstance(operation, dict) and "cards" in operation and "positions" in operation:
+        try:
+            rules = _ruleset(play.get("number_range") or 20, play.get("tier") or 1)
+            return sorted(engine.skills_of(engine.Operation.from_dict(operation), rules))
+        except Exception:  # an odd stored operation must not stop a report; read the text
+            pass
+    if play.get("kind") == "nothing":
+        return skills_from_text(play.get("missed_operation") or "")
+    return skills_from_text((operation or {}).get("text") or play.get("text") or "")
+
+
+@lru_cache(maxsize=16)
+def _ruleset(number_range: int, tier: int) -> engine.RuleSet:
+    return engine.RuleSet(max_number=number_range, tier=tier)
+
+
+def _judged(play: Mapping[str, Any]) -> bool:
+    # Refused moves are not mistakes (R3.5); unjudged ones are not anything yet.
+    return play.get("verdict_kind") != "invalid" and play.get("ok") is not None
+
+
+def _overlooked(play: Mapping[str, Any]) -> bool:
+    return bool(play.get("missed")) or play.get("ok") is False
+
+
+def skill_outcomes(play: Mapping[str, Any], skills: list[str]) -> list[tuple[str, bool, int | None]]:
+    """(skill, right?, reaction ms) for each skill this play is an attempt at."""
+    kind = play["kind"]
+    if kind == "announce":
+        if not _judged(play):
+            return []
+        ok, ms = bool(play["ok"]), play.get("reaction_ms")
+        return [(s, ok, ms) for s in skills if s in OPERATION_SKILLS]
+    if kind == "challenge" and play.get("challenge_outcome") in ("right", "false"):
+        return [(SPOTTING, play["challenge_outcome"] == "right", None)]
+    if kind == "nothing":
+        return [(NOTICING, not _overlooked(play), None)]
+    return []
+
+
+# --- tallies ------------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    """Attempts and right answers of one skill, with the reaction times of the right ones."""
+
+    n: int = 0
+    right: int = 0
+    times: list[int] = field(default_factory=list)
+
+    def add(self, ok: bool, ms: int | None = None) -> None:
+        self.n += 1
+        if ok:
+            self.right += 1
+            if ms is not None:
+                self.times.append(ms)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "right": self.right,
+            "accuracy": round(self.right / self.n, 4) if self.n else None,
+            "median_ms": int(statistics.median(self.times)) if self.times else None,
+        }
+
+
+@dataclass
+class Period:
+    """Everything counted over one stretch of time (a week, or the school year so far)."""
+
+    skills: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
+    announcements: int = 0
+    right: int = 0
+    wrong: int = 0
+    cards_in_tricks: int = 0
+    right_challenges: int = 0
+    false_challenges: int = 0
+    nothing_true: int = 0
+    overlooked: int = 0
+    mistakes_by_skill: Counter = field(default_factory=Counter)
+    mistakes_by_code: Counter = field(default_factory=Counter)
+    overlooked_examples: list[str] = field(default_factory=list)
+    wrong_examples: list[str] = field(default_factory=list)
+
+    def add(self, play: Mapping[str, Any], skills: list[str],
+            outcomes: list[tuple[str, bool, int | None]]) -> None:
+        """Count one play; `skills` and `outcomes` come from skills_of_play/skill_outcomes."""
+        for skill, ok, ms in outcomes:
+            self.skills[skill].add(ok, ms)
+        kind = play["kind"]
+        if kind == "announce":
+            if not _judged(play):
+                return
+            self.announcements += 1
+            if play["ok"]:
+                self.right += 1
+                self.cards_in_tricks += play.get("n_cards") or 0
+            else:
+                self.wrong += 1
+                self.mistakes_by_code[play.get("code") or "wrong_result"] += 1
+                self.mistakes_by_skill.update(s for s in skills if s in OPERATION_SKILLS)
+                _remember(self.wrong_examples, play.get("text") or "")
+        elif kind == "challenge":
+            if play.get("challenge_outcome") == "right":
+                self.right_challenges += 1
+            elif play.get("challenge_outcome") == "false":
+                self.false_challenges += 1
+        elif kind == "nothing":
+            if _overlooked(play):
+                self.overlooked += 1
+                self.mistakes_by_code["overlooked"] += 1
+                self.mistakes_by_skill.update(s for s in skills if s in OPERATION_SKILLS)
+                _remember(self.overlooked_examples, play.get("missed_operation") or "")
+            else:
+                self.nothing_true += 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "skills": {s: self.skills[s].to_dict() for s in SKILLS if s in self.skills},
+            "announcements": self.announcements,
+            "right": self.right,
+            "wrong": self.wrong,
+            "accuracy": round(self.right / self.announcements, 4) if self.announcements else None,
+            "cards_in_tricks": self.cards_in_tricks,
+            "right_challenges": self.right_challenges,
+            "false_challenges": self.false_challenges,
+            "nothing_true": self.nothing_true,
+            "overlooked": self.overlooked,
+            "mistakes_by_skill": dict(self.mistakes_by_skill.most_common()),
+            "mistakes_by_code": dict(self.mistakes_by_code.most_common()),
+            "overlooked_examples": self.overlooked_examples,
+            "wrong_examples": self.wrong_examples,
+        }
+
+
+def _remember(examples: list[str], text: str) -> None:
+    # The latest few, without repeats: these become "try this at home" examples.
+    if text and text not in examples:
+        examples.append(text)
+        del examples[:-EXAMPLES]
+
+
+# --- weeks ------------------------------------------------------------------------------
+
+
+def week_start_of(moment: datetime, tz: ZoneInfo) -> date:
+    """The Monday (in the school's time zone) of the week holding `moment`."""
+    local = moment.astimezone(tz).date()
+    return local - timedelta(days=local.weekday())
+
+
+def week_bounds(week_start: date, tz: ZoneInfo) -> tuple[datetime, datetime]:
+    start = datetime.combine(week_start, time(0), tzinfo=tz)
+    return start, datetime.combine(week_start + timedelta(days=7), time(0), tzinfo=tz)
+
+
+# --- level advice ---------------------------------------------------------------------------
+
+
+def next_level(number_range: int, tier: int) -> tuple[int, int] | None:
+    """One step up: first the numbers to 20, then the next tier of operations (R2)."""
+    if number_range < 20:
+        return (20, tier)
+    if tier < 3:
+        return (20, tier + 1)
+    return None
+
+
+def previous_level(number_range: int, tier: int) -> tuple[int, int] | None:
+    if tier > 1:
+        return (number_range, tier - 1)
+    if number_range > 10:
+        return (10, tier)
+    return None
+
+
+def recommend(level: tuple[int, int], at_level: Iterable[tuple[bool, int | None]]) -> dict | None:
+    """A level proposal from the operations announced at the student's own level, oldest first.
+
+    Up when the last 60 are at least 90 % right with a median answer within 20 s; down when
+    the last 40 are less than half right. Nothing otherwise, or with too little evidence.
+    """
+    recent = list(at_level)
+    window = recent[-LEVEL_UP_WINDOW:]
+    up = next_level(*level)
+    if up and len(window) >= LEVEL_UP_WINDOW:
+        right = sum(1 for ok, _ms in window if ok)
+        times = [ms for ok, ms in window if ok and ms is not None]
+        median_ms = int(statistics.median(times)) if times else None
+        if right / len(window) >= LEVEL_UP_ACCURACY and median_ms is not None and median_ms <= FAST_MS:
+            return {"direction": "up", "number_range": up[0], "tier": up[1], "n": len(window),
+                    "right": right, "accuracy": round(right / len(window), 4), "median_ms": median_ms}
+    window = recent[-LEVEL_DOWN_WINDOW:]
+    down = previous_level(*level)
+    if down and len(window) >= LEVEL_DOWN_WINDOW:
+        right = sum(1 for ok, _ms in window if ok)
+        if right / len(window) < LEVEL_DOWN_ACCURACY:
+            times = [ms for ok, ms in window if ok and ms is not None]
+            return {"direction": "down", "number_range": down[0], "tier": down[1], "n": len(window),
+                    "right": right, "accuracy": round(right / len(window), 4),
+                    "median_ms": int(statistics.median(times)) if times else None}
+    return None
+
+
+# --- the whole report -------------------------------------------------------------------
+
+
+def report_data(
+    *,
+    plays: Iterable[Mapping[str, Any]],
+    week_start: date,
+    tz: ZoneInfo,
+    level: tuple[int, int],
+    games: Iterable[Mapping[str, Any]] = (),
+    cards_won: Mapping[int, int] | None = None,
+    level_changes: Iterable[Mapping[str, Any]] = (),
+) -> dict[str, Any]:
+    """The figures of one student's weekly report, JSON-ready.
+
+    plays: the student's plays up to the end of the week, oldest first (rows of games.Play).
+    games: {"id", "kind", "started_at", "ended_at", "score"} for each game the student sat in.
+    cards_won: game id -> cards won in tricks (from the game's trick_won events).
+    """
+    start, end = week_bounds(week_start, tz)
+    week, year = Period(), Period()
+    recent: dict[str, deque] = defaultdict(lambda: deque(maxlen=RECENT))
+    at_level: deque = deque(maxlen=LEVEL_UP_WINDOW)
+    series: dict[str, dict[str, Tally]] = defaultdict(lambda: defaultdict(Tally))
+    play_span: dict[int, list[datetime]] = {}
+
+    for play in plays:
+        at = play["at"]
+        if at >= end:
+            continue
+        in_week = at >= start
+        skills = skills_of_play(play)
+        outcomes = skill_outcomes(play, skills)
+        year.add(play, skills, outcomes)
+        if in_week:
+            week.add(play, skills, outcomes)
+        span = play_span.setdefault(play["game_id"], [at, at])
+        if at < span[0]:
+            span[0] = at
+        if at > span[1]:
+            span[1] = at
+        if outcomes:
+            week_key = week_start_of(at, tz).isoformat()
+            for skill, ok, ms in outcomes:
+                recent[skill].append((ok, ms))
+                series[skill][week_key].add(ok)
+        if (play["kind"] == "announce" and _judged(play)
+                and (play.get("number_range"), play.get("tier")) == tuple(level)):
+            at_level.append((bool(play["ok"]), play.get("reaction_ms")))
+
+    bands = {}
+    for skill in SKILLS:
+        attempts = recent.get(skill)
+        if not attempts:
+            continue
+        tally = Tally()
+        for ok, ms in attempts:
+            tally.add(ok, ms)
+        figures = tally.to_dict()
+        figures["band"] = band_for(tally.n, figures["accuracy"], figures["median_ms"],
+                                   timed=skill in OPERATION_SKILLS)
+        bands[skill] = figures
+
+    # Games: those the student sat in, plus any that only their plays mention.
+    cards_won = cards_won or {}
+    game_rows = {g["id"]: dict(g) for g in games}
+    for game_id in play_span:
+        game_rows.setdefault(game_id, {"id": game_id, "kind": "", "started_at": None,
+                                       "ended_at": None, "score": None})
+    week_games, year_games, week_minutes, year_minutes = [], 0, 0, 0
+    for game in sorted(game_rows.values(), key=lambda g: (_game_time(g, play_span) or end, g["id"])):
+        at = _game_time(game, play_span)
+        if at is None or at >= end:
+            continue
+        minutes = _game_minutes(game, play_span.get(game["id"]))
+        year_games += 1
+        year_minutes += minutes
+        if at >= start:
+            week_minutes += minutes
+            week_games.append({
+                "id": game["id"], "kind": game.get("kind") or "", "at": at.isoformat(),
+                "cards_won": cards_won.get(game["id"], 0), "score": game.get("score"),
+                "minutes": minutes,
+            })
+
+    week_dict, year_dict = week.to_dict(), year.to_dict()
+    week_dict.update(games=len(week_games), minutes=week_minutes,
+                     cards_won=sum(g["cards_won"] for g in week_games))
+    year_dict.update(games=year_games, minutes=year_minutes)
+    return {
+        "version": 1,
+        "week_start": week_start.isoformat(),
+        "week_end": (week_start + timedelta(days=6)).isoformat(),
+        "level": {"number_range": level[0], "tier": level[1]},
+        "week": week_dict,
+        "year": year_dict,
+        "bands": bands,
+        "series": {skill: [[w, t.n, t.right] for w, t in sorted(weeks.items())]
+                   for skill, weeks in series.items()},
+        "games": week_games,
+        "levels": [{"at": c["changed_at"].isoformat(), "number_range": c["number_range"],
+                    "tier": c["tier"]} for c in level_changes if c["changed_at"] < end],
+        "recommendation": recommend(level, at_level),
+    }
+
+
+def _game_time(game: Mapping[str, Any], play_span: Mapping[int, list[datetime]]) -> datetime | None:
+    if game.get("started_at"):
+        return game["started_at"]
+    span = play_span.get(game["id"])
+    return span[0] if span else None
+
+
+def _game_minutes(game: Mapping[str, Any], span: list[datetime] | None) -> int:
+    """An estimate: the game's length (capped), else the time between the child's first and
+    last plays in it plus a minute."""
+    if game.get("started_at") and game.get("ended_at"):
+        seconds = (game["ended_at"] - game["started_at"]).total_seconds()
+    elif span:
+        seconds = (span[1] - span[0]).total_seconds() + 60
+    else:
+        return 0
+    return int(min(max(seconds, 0) / 60, MAX_GAME_MINUTES) + 0.5)

@@ -1,0 +1,112 @@
+"""Celery jobs for progress reports: weekly builds (Monday morning, school time) and on demand.
+
+Tasks are thin: they take ids, load rows and call services.report_build, which rebuilds a
+(student, week) report in place, so a retry or a redelivered message never doubles a report.
+"""
+from __future__ import annotations
+
+import logging
+from datetime import date, datetime, timedelta
+
+from celery import Task, shared_task
+from django.core.cache import cache
+from django.db import InterfaceError, OperationalError
+from django.db.models import Exists, OuterRef
+from django.utils import timezone
+
+from classrooms.models import School, Student
+
+from . import services
+from .models import ReportJob, WeeklyReport
+from .selectors import school_tz
+from .skills import week_bounds
+
+log = logging.getLogger(__name__)
+
+# Transient database trouble (a restart, a dropped connection) is worth retrying; a bug is not.
+RETRY_ON = (OperationalError, InterfaceError)
+RETRY = {"autoretry_for": RETRY_ON, "retry_backoff": 2, "retry_backoff_max": 120,
+         "retry_jitter": True, "max_retries": 5}
+# Monday from 06:00 to 11:59 in the school's time zone: the hourly beat entry gets six chances.
+MORNING_FROM, MORNING_UNTIL = 6, 12
+
+
+class ReportTask(Task):
+    """Marks the build request as failed once the retries are spent, so the bar stops."""
+
+    def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:
+        job_id = (kwargs or {}).get("job_id")
+        if job_id:
+            services.report_job_mark(job_id=job_id, status=ReportJob.Status.FAILED,
+                                     error=type(exc).__name__)
+
+
+@shared_task(base=ReportTask, bind=True, name="classrooms.reports.tasks.build_student_report", **RETRY)
+def build_student_report(self, student_id: int, week_start: str, job_id: int | None = None) -> int | None:
+    """Build one student's report for the week starting on `week_start` (ISO date)."""
+    if job_id:
+        services.report_job_mark(job_id=job_id, status=ReportJob.Status.RUNNING)
+    student = Student.objects.select_related("classroom__school").filter(pk=student_id).first()
+    report = None
+    if student is not None:  # erased since it was asked for: nothing to build
+        report = services.report_build(student=student, week_start=date.fromisoformat(week_start))
+    if job_id:
+        services.report_job_mark(job_id=job_id, status=ReportJob.Status.DONE)
+    return report.pk if report else None
+
+
+@shared_task(base=ReportTask, bind=True, name="classrooms.reports.tasks.build_class_reports", **RETRY)
+def build_class_reports(self, classroom_id: int, week_start: str, job_id: int | None = None,
+                        skip_built_since: str | None = None) -> int:
+    """Build the week's report of every student in a class, one after the other.
+
+    skip_built_since: students whose report for that week was built at or after this moment
+    are skipped, so a retry resumes where the failure happened.
+    """
+    if job_id:
+        services.report_job_mark(job_id=job_id, status=ReportJob.Status.RUNNING)
+    week = date.fromisoformat(week_start)
+    students = Student.objects.filter(classroom_id=classroom_id).select_related("classroom__school")
+    if skip_built_since:
+        built = WeeklyReport.objects.filter(student=OuterRef("pk"), week_start=week,
+                                            built_at__gte=datetime.fromisoformat(skip_built_since))
+        students = students.exclude(Exists(built))
+    count = 0
+    for student in students.order_by("pk"):
+        services.report_build(student=student, week_start=week)
+        count += 1
+    if job_id:
+        services.report_job_mark(job_id=job_id, status=ReportJob.Status.DONE)
+    return count
+
+
+@shared_task(name="classrooms.reports.tasks.schedule_weekly_reports", **RETRY)
+def schedule_weekly_reports(now: str | None = None) -> int:
+    """Hourly: where it is Monday morning, queue last week's reports of every class.
+
+    Classes whose reports for last week are all complete (built after the week ended) are
+    left alone, and a class is queued at most once an hour, so the six morning runs only
+    catch up what an outage or a slow queue left undone. Returns the classes queued.
+    """
+    moment = datetime.fromisoformat(now) if now else timezone.now()
+    queued = 0
+    for school in School.objects.all():
+        tz = school_tz(school)
+        local = moment.astimezone(tz)
+        if local.weekday() != 0 or not (MORNING_FROM <= local.hour < MORNING_UNTIL):
+            continue
+        week_start = local.date() - timedelta(days=7)
+        _start, end = week_bounds(week_start, tz)
+        complete = WeeklyReport.objects.filter(student=OuterRef("pk"), week_start=week_start,
+                                               built_at__gte=end)
+        missing = Student.objects.filter(classroom=OuterRef("pk")).exclude(Exists(complete))
+        classrooms = school.classrooms.filter(archived_at__isnull=True).filter(Exists(missing))
+        for classroom_id in classrooms.values_list("pk", flat=True):
+            if not cache.add(f"reports:weekly:{classroom_id}:{week_start}", 1, timeout=55 * 60):
+                continue
+            build_class_reports.delay(classroom_id, week_start.isoformat(),
+                                      skip_built_since=end.isoformat())
+            queued += 1
+    if queued:
+        log.info("weekly reports queued for %d classes", queued)
+    return queued
