@@ -160,3 +160,32 @@ class ParentLink(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["parent", "student"], name="parentlink_unique")
         ]
+
+
+class TeacherInvite(models.Model):
+    """A one-time link a school admin sends to a new teacher; only its hash is stored."""
+
+    school = models.ForeignKey(School, on_delete=models.CASCADE, related_name="teacher_invites")
+    created_by = models.ForeignKey(
+        User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    email = models.EmailField(_("e-mail"), blank=True)
+    first_name = models.CharField(_("first name"), max_length=150, blank=True)
+    last_name = models.CharField(_("last name"), max_length=150, blank=True)
+    # sha256 of the secret in the link: a database leak does not hand out accounts.
+    token_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    user = models.ForeignKey(
+        User, null=True, blank=True, on_delete=models.SET_NULL, related_name="teacher_invites"
+    )
+
+    class Meta:
+        verbose_name = _("teacher invitation")
+        verbose_name_plural = _("teacher invitations")
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.email or f"{self.first_name} {self.last_name}".strip() or f"#{self.pk}"

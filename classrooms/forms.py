@@ -1,0 +1,205 @@
+"""Forms of the teachers' pages: they parse and check input; services do the writing."""
+from __future__ import annotations
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+
+from .models import NumberRange, Tier, User
+from .pictures import CODE_LENGTH, PICTURES
+from .services import MAX_BULK_NAMES, school_year_check
+
+KEEP = ""
+RANGE_CHOICES = [(str(v), label) for v, label in NumberRange.choices]
+TIER_CHOICES = [(str(v), label) for v, label in Tier.choices]
+
+
+class ClassroomForm(forms.Form):
+    name = forms.CharField(label=_("Class name"), max_length=100)
+    school_year = forms.CharField(label=_("School year"), max_length=9,
+                                  help_text=_("For example 2026-2027"))
+    student_idle_minutes = forms.IntegerField(
+        label=_("Sign a tablet out after (minutes without use)"), min_value=1, max_value=240,
+        initial=10)
+    teachers = forms.ModelMultipleChoiceField(
+        label=_("Teachers"), queryset=User.objects.none(), required=False,
+        widget=forms.CheckboxSelectMultiple)
+
+    def __init__(self, *args, teachers_qs=None, editing: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        if teachers_qs is None:
+            del self.fields["teachers"]  # a teacher does not choose colleagues
+        else:
+            self.fields["teachers"].queryset = teachers_qs
+            self.fields["teachers"].label_from_instance = (
+                lambda u: u.get_full_name() or u.get_username())
+        if editing:
+            del self.fields["school_year"]
+
+    def clean_school_year(self) -> str:
+        try:
+            return school_year_check(self.cleaned_data["school_year"])
+        except ValidationError as exc:
+            raise forms.ValidationError(exc.messages) from None
+
+
+class ClassroomCopyForm(forms.Form):
+    name = forms.CharField(label=_("Name of next year's class"), max_length=100)
+    school_year = forms.CharField(label=_("School year"), max_length=9)
+    students = forms.ModelMultipleChoiceField(
+        label=_("Students who go on to this class"), queryset=None, required=False,
+        widget=forms.CheckboxSelectMultiple)
+    archive_old = forms.BooleanField(label=_("Archive this year's class"), required=False,
+                                     initial=True)
+
+    def __init__(self, *args, students_qs=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["students"].queryset = students_qs
+
+    def clean_school_year(self) -> str:
+        try:
+            return school_year_check(self.cleaned_data["school_year"])
+        except ValidationError as exc:
+            raise forms.ValidationError(exc.messages) from None
+
+
+class StudentsPasteForm(forms.Form):
+    names = forms.CharField(
+        label=_("First names or pseudonyms, one per line"),
+        widget=forms.Textarea(attrs={"rows": 12, "autocomplete": "off", "spellcheck": "false"}),
+        help_text=_("No surname or birth date is needed. Empty lines are skipped. "
+                    "At most %(max)s names at once.") % {"max": MAX_BULK_NAMES},
+        # A generous cap: 500 names of 40 characters with line breaks, and then some.
+        max_length=MAX_BULK_NAMES * 60,
+    )
+    number_range = forms.TypedChoiceField(label=_("Number range"), choices=RANGE_CHOICES,
+                                          coerce=int, initial="10")
+    tier = forms.TypedChoiceField(label=_("Operations"), choices=TIER_CHOICES, coerce=int,
+                                  initial="1")
+
+
+class StudentForm(forms.Form):
+    name = forms.CharField(label=_("First name or pseudonym"), max_length=40)
+    number_range = forms.TypedChoiceField(label=_("Number range"), choices=RANGE_CHOICES,
+                                          coerce=int)
+    tier = forms.TypedChoiceField(label=_("Operations"), choices=TIER_CHOICES, coerce=int)
+
+
+class StudentMoveForm(forms.Form):
+    to_classroom = forms.ModelChoiceField(label=_("Move to the class"), queryset=None,
+                                          empty_label=None)
+
+    def __init__(self, *args, classrooms_qs=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["to_classroom"].queryset = classrooms_qs
+
+
+class LevelsBulkForm(forms.Form):
+    """Set many students' levels at once; a blank axis is left as it is."""
+
+    students = forms.ModelMultipleChoiceField(
+        label=_("Students"), queryset=None, widget=forms.CheckboxSelectMultiple,
+        error_messages={"required": _("Tick the students whose level you want to set.")})
+    bulk_range = forms.TypedChoiceField(
+        label=_("Number range"), choices=[(KEEP, _("keep as it is"))] + RANGE_CHOICES,
+        coerce=int, empty_value=None, required=False)
+    bulk_tier = forms.TypedChoiceField(
+        label=_("Operations"), choices=[(KEEP, _("keep as it is"))] + TIER_CHOICES,
+        coerce=int, empty_value=None, required=False)
+
+    def __init__(self, *args, students_qs=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["students"].queryset = students_qs
+
+    def clean(self):
+        data = super().clean()
+        if data.get("bulk_range") is None and data.get("bulk_tier") is None:
+            raise forms.ValidationError(_("Choose a number range or an operations tier to set."))
+        return data
+
+
+PICTURE_CHOICES = [("", "—")] + [(str(i), f"{emoji} {name}") for i, emoji, name in PICTURES]
+
+
+class CodeLookupForm(forms.Form):
+    first = forms.TypedChoiceField(label=_("First picture"), choices=PICTURE_CHOICES, coerce=int)
+    second = forms.TypedChoiceField(label=_("Second picture"), choices=PICTURE_CHOICES, coerce=int)
+    third = forms.TypedChoiceField(label=_("Third picture"), choices=PICTURE_CHOICES, coerce=int)
+
+    def pictures(self) -> list[int]:
+        return [self.cleaned_data[k] for k in ("first", "second", "third")][:CODE_LENGTH]
+
+
+class InviteForm(forms.Form):
+    first_name = forms.CharField(label=_("First name"), max_length=150, required=False)
+    last_name = forms.CharField(label=_("Last name"), max_length=150, required=False)
+    email = forms.EmailField(label=_("E-mail (to remember who it is for)"), required=False)
+
+
+class InviteAcceptForm(forms.Form):
+    username = forms.CharField(label=_("User name"), max_length=150)
+    first_name = forms.CharField(label=_("First name"), max_length=150, required=False)
+    last_name = forms.CharField(label=_("Last name"), max_length=150, required=False)
+    password1 = forms.CharField(label=_("Password"), widget=forms.PasswordInput,
+                                strip=False)
+    password2 = forms.CharField(label=_("Password again"), widget=forms.PasswordInput,
+                                strip=False)
+
+    def clean(self):
+        data = super().clean()
+        if data.get("password1") and data.get("password1") != data.get("password2"):
+            self.add_error("password2", _("The two passwords are not the same."))
+        return data
+
+
+# --- class games ---------------------------------------------------------------------------
+
+STARTER_CHOICES = [("first", _("the first player at each table")),
+                   ("random", _("a player drawn at random"))]
+LESSON_CHOICES = [("auto", _("on at tier 1 only")), ("on", _("always on")), ("off", _("off"))]
+
+
+class ClassGameSettingsForm(forms.Form):
+    """The game settings of RULES.md a teacher chooses for every table of a class game."""
+
+    challenge_window = forms.IntegerField(
+        label=_("Time to call “Kavet 'm eus!” (seconds, 0 = no challenges)"), min_value=0,
+        max_value=60, initial=10)
+    challenge_time = forms.IntegerField(
+        label=_("Time for a challenger to announce (seconds)"), min_value=10, max_value=300,
+        initial=60)
+    turn_time = forms.IntegerField(
+        label=_("Time limit for a turn (seconds, 0 = no limit)"), min_value=0, max_value=600,
+        initial=120)
+    starter = forms.ChoiceField(label=_("Who starts"), choices=STARTER_CHOICES, initial="first")
+    nothing_true_penalty = forms.TypedChoiceField(
+        label=_("A false challenge of a true “nothing to do” costs"), coerce=int, initial="3",
+        choices=[("3", _("3 cards")), ("4", _("4 cards (German edition)"))])
+    lesson = forms.ChoiceField(
+        label=_("After a missed operation, show one that was possible"), choices=LESSON_CHOICES,
+        initial="auto")
+    copies = forms.IntegerField(label=_("Copies of each number card"), min_value=1, max_value=4,
+                                initial=2)
+    x_cards = forms.IntegerField(label=_("X cards (jokers)"), min_value=0, max_value=8, initial=4)
+    events = forms.BooleanField(label=_("Event cards (UNAN … C'HWEC'H)"), required=False,
+                                initial=True)
+    cap_range = forms.TypedChoiceField(
+        label=_("Lower the number range for every table"), coerce=int, empty_value=None,
+        required=False, choices=[("", _("no: each table's weakest player sets it")),
+                                 ("10", _("up to 10"))])
+    cap_tier = forms.TypedChoiceField(
+        label=_("Lower the operations for every table"), coerce=int, empty_value=None,
+        required=False, choices=[("", _("no: each table's weakest player sets it")),
+                                 ("1", _("1 – add & subtract")),
+                                 ("2", _("2 – four operations"))])
+
+    def settings(self) -> dict:
+        """The settings dict for games.services.game_create (without the per-table parts)."""
+        d = self.cleaned_data
+        lesson = {"auto": None, "on": True, "off": False}[d["lesson"]]
+        return {
+            "challenge_window": d["challenge_window"], "challenge_time": d["challenge_time"],
+            "turn_time": d["turn_time"], "nothing_true_penalty": d["nothing_true_penalty"],
+            "lesson": lesson, "copies": d["copies"], "x_cards": d["x_cards"],
+            "events": bool(d["events"]),
+        }

@@ -1,0 +1,417 @@
+"""The teachers' pages: classes, students, levels, sign-in cards, class games, live view, replay.
+
+Views parse the request, call one service or selector and render; every object is fetched
+through the permission selectors, so a foreign id is a 404 like a missing one.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+from django.views.decorators.http import require_POST
+
+from . import selectors, services
+from .forms import (
+    ClassroomCopyForm,
+    ClassroomForm,
+    CodeLookupForm,
+    InviteAcceptForm,
+    InviteForm,
+    LevelsBulkForm,
+    StudentForm,
+    StudentMoveForm,
+    StudentsPasteForm,
+)
+from .models import NumberRange, Tier, User
+from .pictures import PICTURES, pictures_of
+
+View = Callable[..., HttpResponse]
+
+
+def staff_required(view: View) -> View:
+    """Signed in as a teacher or a school admin; anyone else is turned away."""
+
+    @login_required
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if getattr(request.user, "role", None) not in selectors.STAFF_ROLES:
+            raise PermissionDenied
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def admin_required(view: View) -> View:
+    @login_required
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if getattr(request.user, "role", None) != User.Role.SCHOOL_ADMIN:
+            raise PermissionDenied
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def _errors(exc: ValidationError) -> list[str]:
+    return list(exc.messages)
+
+
+def _form_errors(form, exc: ValidationError) -> None:
+    for message in exc.messages:
+        form.add_error(None, message)
+
+
+# --- home and classes ------------------------------------------------------------------------
+
+
+@staff_required
+def teacher_home(request: HttpRequest) -> HttpResponse:
+    ctx = selectors.teacher_home(request.user)
+    return render(request, "classrooms/teacher_home.html", ctx)
+
+
+@staff_required
+def classroom_create(request: HttpRequest) -> HttpResponse:
+    user = request.user
+    is_admin = user.role == User.Role.SCHOOL_ADMIN
+    teachers_qs = selectors.teachers_of_school(user) if is_admin else None
+    form = ClassroomForm(request.POST or None, teachers_qs=teachers_qs,
+                         initial={"school_year": services.school_year_current()})
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        try:
+            classroom = services.classroom_create(
+                school=user.school, name=d["name"], school_year=d["school_year"],
+                teachers=d.get("teachers") or [], by=user,
+                student_idle_minutes=d["student_idle_minutes"])
+        except ValidationError as exc:
+            _form_errors(form, exc)
+        else:
+            messages.success(request, _("Class “%(name)s” created. Its tablet code is %(code)s.")
+                             % {"name": classroom.name, "code": classroom.code})
+            return redirect("classrooms:classroom_detail", pk=classroom.pk)
+    return render(request, "classrooms/classroom_form.html", {"form": form, "creating": True})
+
+
+@staff_required
+def classroom_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    classroom = selectors.classroom_get(request.user, pk)
+    students = selectors.classroom_students(classroom)
+    rows = [(s, pictures_of(s.picture_code)) for s in students]
+    sessions = list(selectors.class_sessions_of(classroom)[:5])
+    return render(request, "classrooms/classroom_detail.html", {
+        "classroom": classroom, "rows": rows, "n_students": len(students), "sessions": sessions,
+        "teachers": list(classroom.teachers.all()), "tab": "students",
+    })
+
+
+@staff_required
+def classroom_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    user = request.user
+    classroom = selectors.classroom_get(user, pk)
+    is_admin = user.role == User.Role.SCHOOL_ADMIN
+    teachers_qs = selectors.teachers_of_school(user) if is_admin else None
+    initial = {"name": classroom.name, "student_idle_minutes": classroom.student_idle_minutes,
+               "teachers": list(classroom.teachers.all()) if is_admin else None}
+    form = ClassroomForm(request.POST or None, teachers_qs=teachers_qs, editing=True,
+                         initial=initial)
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        try:
+            services.classroom_rename(
+                classroom=classroom, name=d["name"], by=user,
+                student_idle_minutes=d["student_idle_minutes"],
+                teachers=d["teachers"] if is_admin else None)
+        except ValidationError as exc:
+            _form_errors(form, exc)
+        else:
+            messages.success(request, _("Class saved."))
+            return redirect("classrooms:classroom_detail", pk=classroom.pk)
+    return render(request, "classrooms/classroom_form.html",
+                  {"form": form, "classroom": classroom, "creating": False})
+
+
+@staff_required
+@require_POST
+def classroom_archive(request: HttpRequest, pk: int) -> HttpResponse:
+    classroom = selectors.classroom_get(request.user, pk)
+    archive = request.POST.get("action") != "restore"
+    services.classroom_archive(classroom=classroom, by=request.user, archived=archive)
+    if archive:
+        messages.success(request, _("Class “%(name)s” archived.") % {"name": classroom.name})
+        return redirect("classrooms:teacher_home")
+    messages.success(request, _("Class “%(name)s” is back in use.") % {"name": classroom.name})
+    return redirect("classrooms:classroom_detail", pk=classroom.pk)
+
+
+@staff_required
+def classroom_copy(request: HttpRequest, pk: int) -> HttpResponse:
+    classroom = selectors.classroom_get(request.user, pk)
+    students_qs = selectors.students_visible_to(request.user).filter(classroom=classroom)
+    form = ClassroomCopyForm(request.POST or None, students_qs=students_qs, initial={
+        "name": classroom.name, "school_year": services.school_year_next(classroom.school_year),
+        "students": list(students_qs), "archive_old": True})
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        try:
+            new = services.classroom_copy_to_next_year(
+                classroom=classroom, by=request.user, name=d["name"],
+                school_year=d["school_year"], students=d["students"],
+                archive_old=d["archive_old"])
+        except ValidationError as exc:
+            _form_errors(form, exc)
+        else:
+            messages.success(request, _("Class “%(name)s” for %(year)s is ready, code %(code)s.")
+                             % {"name": new.name, "year": new.school_year, "code": new.code})
+            return redirect("classrooms:classroom_detail", pk=new.pk)
+    return render(request, "classrooms/classroom_copy.html",
+                  {"form": form, "classroom": classroom})
+
+
+# --- students --------------------------------------------------------------------------------
+
+
+@staff_required
+def students_add(request: HttpRequest, pk: int) -> HttpResponse:
+    classroom = selectors.classroom_get(request.user, pk)
+    form = StudentsPasteForm(request.POST or None)
+    paste_errors: list[str] = []
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        try:
+            added = services.students_bulk_add(
+                classroom=classroom, text=d["names"], number_range=d["number_range"],
+                tier=d["tier"], by=request.user)
+        except ValidationError as exc:
+            paste_errors = _errors(exc)
+        else:
+            messages.success(request, ngettext(
+                "%(count)s student added.", "%(count)s students added.", len(added))
+                % {"count": len(added)})
+            return redirect("classrooms:classroom_detail", pk=classroom.pk)
+    return render(request, "classrooms/students_add.html",
+                  {"form": form, "classroom": classroom, "paste_errors": paste_errors})
+
+
+@staff_required
+def student_edit(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
+    classroom = selectors.classroom_get(request.user, pk)
+    student = selectors.student_get(request.user, classroom=classroom, pk=sid)
+    form = StudentForm(request.POST or None, initial={
+        "name": student.name, "number_range": student.number_range, "tier": student.tier})
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        try:
+            services.student_update(student=student, name=d["name"],
+                                    number_range=d["number_range"], tier=d["tier"],
+                                    by=request.user)
+        except ValidationError as exc:
+            _form_errors(form, exc)
+        else:
+            messages.success(request, _("%(name)s saved.") % {"name": d["name"]})
+            return redirect("classrooms:classroom_detail", pk=classroom.pk)
+    return render(request, "classrooms/student_edit.html", {
+        "form": form, "classroom": classroom, "student": student,
+        "pictures": pictures_of(student.picture_code),
+        "history": selectors.level_history(student),
+    })
+
+
+@staff_required
+def student_move(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
+    classroom = selectors.classroom_get(request.user, pk)
+    student = selectors.student_get(request.user, classroom=classroom, pk=sid)
+    targets = selectors.classrooms_to_move_to(request.user, student=student)
+    form = StudentMoveForm(request.POST or None, classrooms_qs=targets)
+    if request.method == "POST" and form.is_valid():
+        target = form.cleaned_data["to_classroom"]
+        old_code = student.picture_code
+        try:
+            moved = services.student_move(student=student, to_classroom=target, by=request.user)
+        except ValidationError as exc:
+            _form_errors(form, exc)
+        else:
+            text = _("%(name)s moved to %(class)s.") % {"name": moved.name, "class": target.name}
+            if moved.picture_code != old_code:
+                text += " " + _("Their pictures changed: print a new sign-in card.")
+            messages.success(request, text)
+            return redirect("classrooms:classroom_detail", pk=classroom.pk)
+    return render(request, "classrooms/student_move.html",
+                  {"form": form, "classroom": classroom, "student": student,
+                   "has_targets": targets.exists()})
+
+
+@staff_required
+def student_remove(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
+    classroom = selectors.classroom_get(request.user, pk)
+    student = selectors.student_get(request.user, classroom=classroom, pk=sid)
+    error = ""
+    if request.method == "POST":
+        if request.POST.get("confirm") != "yes":
+            error = _("Tick the box to confirm that the student and their data are removed.")
+        else:
+            name = student.name
+            services.student_erase(student=student, by=request.user)
+            messages.success(request, _("%(name)s and their data were removed.") % {"name": name})
+            return redirect("classrooms:classroom_detail", pk=classroom.pk)
+    return render(request, "classrooms/student_remove.html",
+                  {"classroom": classroom, "student": student, "error": error,
+                   "n_games": student.seats.count(), "n_plays": student.plays.count()})
+
+
+@staff_required
+@require_POST
+def student_code_reset(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
+    classroom = selectors.classroom_get(request.user, pk)
+    student = selectors.student_get(request.user, classroom=classroom, pk=sid)
+    code = services.picture_code_reset(student=student, by=request.user)
+    names = ", ".join(f"{emoji} {name}" for _i, emoji, name in pictures_of(code))
+    messages.success(request, _("%(name)s's new pictures: %(pictures)s. Print a new card.")
+                     % {"name": student.name, "pictures": names})
+    return redirect("classrooms:student_edit", pk=classroom.pk, sid=student.pk)
+
+
+# --- levels, sign-in cards, code look-up ----------------------------------------------------
+
+
+@staff_required
+def levels(request: HttpRequest, pk: int) -> HttpResponse:
+    """Levels one by one (a select per student) or for the ticked students at once (R2)."""
+    classroom = selectors.classroom_get(request.user, pk)
+    students_qs = selectors.students_visible_to(request.user).filter(classroom=classroom)
+    students = list(students_qs.order_by("name"))
+    bulk = LevelsBulkForm(request.POST if request.POST.get("action") == "bulk" else None,
+                          students_qs=students_qs)
+    errors: list[str] = []
+    if request.method == "POST" and request.POST.get("action") == "bulk":
+        if bulk.is_valid():
+            d = bulk.cleaned_data
+            try:
+                changed = services.levels_set(students=list(d["students"]),
+                                              number_range=d["bulk_range"], tier=d["bulk_tier"],
+                                              by=request.user)
+            except ValidationError as exc:
+                errors = _errors(exc)
+            else:
+                messages.success(request, ngettext("%(count)s student's level changed.",
+                                                   "%(count)s students' levels changed.", changed)
+                                 % {"count": changed})
+                return redirect("classrooms:levels", pk=classroom.pk)
+    elif request.method == "POST":
+        changes = []
+        for student in students:
+            try:
+                number_range = int(request.POST.get(f"range_{student.pk}", student.number_range))
+                tier = int(request.POST.get(f"tier_{student.pk}", student.tier))
+            except ValueError:
+                errors = [_("A level was out of range; nothing was changed.")]
+                break
+            if number_range not in NumberRange.values or tier not in Tier.values:
+                errors = [_("%(name)s: a level was out of range; nothing was changed.")
+                          % {"name": student.name}]
+                break
+            changes.append((student, number_range, tier))
+        if not errors:
+            changed = services.levels_set_each(changes=changes, by=request.user)
+            messages.success(request, ngettext("%(count)s student's level changed.",
+                                               "%(count)s students' levels changed.", changed)
+                             % {"count": changed})
+            return redirect("classrooms:levels", pk=classroom.pk)
+    return render(request, "classrooms/levels.html", {
+        "classroom": classroom, "students": students, "bulk": bulk, "errors": errors,
+        "range_choices": NumberRange.choices, "tier_choices": Tier.choices, "tab": "levels",
+    })
+
+
+@staff_required
+def signin_cards(request: HttpRequest, pk: int) -> HttpResponse:
+    classroom = selectors.classroom_get(request.user, pk)
+    cards = [(s, pictures_of(s.picture_code)) for s in selectors.classroom_students(classroom)]
+    return render(request, "classrooms/signin_cards.html",
+                  {"classroom": classroom, "cards": cards, "tab": "cards"})
+
+
+@staff_required
+def code_lookup(request: HttpRequest, pk: int) -> HttpResponse:
+    classroom = selectors.classroom_get(request.user, pk)
+    form = CodeLookupForm(request.GET or None)
+    found = None
+    searched = False
+    if form.is_bound and form.is_valid():
+        searched = True
+        found = selectors.picture_code_lookup(classroom=classroom, pictures=form.pictures())
+    return render(request, "classrooms/code_lookup.html", {
+        "classroom": classroom, "form": form, "found": found, "searched": searched,
+        "pictures": PICTURES,
+        "found_pictures": pictures_of(found.picture_code) if found else [], "tab": "lookup",
+    })
+
+
+# --- teacher invitations -----------------------------------------------------------------------
+
+
+@admin_required
+def invites(request: HttpRequest) -> HttpResponse:
+    form = InviteForm(request.POST or None)
+    link = ""
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        try:
+            _invite, token = services.teacher_invite_create(
+                school=request.user.school, by=request.user, email=d["email"],
+                first_name=d["first_name"], last_name=d["last_name"])
+        except ValidationError as exc:
+            _form_errors(form, exc)
+        else:
+            # Shown once: only a hash of the secret is kept.
+            link = request.build_absolute_uri(reverse("classrooms:invite_accept", args=[token]))
+            form = InviteForm()
+    return render(request, "classrooms/invites.html", {
+        "form": form, "link": link,
+        "invites": list(selectors.invites_visible_to(request.user)[:100]), "now": timezone.now(),
+    })
+
+
+@admin_required
+@require_POST
+def invite_revoke(request: HttpRequest, pk: int) -> HttpResponse:
+    invite = selectors.invites_visible_to(request.user).filter(pk=pk).first()
+    if invite is None:
+        from django.http import Http404
+
+        raise Http404("no such invitation")
+    services.teacher_invite_revoke(invite=invite, by=request.user)
+    messages.success(request, _("The invitation link no longer works."))
+    return redirect("classrooms:invites")
+
+
+def invite_accept(request: HttpRequest, token: str) -> HttpResponse:
+    """The page a new teacher opens from their link: choose a user name and a password."""
+    invite = services.teacher_invite_open(token)
+    if invite is None:
+        return render(request, "classrooms/invite_accept.html", {"expired": True}, status=404)
+    form = InviteAcceptForm(request.POST or None, initial={
+        "first_name": invite.first_name, "last_name": invite.last_name})
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        try:
+            user = services.teacher_invite_accept(
+                token=token, username=d["username"], password=d["password1"],
+                first_name=d["first_name"], last_name=d["last_name"])
+        except ValidationError as exc:
+            _form_errors(form, exc)
+        else:
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            messages.success(request, _("Welcome! Your teacher account is ready."))
+            return redirect("classrooms:teacher_home")
+    return render(request, "classrooms/invite_accept.html", {"form": form, "invite": invite})
