@@ -1,0 +1,167 @@
+"""Celery jobs: idempotent builds, retries, the Monday-morning schedule, a real worker."""
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from unittest import mock
+
+import pytest
+from django.db import OperationalError
+from django.utils import timezone
+
+from classrooms.reports import services, tasks
+from classrooms.reports.models import ReportJob, WeeklyReport
+from classrooms.reports.selectors import job_progress
+from tests import factories
+from tests.reports.plays import game, paris, play
+
+WEEK = date(2026, 11, 16)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    from django.core.cache import cache
+
+    cache.clear()  # the weekly schedule's once-an-hour marks live in the cache
+
+
+@pytest.fixture
+def played(classroom, students):
+    g = game(classroom=classroom, students=students, started_at=paris(2026, 11, 17, 9, 0), minutes=30)
+    for i, student in enumerate(students):
+        for k in range(3 + i):
+            play(student, g, paris(2026, 11, 17, 9, k), skills=("addsub_10",), ok=k != 0,
+                 reaction_ms=5000 + k)
+    return students
+
+
+def test_building_twice_keeps_one_row_with_the_same_data(played):
+    anna = played[0]
+    first = tasks.build_student_report.delay(anna.pk, WEEK.isoformat()).get()
+    data = WeeklyReport.objects.get(pk=first).data
+    second = tasks.build_student_report.delay(anna.pk, WEEK.isoformat()).get()
+    assert first == second
+    assert WeeklyReport.objects.filter(student=anna).count() == 1
+    assert WeeklyReport.objects.get(pk=second).data == data
+    assert data["week"]["announcements"] == 3
+
+
+def test_a_transient_database_error_is_retried(played):
+    anna = played[0]
+    real = services.report_build
+    calls = []
+
+    def flaky(**kwargs):
+        calls.append(kwargs)
+        if len(calls) == 1:
+            raise OperationalError("server closed the connection unexpectedly")
+        return real(**kwargs)
+
+    # apply(throw=False) is how an eager run lets Celery's own retry happen.
+    with mock.patch.object(services, "report_build", side_effect=flaky):
+        result = tasks.build_student_report.apply((anna.pk, WEEK.isoformat()), throw=False)
+    assert result.successful()
+    assert len(calls) == 2
+    assert WeeklyReport.objects.filter(student=anna, week_start=WEEK).count() == 1
+
+
+@pytest.fixture
+def eager_retries():
+    """Eager retries re-apply with the app's default `propagate`: let them run as a worker would."""
+    from kavet_site.celery import app
+
+    before = app.conf.task_eager_propagates
+    app.conf.task_eager_propagates = False
+    yield
+    app.conf.task_eager_propagates = before
+
+
+def test_a_job_that_keeps_failing_is_marked_failed(played, teacher, eager_retries,
+                                                   django_capture_on_commit_callbacks):
+    anna = played[0]
+    with django_capture_on_commit_callbacks(execute=False):
+        job = services.report_job_create(by=teacher, student=anna, week_start=WEEK)
+    failing = mock.patch.object(services, "report_build", side_effect=OperationalError("down"))
+    with failing as build, mock.patch.object(tasks.build_student_report, "max_retries", 2):
+        result = tasks.build_student_report.apply((anna.pk, WEEK.isoformat()),
+                                                  {"job_id": job.pk}, throw=False)
+    assert result.failed()
+    assert build.call_count == 3  # the first try and two retries
+    job.refresh_from_db()
+    assert job.status == ReportJob.Status.FAILED
+    assert job_progress(job)["failed"] and job_progress(job)["finished"]
+
+
+def test_class_job_builds_every_student_and_reports_progress(played, teacher, classroom,
+                                                              django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        job = services.report_job_create(by=teacher, classroom=classroom, week_start=WEEK)
+    assert job_progress(job) | {"job": None} == {"job": None, "done": 0, "total": 3, "percent": 0,
+                                                 "finished": False, "failed": False}
+    for callback in callbacks:  # the worker picks it up once the request has committed
+        callback()
+    job.refresh_from_db()
+    progress = job_progress(job)
+    assert (progress["done"], progress["percent"], progress["finished"]) == (3, 100, True)
+    assert job.status == ReportJob.Status.DONE
+    assert WeeklyReport.objects.filter(week_start=WEEK).count() == 3
+
+
+def test_a_retried_class_build_resumes_after_the_built_students(played, classroom):
+    since = timezone.now()
+    services.report_build(student=played[0], week_start=WEEK)
+    with mock.patch.object(services, "report_build", wraps=services.report_build) as build:
+        built = tasks.build_class_reports.delay(classroom.pk, WEEK.isoformat(),
+                                                skip_built_since=since.isoformat()).get()
+    assert built == 2
+    assert {c.kwargs["student"].pk for c in build.call_args_list} == {played[1].pk, played[2].pk}
+
+
+def test_a_report_for_an_erased_student_is_skipped(played):
+    assert tasks.build_student_report.delay(999_999, WEEK.isoformat()).get() is None
+
+
+def test_weekly_schedule_runs_on_monday_morning_in_the_school_time_zone(played, classroom, school):
+    tokyo = factories.school(slug="tokyo", name="Tokyo school")
+    tokyo.time_zone = "Asia/Tokyo"
+    tokyo.save()
+    factories.student(classroom=factories.classroom(school=tokyo), name="Yuki")
+    # Monday 07:05 in Paris is 15:05 in Tokyo: only the Paris school's classes are queued.
+    monday_morning = paris(2026, 11, 23, 7, 5)
+    with mock.patch.object(tasks.build_class_reports, "delay") as delay:
+        assert tasks.schedule_weekly_reports(now=monday_morning.isoformat()) == 1
+    args, kwargs = delay.call_args
+    assert args == (classroom.pk, "2026-11-16")
+    assert datetime.fromisoformat(kwargs["skip_built_since"]) == paris(2026, 11, 23, 0, 0)
+    # Sunday evening and Monday afternoon: nothing.
+    with mock.patch.object(tasks.build_class_reports, "delay") as delay:
+        assert tasks.schedule_weekly_reports(now=paris(2026, 11, 22, 20, 5).isoformat()) == 0
+        assert tasks.schedule_weekly_reports(now=paris(2026, 11, 23, 14, 5).isoformat()) == 0
+    delay.assert_not_called()
+
+
+def test_weekly_schedule_builds_then_leaves_complete_classes_alone(played, classroom):
+    from django.core.cache import cache
+
+    monday_morning = paris(2026, 11, 23, 6, 5)
+    assert tasks.schedule_weekly_reports(now=monday_morning.isoformat()) == 1  # eager: built now
+    assert WeeklyReport.objects.filter(week_start=WEEK).count() == 3
+    cache.clear()
+    assert tasks.schedule_weekly_reports(now=(monday_morning + timedelta(hours=1)).isoformat()) == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_real_worker_builds_a_report_from_the_redis_queue(celery_worker):
+    school = factories.school()
+    teacher = factories.teacher(school=school)
+    classroom = factories.classroom(school=school, teachers=[teacher])
+    anna = factories.student(classroom=classroom, name="Anna")
+    g = game(classroom=classroom, students=[anna], started_at=paris(2026, 11, 17, 9, 0), minutes=20)
+    for k in range(4):
+        play(anna, g, paris(2026, 11, 17, 9, k), skills=("addsub_10",), ok=k < 3, reaction_ms=4000)
+
+    result = tasks.build_student_report.delay(anna.pk, WEEK.isoformat())
+    report_id = result.get(timeout=30)
+    report = WeeklyReport.objects.get(pk=report_id)
+    assert report.student_id == anna.pk
+    assert report.data["week"]["skills"]["addsub_10"] == {"n": 4, "right": 3, "accuracy": 0.75,
+                                                          "median_ms": 4000}
