@@ -69,7 +69,7 @@ class Countdown:
     total: int
 
 
-def table_context(*, game: Game, seat: Seat | None) -> dict[str, Any]:
+def table_context(*, game: Game, seat: Seat | None, since: int | None = None) -> dict[str, Any]:
     """Everything the table page shows to one seat (never the draw pile, R1.5)."""
     seats = list(Seat.objects.filter(game=game).order_by("position"))
     position = seat.position if seat is not None else None
@@ -84,9 +84,17 @@ def table_context(*, game: Game, seat: Seat | None) -> dict[str, Any]:
     rules = view["rules"]
     legal = list(view["legal"]) if game.status == Game.Status.RUNNING and not (seat and seat.bot) else []
     me = view["seats"][position] if position is not None else None
-    last = Move.objects.filter(game=game).order_by("-number").only("events", "number").first()
-    news = events_sentences(last.events, players) if last else []
-    if not last:
+    # What happened since the version this tablet saw (several moves after a Wi-Fi gap), else
+    # the last move: told in words on every tablet.
+    recent = list(Move.objects.filter(game=game).order_by("-number").only("events", "number")[:8])
+    if since is not None and since < game.version:
+        recent = [m for m in recent if m.number > since] or recent[:1]
+    else:
+        recent = recent[:1]
+    recent.reverse()
+    recent_events = [e for m in recent for e in m.events]
+    news = events_sentences(recent_events, players)
+    if not recent:
         news = [_start_sentence(players, state.config.starter)]
     countdown = None
     timer = view.get("timer")
@@ -116,10 +124,13 @@ def table_context(*, game: Game, seat: Seat | None) -> dict[str, Any]:
         operator_keys=keys, pending=pending,
         pending_text=(pending or {}).get("text", "").replace("*", "×").replace("/", "÷"),
         my_turn=bool(legal) and ("announce" in legal or "nothing" in legal),
+        can_build="announce" in legal,
+        pending_who=players[pending["seat"]] if pending else "",
+        challenge_name=players[view["challenge"]["challenger"]] if view.get("challenge") else "",
         can_place={p for p, e in (("pevar", "PEVAR"), ("pemp", "PEMP"), ("daou", "DAOU")) if e in events},
         active_name=players[view["active"]] if view["phase"] != "over" else "",
         challenge=view.get("challenge"),
-        lesson=_lesson(last.events if last else [], position),
+        lesson=_lesson(recent_events, position),
         bot_seats={s.position for s in seats if s.bot},
         show_steps=bool(rules.get("show_steps")),
         is_over=game.status in DONE_STATUSES,

@@ -1,5 +1,18 @@
-"""URLs of the games app."""
-from django.urls import path  # noqa: F401
+"""URLs of the games app: tablet sign-in, the student's home, the game table."""
+from django.urls import path
+
+from . import signin, views
 
 app_name = "games"
-urlpatterns: list = []
+urlpatterns = [
+    path("tablet/", signin.tablet_signin, name="tablet_signin"),
+    path("tablet/forget/", signin.tablet_forget, name="tablet_forget"),
+    path("tablet/student/<int:student_id>/", signin.tablet_pictures, name="tablet_pictures"),
+    path("tablet/done/", signin.student_signout, name="student_signout"),
+    path("me/", views.student_home, name="student_home"),
+    path("me/practice/", views.practice_start, name="practice_start"),
+    path("play/<int:game_id>/", views.table, name="table"),
+    path("play/<int:game_id>/move/", views.table_move, name="table_move"),
+    path("play/<int:game_id>/log/", views.table_moves, name="table_log"),
+    path("play/<int:game_id>/stop/", views.practice_stop, name="practice_stop"),
+]

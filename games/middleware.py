@@ -1,0 +1,63 @@
+"""Signs a student out of a shared tablet after the class's idle time, except during a game."""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import timedelta
+
+from django.contrib import messages
+from django.contrib.auth import logout
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from games.models import Game, Seat
+from games.signin import SEEN_KEY, SESSION_KEY
+
+# Background polls (the home page watching for a game) are not a child's activity.
+POLL_HEADER = "HTTP_X_KAVET_POLL"
+# Write the last-activity time at most this often: a session write on every poll costs.
+SEEN_RESOLUTION = 30
+# A game waiting this long to start no longer keeps anyone signed in.
+OPEN_GAME_HOURS = 6
+
+
+def in_open_game(user_id: int) -> bool:
+    since = timezone.now() - timedelta(hours=OPEN_GAME_HOURS)
+    return Seat.objects.filter(
+        student__user_id=user_id, bot="",
+        game__status__in=(Game.Status.SETUP, Game.Status.RUNNING, Game.Status.PAUSED),
+        game__created_at__gte=since,
+    ).exists()
+
+
+class StudentIdleMiddleware:
+    """Reads only the session on the common path: no database query unless the idle time passed."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        session = getattr(request, "session", None)
+        info = session.get(SESSION_KEY) if session is not None else None
+        if info:
+            now = time.time()
+            seen = session.get(SEEN_KEY, now)
+            idle = max(1, int(info.get("idle") or 10)) * 60
+            user_id = session.get("_auth_user_id")
+            if now - seen > idle and not (user_id and in_open_game(int(user_id))):
+                logout(request)
+                target = reverse("games:tablet_signin")
+                if request.headers.get("HX-Request"):
+                    response = HttpResponse(status=204)
+                    response["HX-Redirect"] = target
+                    return response
+                messages.info(request, _("You were signed out because the tablet was not used for a while."))
+                return redirect(target)
+            polling = POLL_HEADER in request.META
+            in_game = polling and user_id and now - seen > idle / 2 and in_open_game(int(user_id))
+            if (not polling or in_game) and now - seen > SEEN_RESOLUTION:
+                session[SEEN_KEY] = now
+        return self.get_response(request)

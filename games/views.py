@@ -1,0 +1,214 @@
+"""The students' pages: their home, practice games, and the live game table (HTMX polling)."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from games import selectors, services
+from games.forms import PracticeForm
+from games.messages import refusal_message
+
+from .models import Game, Move
+
+SEATS_KEY = "kv_seats"  # {game id: seat position}, set after the full permission check
+MAX_FIELD = 4000
+
+
+def _student_or_redirect(request: HttpRequest):
+    student = selectors.student_of(request.user)
+    if student is None:
+        return None, redirect("games:tablet_signin")
+    return student, None
+
+
+@require_GET
+def student_home(request: HttpRequest) -> HttpResponse:
+    """Their running game (one tap to rejoin), a practice game, their recent results."""
+    student, response = _student_or_redirect(request)
+    if response:
+        return response
+    ctx = {
+        "student": student,
+        "open_game": selectors.open_game_for_student(student=student),
+        "results": selectors.recent_results(student=student),
+        "form": PracticeForm(),
+    }
+    template = "games/student_home.html#current" if request.htmx else "games/student_home.html"
+    return render(request, template, ctx)
+
+
+@require_POST
+def practice_start(request: HttpRequest) -> HttpResponse:
+    """A practice game against computer players at the student's own level, started at once."""
+    student, response = _student_or_redirect(request)
+    if response:
+        return response
+    existing = selectors.open_game_for_student(student=student)
+    if existing is not None:
+        messages.info(request, _("Finish your game first."))
+        return redirect("games:table", game_id=existing.pk)
+    form = PracticeForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Choose how many computer players and how strong."))
+        return redirect("games:student_home")
+    bots = int(form.cleaned_data["computers"])
+    strength = form.cleaned_data["strength"]
+    players: list[dict[str, Any]] = [{"student": student}]
+    players += [{"bot": strength, "name": _("Computer %(number)d") % {"number": i + 1}} for i in range(bots)]
+    try:
+        game = services.game_create(
+            school=student.classroom.school, classroom=student.classroom, players=players,
+            settings={}, created_by=request.user, kind=Game.Kind.PRACTICE, label=_("Practice"),
+        )
+        services.game_start(game=game, by=request.user)
+    except services.GameError as exc:
+        messages.error(request, exc.message)
+        return redirect("games:student_home")
+    return redirect("games:table", game_id=game.pk)
+
+
+@require_POST
+def practice_stop(request: HttpRequest, game_id: int) -> HttpResponse:
+    """A student may stop their own practice game (never a class game)."""
+    game, seat = selectors.game_for_seat(user=request.user, game_id=game_id)
+    if game.kind != Game.Kind.PRACTICE:
+        raise Http404("only practice games can be stopped by a student")
+    try:
+        services.game_end(game=game, by=request.user)
+    except services.GameError as exc:
+        messages.info(request, exc.message)
+    return redirect("games:student_home")
+
+
+def _poll_unchanged(request: HttpRequest, game_id: int) -> bool:
+    """The cheap path of a poll: one indexed lookup, no rendering, when nothing changed.
+
+    Trusts the seat remembered in the session by a full permission check on this game.
+    """
+    seats = request.session.get(SEATS_KEY) or {}
+    if str(game_id) not in seats or not request.session.get("_auth_user_id"):
+        return False
+    row = (Game.objects.filter(pk=game_id)
+           .values_list("version", "status", "timer_deadline", "bot_due_at").first())
+    if row is None:
+        return False
+    version, status, deadline, bot_due = row
+    now = timezone.now()
+    if status == Game.Status.RUNNING and ((deadline and deadline <= now) or (bot_due and bot_due <= now)):
+        # A time limit ran out or a computer player is due: apply it on this request (R4.9, R5.1).
+        if services.game_tick(game_id=game_id, now=now):
+            return False
+    return request.GET.get("v") == str(version) and request.GET.get("s") == status
+
+
+def _remember_seat(request: HttpRequest, game: Game, position: int) -> None:
+    seats = request.session.get(SEATS_KEY) or {}
+    if seats.get(str(game.pk)) != position:
+        # Only the few latest games: the session stays small.
+        seats = dict(list(seats.items())[-4:])
+        seats[str(game.pk)] = position
+        request.session[SEATS_KEY] = seats
+
+
+def _since(request: HttpRequest) -> int | None:
+    try:
+        return int(request.GET.get("v", ""))
+    except ValueError:
+        return None
+
+
+@require_GET
+def table(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The game table: the whole page, or for HTMX the board; 204 when a poll has nothing new."""
+    if request.htmx and "v" in request.GET and _poll_unchanged(request, game_id):
+        return HttpResponse(status=204)
+    game, seat = selectors.game_for_seat(user=request.user, game_id=game_id)
+    _remember_seat(request, game, seat.position)
+    if request.htmx and "v" in request.GET:
+        services.game_tick(game_id=game.pk)  # cheap when nothing is due
+        game.refresh_from_db()
+    ctx = selectors.table_context(game=game, seat=seat, since=_since(request) if request.htmx else None)
+    return render(request, "games/table.html#board" if request.htmx else "games/table.html", ctx)
+
+
+def _int(value: Any, default: int | None = None) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def _parse_move(data: QueryDict) -> dict[str, Any] | None:
+    """The move a tablet posted, or None when it can't be read. The seat never comes from here."""
+    kind = data.get("type", "")
+    if kind in ("chwech_yes", "chwech_no"):
+        return {"type": "chwech", "use": kind == "chwech_yes"}  # R7.7: the second chance
+    if kind not in services.PLAYER_MOVES - {"chwech"}:
+        return None
+    move: dict[str, Any] = {"type": kind}
+    if kind != "announce":
+        return move
+    text = (data.get("text") or "").strip()[:MAX_FIELD]
+    raw_tokens = (data.get("tokens") or "").strip()[:MAX_FIELD]
+    if text:
+        move["text"] = text
+    elif raw_tokens:
+        try:
+            tokens = json.loads(raw_tokens)
+            x_values = json.loads(data.get("x_values") or "{}")
+        except ValueError:
+            return None
+        if not isinstance(tokens, list) or not isinstance(x_values, dict):
+            return None
+        move["tokens"] = tokens
+        move["x_values"] = x_values
+    else:
+        return {"type": "announce", "empty": True}
+    place = data.get("place") or None
+    if place is not None:
+        move["place"] = place
+    return move
+
+
+@require_POST
+def table_move(request: HttpRequest, game_id: int) -> HttpResponse:
+    """A move from a tablet, posted with the version the player saw (R5.1: first call wins)."""
+    game, seat = selectors.game_for_seat(user=request.user, game_id=game_id)
+    seen = _int(request.POST.get("seen_version"), -1)
+    move = _parse_move(request.POST)
+    if move is None:
+        outcome = services.MoveOutcome(applied=False, game=game, refusal_code="bad_move",
+                                       message=refusal_message("bad_move"))
+    elif move.pop("empty", False):
+        outcome = services.MoveOutcome(applied=False, game=game, refusal_code="empty",
+                                       message=refusal_message("empty"))
+    else:
+        outcome = services.move_submit(game_id=game.pk, seat=seat.position, move=move,
+                                       seen_version=seen, by=request.user)
+    if not request.htmx:
+        if outcome.message:
+            messages.warning(request, outcome.message)
+        return redirect("games:table", game_id=game.pk)
+    game = outcome.game
+    ctx = selectors.table_context(game=game, seat=seat, since=seen if outcome.applied else None)
+    ctx.update(flash=outcome.message, applied=outcome.applied, refused=not outcome.applied)
+    return render(request, "games/table.html#board", ctx)
+
+
+@require_GET
+def table_moves(request: HttpRequest, game_id: int) -> HttpResponse:
+    """What happened so far at this table, in words (the log a child can read back)."""
+    game, seat = selectors.game_for_seat(user=request.user, game_id=game_id)
+    players = list((game.config or {}).get("players") or [])
+    from games.messages import events_sentences
+
+    log = [(m.number, events_sentences(m.events, players))
+           for m in Move.objects.filter(game=game).order_by("-number")[:40]]
+    return render(request, "games/table_log.html", {"game": game, "log": log})
