@@ -5,6 +5,7 @@ from .checker import check_operation
 from .errors import INVALID_CODES, WRONG_CODES, EngineError, Refusal
 from .operations import Operation, Verdict
 from .rules import RuleSet, combine_levels, ruleset_for_players
+from .skills import SKILLS, skills_of
 from .solver import best_operation, can_make, find_operation
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "Operation",
     "Refusal",
     "RuleSet",
+    "SKILLS",
     "Verdict",
     "best_operation",
     "build_deck",
@@ -26,4 +28,5 @@ __all__ = [
     "combine_levels",
     "find_operation",
     "ruleset_for_players",
+    "skills_of",
 ]

@@ -1,0 +1,217 @@
+"""Tests for reading announcements: typed text and tablet tokens (RULES.md R3.1, R3.2)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from games.engine import RuleSet, Verdict, check_operation
+from games.engine.parser import MAX_INPUT_LENGTH, ParseFailure, parse_announcement
+
+TIER1, TIER2, TIER3 = RuleSet(tier=1), RuleSet(tier=2), RuleSet(tier=3)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(8-5)*6=18",
+        "(8 − 5) × 6 = 18",
+        "(8 - 5) · 6 = 18",
+        "(8 - 5) x 6 = 18",
+        "8 − 5 = 3, 3 × 6 = 18",
+        "8 - 5 = 3; 3 * 6 = 18",
+        "8 - 5 = 3\n3 * 6 = 18",
+        "8-5=3 3*6=18",
+        "18 = (8 - 5) * 6",
+        "  ( 8\u00a0-\u20095 )*6 =18 ",
+    ],
+)
+def test_ways_of_writing_the_same_operation(text: str) -> None:
+    # R3.2: the step form "8 − 5 = 3, 3 × 6 = 18" is the same operation as "(8 − 5) × 6 = 18";
+    # Unicode − × · and a spoken "x" for times are read like - and *.
+    verdict = check_operation(text, [8, 5, 18, 6], TIER2)
+    assert verdict.ok, verdict
+    assert verdict.operation is not None
+    assert verdict.operation.text == "(8 - 5) * 6 = 18"
+    assert verdict.operation.steps == ("8 - 5 = 3", "3 * 6 = 18")
+
+
+def test_division_signs() -> None:
+    # R2.2 tier 2: ÷ and the ":" of French and German schools mean divide.
+    for text in ("12 ÷ 4 = 3", "12 : 4 = 3", "12/4=3"):
+        assert check_operation(text, [12, 4, 3], TIER2).ok
+
+
+def test_step_results_are_not_cards() -> None:
+    # R3.2: the named step result 3 is not a card, even when a 3 lies on the table.
+    verdict = check_operation("8 - 5 = 3, 3 * 6 = 18", [8, 5, 6, 18, 3], TIER2)
+    assert verdict.ok and verdict.operation is not None
+    assert 4 not in verdict.operation.positions
+    # ...but a second 3 in a later step is the card.
+    verdict = check_operation("8 - 5 = 3, 3 + 3 = 6", [8, 5, 3, 6], TIER1)
+    assert verdict.ok and verdict.operation is not None
+    assert sorted(verdict.operation.positions) == [0, 1, 2, 3]
+
+
+def test_a_step_result_must_be_used() -> None:
+    # R3.2: steps form one operation; a loose step does not.
+    verdict = check_operation("8 - 5 = 3, 2 + 6 = 8", [8, 5, 2, 6, 8], TIER1)
+    assert (verdict.kind, verdict.code, verdict.params["reason"]) == (
+        "invalid",
+        "parse_error",
+        "step_unused",
+    )
+
+
+def test_negative_step_results_at_tier_3() -> None:
+    # R2.2 tier 3: negative intermediate results are allowed, and may be named in steps.
+    assert check_operation("3 - 8 = -5, -5 + 10 = 5", [3, 8, 10, 5], TIER3).ok
+
+
+def test_precedence_and_right_associative_powers() -> None:
+    # R3.2: standard precedence; ^ groups to the right: 2^3^2 = 2^9 = 512, not 64.
+    assert check_operation("2 + 3 * 4 = 14", [2, 3, 4, 14], TIER2).ok
+    verdict = check_operation("2 ^ 3 ^ 2 = 8", [2, 3, 2, 8], TIER3)
+    assert (verdict.code, verdict.params["value"]) == ("wrong_result", "512")
+    assert check_operation("(2 ^ 3) ^ 1 = 8", [2, 3, 1, 8], TIER3).ok
+
+
+def test_structured_tokens_match_cards_by_position() -> None:
+    # R3.1: a tablet sends card positions and operator keys.
+    tokens = [
+        {"op": "("},
+        {"card": 0},
+        {"op": "-"},
+        {"card": 1},
+        {"op": ")"},
+        {"op": "×"},
+        {"card": 3},
+        {"op": "="},
+        {"card": 2},
+    ]
+    verdict = check_operation(tokens, [8, 5, 18, 6], TIER2)
+    assert verdict.ok and verdict.operation is not None
+    assert verdict.operation.positions == (0, 1, 3, 2)
+
+
+def test_structured_step_form() -> None:
+    # R3.2: in tokens, a named step result is {"num": v}.
+    tokens = [
+        {"card": 0},
+        {"op": "-"},
+        {"card": 1},
+        {"op": "="},
+        {"num": 3},
+        {"num": 3},
+        {"op": "*"},
+        {"card": 3},
+        {"op": "="},
+        {"card": 2},
+    ]
+    verdict = check_operation(tokens, [8, 5, 18, 6], TIER2)
+    assert verdict.ok and verdict.operation is not None
+    assert verdict.operation.text == "(8 - 5) * 6 = 18"
+
+
+def test_x_values_in_text_and_tokens() -> None:
+    # R3.4: each X card gets its own value, named in the text or sent with the tokens.
+    verdict = check_operation("X + X = 7 (X=3, X=4)", ["X", 7, "X"], TIER1)
+    assert verdict.ok and verdict.operation is not None
+    assert verdict.operation.x_values == {0: 3, 2: 4}
+    assert check_operation("X + 3 = 7, X = 4", ["X", 3, 7], TIER1).ok
+    tokens = [{"card": 0}, {"op": "+"}, {"card": 1}, {"op": "="}, {"card": 2}]
+    assert check_operation(tokens, ["X", 3, 7], TIER1, x_values={0: 4}).ok
+    assert check_operation(tokens, ["X", 3, 7], TIER1, x_values={"0": 4}).ok  # JSON keys
+    assert check_operation("X + 3 = 7", ["X", 3, 7], TIER1, x_values={0: 4}).ok
+
+
+def test_parser_builds_trees() -> None:
+    parsed = parse_announcement("13 = 8 + 5")
+    assert parsed.result == ("num", 13)
+    assert parsed.expression == ("op", "+", ("num", 8), ("num", 5))
+    with pytest.raises(ParseFailure):
+        parse_announcement("8 + (5 = 13")
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("", "parse_error"),
+        ("   ", "parse_error"),
+        ("8 +", "parse_error"),
+        ("8 + 5", "parse_error"),
+        ("(8 + 5 = 13", "parse_error"),
+        ("8 + 5) = 13", "parse_error"),
+        ("8 + 5 = 13 = 13", "parse_error"),
+        ("8 5 = 13", "parse_error"),
+        ("-8 + 21 = 13", "parse_error"),
+        ("8 + 5 = 6 + 7", "parse_error"),
+        ("(" * 100 + "8" + ")" * 100 + "+5=13", "parse_error"),
+        ("8 + 5 = 13\x00", "unknown_character"),
+        ("8 + 5 = 13 €", "unknown_character"),
+        ("٨ + ٥ = ١٣", "digit_not_ascii"),
+        ("８ + 5 = 13", "digit_not_ascii"),
+        ("2² = 4", "digit_not_ascii"),
+        ("8 + 5 = 13" + " " * MAX_INPUT_LENGTH, "input_too_long"),
+        ("1" * 10_000_000, "input_too_long"),
+    ],
+)
+def test_bad_text_gets_an_invalid_verdict(text: str, code: str) -> None:
+    # R3.5: input that does not parse is refused (invalid), with a stable code.
+    verdict = check_operation(text, [8, 5, 13, 6, 7, 2, 4], TIER3)
+    assert (verdict.ok, verdict.kind, verdict.code) == (False, "invalid", code)
+
+
+@pytest.mark.parametrize(
+    "tokens",
+    [
+        [],
+        b"not a list",
+        [{"card": 0}, {"op": "?"}],
+        [{"card": "0"}],
+        [{"card": 0, "op": "+"}],
+        [1, 2, 3],
+        [{"num": 3}, {"op": "+"}, {"card": 1}, {"op": "="}, {"card": 2}],
+        [{"card": 0}] * 1000,
+    ],
+)
+def test_bad_tokens_get_an_invalid_verdict(tokens: object) -> None:
+    # R3.5: malformed tablet input is refused, never a crash.
+    verdict = check_operation(tokens, [8, 5, 13], TIER2)
+    assert verdict.kind == "invalid"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=60))
+def test_any_text_gets_a_verdict(text: str) -> None:
+    # R3.5: any string at all gets a verdict with a code; nothing else escapes.
+    verdict = check_operation(text, [8, 5, 13, "X", 2, 0], TIER3)
+    assert isinstance(verdict, Verdict)
+    assert verdict.ok or verdict.code
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789+-*/^()=xX,; ", max_size=40))
+def test_any_formula_like_text_gets_a_verdict(text: str) -> None:
+    # R3.5, at every tier: arithmetic-looking noise is judged, never crashes.
+    for rules in (TIER1, TIER2, TIER3):
+        verdict = check_operation(text, [8, 5, 13, "X", 2, 0, 1, 20, 3], rules)
+        assert verdict.ok or verdict.kind in ("invalid", "wrong")
+
+
+_TOKEN = st.one_of(
+    st.builds(lambda p: {"card": p}, st.integers(-2, 8)),
+    st.builds(lambda o: {"op": o}, st.sampled_from(list("+-*/^()=,"))),
+    st.builds(lambda n: {"num": n}, st.integers(-30, 30)),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_TOKEN, max_size=15), st.dictionaries(st.integers(0, 6), st.integers(-5, 500)))
+def test_any_tokens_get_a_verdict(
+    tokens: list[dict[str, object]], x_values: dict[int, int]
+) -> None:
+    # R3.5: any token sequence from a tablet is judged, never crashes.
+    verdict = check_operation(tokens, [8, 5, 13, "X", 2, "X", 3], TIER3, x_values=x_values)
+    assert verdict.ok or verdict.kind in ("invalid", "wrong")

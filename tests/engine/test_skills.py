@@ -1,0 +1,36 @@
+"""Tests for the skills an operation shows (progress reports)."""
+
+from __future__ import annotations
+
+from games.engine import SKILLS, RuleSet, check_operation, skills_of
+
+TIER1, TIER2, TIER3 = RuleSet(tier=1), RuleSet(tier=2), RuleSet(tier=3)
+
+
+def _skills(text: str, cards: list[int | str], rules: RuleSet) -> frozenset[str]:
+    verdict = check_operation(text, cards, rules)
+    assert verdict.ok and verdict.operation is not None, verdict
+    found = skills_of(verdict.operation, rules)
+    assert found <= set(SKILLS)
+    return found
+
+
+def test_add_and_subtract_within_10_and_20() -> None:
+    # R2.1, R2.2 tier 1: the two number ranges are separate skills.
+    assert _skills("3 + 4 = 7", [3, 4, 7], TIER1) == {"addsub_10"}
+    assert _skills("13 - 4 = 9", [13, 4, 9], TIER1) == {"addsub_20"}
+
+
+def test_four_operations_and_steps() -> None:
+    # R2.2 tier 2.
+    assert _skills("3 * 4 = 12", [3, 4, 12], TIER2) == {"mult"}
+    assert _skills("12 / 4 = 3", [12, 4, 3], TIER2) == {"div"}
+    assert _skills("(8 - 5) * 6 = 18", [8, 5, 6, 18], TIER2) == {"addsub_10", "mult", "multi_step"}
+
+
+def test_fractions_powers_and_joker() -> None:
+    # R2.2 tier 3 and R3.4 (X cards).
+    assert "frac_pow" in _skills("2 ^ 3 = 8", [2, 3, 8], TIER3)
+    assert "frac_pow" in _skills("7 / 2 * 2 = 7", [7, 2, 2, 7], TIER3)
+    assert "frac_pow" not in _skills("6 / 2 * 2 = 6", [6, 2, 2, 6], TIER3)
+    assert "joker" in _skills("X + 3 = 7 (X=4)", ["X", 3, 7], TIER1)

@@ -1,0 +1,249 @@
+"""Tests for the solver: exact "anything to do?", the largest trick, targets (RULES.md R3, R9.4)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import cache
+from itertools import combinations, product
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from games.engine import RuleSet, best_operation, can_make, check_operation, find_operation
+
+TIER1, TIER2, TIER3 = RuleSet(tier=1), RuleSet(tier=2), RuleSet(tier=3)
+# Narrow bounds keep X cards' values few enough to enumerate by brute force.
+SMALL_X_RULES = [RuleSet(max_number=10, tier=1, bound=10), RuleSet(max_number=10, tier=2, bound=12)]
+
+
+# --- A reference written straight from R2.2, as slow and plain as possible -------------------
+
+
+def _apply(sym: str, a: Fraction, b: Fraction, rules: RuleSet) -> Fraction | None:
+    if sym == "+":
+        v = a + b
+    elif sym == "-":
+        v = a - b
+    elif sym == "*":
+        v = a * b
+    elif sym == "/":
+        if b == 0:
+            return None
+        v = a / b
+    else:
+        if b.denominator != 1 or not 0 <= b <= 10 or (a == 0 and b == 0):
+            return None
+        v = a ** int(b)
+    if rules.tier < 3:
+        return v if v.denominator == 1 and 0 <= v <= (rules.bound or 0) else None
+    return v if abs(v.numerator) <= 10_000 and v.denominator <= 1_000 else None
+
+
+@cache
+def _reachable(values: tuple[Fraction, ...], rules: RuleSet) -> frozenset[Fraction]:
+    """Every value of every expression using all the values once: pick two, combine, repeat."""
+    if len(values) == 1:
+        return frozenset(values)
+    out: set[Fraction] = set()
+    for i, j in combinations(range(len(values)), 2):
+        rest = tuple(v for k, v in enumerate(values) if k not in (i, j))
+        for sym in rules.operators or "":
+            for a, b in ((values[i], values[j]), (values[j], values[i])):
+                v = _apply(sym, a, b, rules)
+                if v is not None:
+                    out |= _reachable(tuple(sorted((*rest, v))), rules)
+    return frozenset(out)
+
+
+def _brute_largest(cards: list[int | str], rules: RuleSet) -> int:
+    """The most cards any correct operation wins (0 when there is nothing to do)."""
+    xs = range(rules.x_low, rules.x_high + 1)
+    best = 0
+    for r in range(len(cards)):
+        others = [c for k, c in enumerate(cards) if k != r]
+        for size in range(2, len(others) + 1):
+            if size + 1 <= best:
+                continue
+            for combo in combinations(others, size):
+                n_x = sum(c == "X" for c in combo)
+                for chosen in product(xs, repeat=n_x):
+                    it = iter(chosen)
+                    values = tuple(sorted(Fraction(next(it) if c == "X" else c) for c in combo))
+                    reach = _reachable(values, rules)
+                    if cards[r] == "X":
+                        ok = any(
+                            v.denominator == 1 and rules.x_low <= v <= rules.x_high for v in reach
+                        )
+                    else:
+                        ok = Fraction(cards[r]) in reach
+                    if ok:
+                        best = max(best, size + 1)
+                        break
+    return best
+
+
+def _assert_checked(
+    op: object, cards: list[int | str], rules: RuleSet, held: list[int | str]
+) -> None:
+    """R9.4: whatever the solver finds, the checker accepts, by text and by positions."""
+    assert op is not None
+    available = [*cards, *held]
+    verdict = check_operation(op.text, available, rules)  # type: ignore[attr-defined]
+    assert verdict.ok, (op, verdict)
+    tokens_ok = check_operation(
+        _tokens(op.text, op.positions, available),  # type: ignore[attr-defined]
+        available,
+        rules,
+        x_values=op.x_values,  # type: ignore[attr-defined]
+    )
+    assert tokens_ok.ok, (op, tokens_ok)
+
+
+def _tokens(
+    text: str, positions: tuple[int, ...], available: list[int | str]
+) -> list[dict[str, object]]:
+    """The tablet form of a canonical text, card by card in order of appearance."""
+    body = text.split(" (X=")[0]
+    out: list[dict[str, object]] = []
+    queue = list(positions)
+    for part in body.replace("(", " ( ").replace(")", " ) ").split():
+        if part in "+-*/^()=":
+            out.append({"op": part})
+        else:
+            out.append({"card": queue.pop(0)})
+    return out
+
+
+# --- Examples --------------------------------------------------------------------------------
+
+
+def test_contract_examples() -> None:
+    # R4.3: "is there anything to do?"
+    op = find_operation([8, 5, 13, 6], TIER2)
+    assert op is not None and op.cards[-1] == op.value
+    assert op.n_operands == 2  # small operations first
+    assert find_operation([1, 7, 19], TIER1) is None
+    assert find_operation([2, 9, 20], TIER2) is None
+
+
+def test_find_is_none_with_fewer_than_three_cards() -> None:
+    # R3.1: a trick has at least three cards.
+    assert find_operation([4, 4], TIER1) is None
+    assert find_operation(["X", "X"], TIER3) is None
+
+
+def test_held_cards_come_after_the_table() -> None:
+    # R3.1, R7.4: the player's held cards are theirs to use; positions follow the table's.
+    op = find_operation([8, 5], TIER1, held=[13])
+    assert op is not None and 2 in op.positions
+    _assert_checked(op, [8, 5], TIER1, [13])
+
+
+def test_best_takes_the_largest_trick() -> None:
+    # R8.2 (hard players), R5.6 (the lesson): as many cards as possible.
+    op = best_operation([8, 5, 13, 6, 3], TIER2)
+    assert op is not None and op.n_cards == 5
+    _assert_checked(op, [8, 5, 13, 6, 3], TIER2, [])
+    assert best_operation([8, 5, 13, 6, 2], TIER2).n_cards == 4  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "rules", [TIER1, TIER2, TIER3, RuleSet(tier=2, operators="/"), RuleSet(tier=3, operators="/^")]
+)
+@pytest.mark.parametrize("others", [(5, 6), (0, 0), (20, 19), (7, 3), ("X", 9), ("X", "X")])
+def test_x_and_two_cards_always_make_an_operation(
+    rules: RuleSet, others: tuple[int | str, ...]
+) -> None:
+    # R3.4: with X and two other cards there is always something to do.
+    cards: list[int | str] = ["X", *others]
+    op = find_operation(cards, rules)
+    _assert_checked(op, cards, rules, [])
+    best = best_operation(cards, rules)
+    _assert_checked(best, cards, rules, [])
+
+
+def test_x_values_meet_the_tier() -> None:
+    # R3.4: an X value is within 0..bound at tiers 1-2.
+    rules = RuleSet(tier=2, bound=30)
+    op = best_operation(["X", 20, 20, 19], rules)
+    assert op is not None
+    assert all(0 <= v <= 30 for v in op.x_values.values())
+    _assert_checked(op, ["X", 20, 20, 19], rules, [])
+
+
+def test_can_make() -> None:
+    # R3.1: at least two operands; use_all for games such as the 24 game.
+    assert can_make(
+        [3, 3, 8, 8], 24, RuleSet(max_number=20, tier=3, operators="+-*/"), use_all=True
+    )
+    assert not can_make([3, 3, 8, 8], 24, RuleSet(tier=2), use_all=True)  # needs 8/(3-8/3)
+    assert can_make([3, 3, 8, 8], 24, RuleSet(tier=2))  # 3 * 8 from two of them
+    assert not can_make([7], 7, TIER1)
+    assert can_make([1, 2, 3, 4], 10, TIER1, use_all=True)
+    assert not can_make([1, 2, 3, 4], 9, TIER1, use_all=True)  # parity: 1+2+3+4 is even
+    assert can_make(["X", 4], 9, TIER1)
+    assert can_make(["X", 4], 9, TIER3)
+
+
+# --- Properties: R9.4 over random tables -----------------------------------------------------
+
+_CARD = st.one_of(st.integers(0, 20), st.just("X"))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(_CARD, min_size=3, max_size=8),
+    st.lists(st.integers(0, 20), max_size=2),
+    st.sampled_from(
+        [TIER1, TIER2, TIER3, RuleSet(tier=2, operators="+*"), RuleSet(tier=3, operators="-/^")]
+    ),
+)
+def test_whatever_the_solver_finds_is_accepted(
+    cards: list[int | str], held: list[int | str], rules: RuleSet
+) -> None:
+    # R9.4: the checker accepts every operation the solver returns.
+    found = find_operation(cards, rules, held=held)
+    best = best_operation(cards, rules, held=held)
+    assert (found is None) == (best is None)
+    if found is not None:
+        _assert_checked(found, cards, rules, held)
+        _assert_checked(best, cards, rules, held)
+        assert best.n_cards >= found.n_cards  # type: ignore[union-attr]
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.integers(0, 12), min_size=3, max_size=5), st.sampled_from([TIER1, TIER2, TIER3]))
+def test_nothing_to_do_is_confirmed_by_brute_force(cards: list[int | str], rules: RuleSet) -> None:
+    # R9.4: a "nothing" from the solver is true, and the largest trick is the largest.
+    largest = _brute_largest(cards, rules)
+    found = find_operation(cards, rules)
+    assert (found is None) == (largest == 0)
+    best = best_operation(cards, rules)
+    assert (best.n_cards if best else 0) == largest
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.one_of(st.integers(0, 10), st.just("X")), min_size=3, max_size=4),
+    st.sampled_from(SMALL_X_RULES),
+)
+def test_x_tables_are_confirmed_by_brute_force(cards: list[int | str], rules: RuleSet) -> None:
+    # R3.4, R9.4: X cards searched exactly at tiers 1-2.
+    largest = _brute_largest(cards, rules)
+    found = find_operation(cards, rules)
+    assert (found is None) == (largest == 0)
+    best = best_operation(cards, rules)
+    assert (best.n_cards if best else 0) == largest
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.integers(1, 9), min_size=2, max_size=4),
+    st.integers(0, 40),
+    st.sampled_from([TIER1, TIER2, TIER3]),
+)
+def test_can_make_agrees_with_brute_force(operands: list[int], target: int, rules: RuleSet) -> None:
+    # R3.1, R9.4: can_make with use_all is exactly "target in the reachable values".
+    expected = Fraction(target) in _reachable(tuple(sorted(Fraction(v) for v in operands)), rules)
+    assert can_make(operands, target, rules, use_all=True) == expected
