@@ -203,3 +203,51 @@ class ClassGameSettingsForm(forms.Form):
             "lesson": lesson, "copies": d["copies"], "x_cards": d["x_cards"],
             "events": bool(d["events"]),
         }
+
+
+def tables_from_post(data, students) -> tuple[list, dict]:
+    """The tables as the teacher arranged them on the page.
+
+    Each present student has a field `table_<id>` (0: not playing); each table `bots_<n>` and
+    `strength_<n>`. A student sent with two different tables is returned in `doubles`, so
+    the page can say so instead of silently picking one.
+    """
+    from .grouping import BOT_STRENGTHS, MAX_PLAYERS, PlannedTable
+
+    by_number: dict[int, PlannedTable] = {}
+    doubles: dict = {}
+    max_tables = max(1, len(students))
+
+    def table(number: int) -> PlannedTable:
+        if number not in by_number:
+            by_number[number] = PlannedTable(number=number)
+        return by_number[number]
+
+    for student in students:
+        numbers = set()
+        for raw in data.getlist(f"table_{student.pk}"):
+            try:
+                number = int(raw)
+            except (TypeError, ValueError):
+                continue
+            if 1 <= number <= max_tables:
+                numbers.add(number)
+        if len(numbers) > 1:
+            doubles[student] = sorted(numbers)
+        for number in sorted(numbers)[:1]:
+            table(number).students.append(student)
+    for key in data:
+        if not key.startswith("bots_"):
+            continue
+        try:
+            number = int(key.removeprefix("bots_"))
+            bots = int(data.get(key) or 0)
+        except ValueError:
+            continue
+        if not 1 <= number <= max_tables or bots == 0:
+            continue
+        t = table(number)
+        t.bots = max(-1, min(bots, MAX_PLAYERS + 1))
+        strength = data.get(f"strength_{number}", "medium")
+        t.bot_strength = strength if strength in BOT_STRENGTHS else ""
+    return [by_number[n] for n in sorted(by_number)], doubles

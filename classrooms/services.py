@@ -591,3 +591,134 @@ def levels_set_each(*, changes: Sequence[tuple[Student, int, int]], by: User | N
         groups.setdefault((number_range, tier), []).append(student)
     return sum(levels_set(students=group, number_range=r, tier=t, by=by)
                for (r, t), group in groups.items())
+
+
+# --- class games -----------------------------------------------------------------------------
+# A class game is a ClassSession with one Game per table. Games are created and run only
+# through games.services; this code arranges the tables and acts on all of them at once.
+
+
+@transaction.atomic
+def class_session_start(
+    *, classroom: Classroom, tables: Sequence, settings: dict, by: User | None = None,
+    starter: str = "first", cap_range: int | None = None, cap_tier: int | None = None,
+    rng: random.Random | None = None,
+):
+    """Create and start a game at every table; all of them, or none with the reasons why.
+
+    `tables` are grouping.PlannedTable rows (students in seat order, computer players after).
+    Each table plays at its weakest student's level (R2.3), lowered by `cap_range`/`cap_tier`.
+    """
+    from games.models import ClassSession
+    from games.services import GameError, game_create, game_start
+
+    from .grouping import table_rules, tables_check
+
+    tables = [t for t in tables if t.students or t.bots]
+    errors = tables_check(tables)
+    if any(s.classroom_id != classroom.pk for t in tables for s in t.students):
+        errors.append(_("Only students of this class can play in its class game."))
+    if errors:
+        raise ValidationError(errors, code="tables_invalid")
+    rng = rng or random.SystemRandom()
+    session = ClassSession.objects.create(
+        classroom=classroom, created_by=by, status=ClassSession.Status.RUNNING,
+        settings={**settings, "starter": starter, "cap_range": cap_range, "cap_tier": cap_tier},
+    )
+    for number, table in enumerate(tables, start=1):
+        rules = table_rules(table.students, cap_range=cap_range, cap_tier=cap_tier)
+        players = [{"student": s} for s in table.students]
+        players += [{"bot": table.bot_strength, "name": ""} for _i in range(table.bots)]
+        table_settings = {
+            **settings, "max_number": rules.max_number, "tier": rules.tier,
+            "starter": rng.randrange(len(players)) if starter == "random" else 0,
+        }
+        try:
+            game = game_create(
+                school=classroom.school, players=players, settings=table_settings,
+                created_by=by, classroom=classroom, session=session, kind="class",
+                label=_("Table %(number)s") % {"number": number},
+            )
+            game_start(game=game, by=by)
+        except GameError as exc:
+            raise ValidationError(
+                _("Table %(number)s: %(reason)s") % {"number": number, "reason": exc.message},
+                code=exc.code) from exc
+    return session
+
+
+def _session_games(session):
+    from games.models import Game
+
+    return list(Game.objects.filter(session=session).order_by("pk"))
+
+
+@transaction.atomic
+def class_session_pause(*, session, by: User | None = None) -> int:
+    """Pause every running table; the number paused."""
+    from games.models import ClassSession, Game
+    from games.services import game_pause
+
+    count = 0
+    for game in _session_games(session):
+        if game.status == Game.Status.RUNNING:
+            game_pause(game=game, by=by)
+            count += 1
+    if session.status == ClassSession.Status.RUNNING:
+        session.status = ClassSession.Status.PAUSED
+        session.save(update_fields=["status"])
+    return count
+
+
+@transaction.atomic
+def class_session_resume(*, session, by: User | None = None) -> int:
+    """Resume every paused table; the number resumed."""
+    from games.models import ClassSession, Game
+    from games.services import game_resume
+
+    count = 0
+    for game in _session_games(session):
+        if game.status == Game.Status.PAUSED:
+            game_resume(game=game, by=by)
+            count += 1
+    if session.status == ClassSession.Status.PAUSED:
+        session.status = ClassSession.Status.RUNNING
+        session.save(update_fields=["status"])
+    return count
+
+
+@transaction.atomic
+def class_session_end(*, session, by: User | None = None) -> int:
+    """End every table still going (scores as they stand); the number ended."""
+    from games.models import ClassSession, Game
+    from games.services import game_end
+
+    count = 0
+    for game in _session_games(session):
+        if game.status not in (Game.Status.FINISHED, Game.Status.ABANDONED):
+            game_end(game=game, by=by)
+            count += 1
+    session.status = ClassSession.Status.FINISHED
+    session.save(update_fields=["status"])
+    return count
+
+
+def class_session_sync(*, session, games: Sequence) -> None:
+    """Mark the class game finished once every table has ended by itself."""
+    from games.models import ClassSession, Game
+
+    over = (Game.Status.FINISHED, Game.Status.ABANDONED)
+    if (session.status != ClassSession.Status.FINISHED and games
+            and all(g.status in over for g in games)):
+        ClassSession.objects.filter(pk=session.pk).update(status=ClassSession.Status.FINISHED)
+        session.status = ClassSession.Status.FINISHED
+
+
+def class_seat_replace(*, game, position: int, strength: str, by: User | None = None):
+    """An absent student's seat is played by a computer player from now on (R8)."""
+    from games.services import GameError, seat_replace_by_bot
+
+    try:
+        return seat_replace_by_bot(game=game, position=position, strength=strength, by=by)
+    except GameError as exc:
+        raise ValidationError(exc.message, code=exc.code) from exc
