@@ -256,8 +256,6 @@ def game_start(*, game: Game, by: User | None = None) -> Game:
             raise _engine_error(exc) from exc
         now = timezone.now()
         bots = _bots_by_seat(game)
-        for position in bots:
-            state.bots[position] = bots[position]
         game.state = state.to_dict()
         game.version = state.version
         game.status = Game.Status.FINISHED if state.is_over else Game.Status.RUNNING
