@@ -13,11 +13,16 @@ from .operations import CardValue, Operation
 from .rules import MAX_DENOMINATOR, MAX_EXPONENT, MAX_NUMERATOR, RuleSet
 
 X = -1  # an X card inside a multiset of card values (cards themselves are never negative)
-_CACHE_LIMIT = 400_000
+# Memory bounds for the memo of a long-running server process: a tiers 1-2 entry is one int
+# of at most 401 bits (~100 bytes); a tier 3 entry is a set of up to thousands of fractions,
+# so that memo is bounded by the values it holds (~50 MB at most).
+_CACHE_LIMIT = 200_000
+_SET_VALUES_LIMIT = 500_000
 
 # Reachable values of a multiset of cards, shared by every call with the same rules: tables
 # repeat sub-multisets constantly, within one search and from one turn to the next.
 _caches: dict[tuple[Any, ...], dict[tuple[int, ...], Any]] = {}
+_set_values: dict[tuple[Any, ...], list[int]] = {}  # values held in each tier 3 memo
 
 
 def _rules_key(rules: RuleSet) -> tuple[Any, ...]:
@@ -27,6 +32,7 @@ def _rules_key(rules: RuleSet) -> tuple[Any, ...]:
 def clear_caches() -> None:
     """Forget every memoised reachable set (for benchmarks that want a cold start)."""
     _caches.clear()
+    _set_values.clear()
 
 
 def _bits(mask: int) -> list[int]:
@@ -178,6 +184,7 @@ class _SetArithmetic:
         self.rules = rules
         self.ops = rules.operators or ""
         self.cache = _caches.setdefault(_rules_key(rules), {})
+        self.held_values = _set_values.setdefault(_rules_key(rules), [0])
 
     def apply(self, sym: str, a: Value, b: Value) -> Value | None:
         if sym == "+":
@@ -223,8 +230,10 @@ class _SetArithmetic:
                                 if v is not None:
                                     out.add(v)
             result = frozenset(out)
-        if len(cache) > _CACHE_LIMIT:
+        self.held_values[0] += len(result)
+        if len(cache) > _CACHE_LIMIT or self.held_values[0] > _SET_VALUES_LIMIT:
             cache.clear()
+            self.held_values[0] = len(result)
         cache[ms] = result
         return result
 

@@ -1,0 +1,237 @@
+"""The solver's speed on random tables, beside a plain exhaustive search (issue 2 targets).
+
+    python benchmarks/bench_solver.py [--tables 2000] [--quick]
+
+Fixed seeds; the solver's memo is cleared before each section, so its figures include the
+warm-up a fresh server process would pay. The baseline is the textbook search: pick two
+values, combine them with every operator, recurse, for every result card and operand subset,
+smallest first, with exact fractions and the tier's bounds, and X cards tried value by value.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from itertools import combinations, combinations_with_replacement
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from games.engine import DeckSpec, RuleSet, best_operation, build_deck, can_make, find_operation  # noqa: E402
+from games.engine.solver import clear_caches  # noqa: E402
+
+BASELINE_LIMIT = 2.0  # seconds per call before the baseline is counted as timed out
+
+
+class _Timeout(Exception):
+    pass
+
+
+# --- the straightforward exhaustive search -------------------------------------------------
+
+
+def _apply(sym: str, a: Fraction, b: Fraction, rules: RuleSet) -> Fraction | None:
+    if sym == "+":
+        v = a + b
+    elif sym == "-":
+        v = a - b
+    elif sym == "*":
+        v = a * b
+    elif sym == "/":
+        if b == 0:
+            return None
+        v = a / b
+    else:
+        if b.denominator != 1 or not 0 <= b <= 10 or (a == 0 and b == 0):
+            return None
+        v = a ** int(b)
+    if rules.tier < 3:
+        return v if v.denominator == 1 and 0 <= v <= (rules.bound or 0) else None
+    return v if abs(v.numerator) <= 10_000 and v.denominator <= 1_000 else None
+
+
+def _makes(
+    values: list[Fraction], target: Fraction | None, rules: RuleSet, deadline: float
+) -> bool:
+    """Pick two, combine, recurse; target None means any whole value in the X range."""
+    if time.perf_counter() > deadline:
+        raise _Timeout
+    if len(values) == 1:
+        v = values[0]
+        if target is None:
+            return v.denominator == 1 and rules.x_low <= v <= rules.x_high
+        return v == target
+    for i, j in combinations(range(len(values)), 2):
+        rest = [v for k, v in enumerate(values) if k not in (i, j)]
+        for sym in rules.operators or "":
+            for a, b in ((values[i], values[j]), (values[j], values[i])):
+                v = _apply(sym, a, b, rules)
+                if v is not None and _makes([*rest, v], target, rules, deadline):
+                    return True
+    return False
+
+
+def _x_choices(combo: Sequence[Any], rules: RuleSet) -> Any:
+    n_x = sum(c == "X" for c in combo)
+    values = range(rules.x_low, rules.x_high + 1)
+    for chosen in combinations_with_replacement(values, n_x) if n_x else [()]:
+        it = iter(chosen)
+        yield [Fraction(next(it)) if c == "X" else Fraction(c) for c in combo]
+
+
+def baseline_largest(cards: list[Any], rules: RuleSet, *, largest: bool) -> int:
+    """Cards in the first (smallest) or the largest operation found; 0 for nothing."""
+    deadline = time.perf_counter() + BASELINE_LIMIT
+    n = len(cards)
+    sizes = range(n - 1, 1, -1) if largest else range(2, n)
+    for size in sizes:
+        for r in range(n):
+            others = [c for k, c in enumerate(cards) if k != r]
+            target = None if cards[r] == "X" else Fraction(cards[r])
+            for combo in combinations(others, size):
+                for values in _x_choices(combo, rules):
+                    if _makes(values, target, rules, deadline):
+                        return size + 1
+    return 0
+
+
+# --- measuring -----------------------------------------------------------------------------
+
+
+def _deal(rng: random.Random, deck: list[Any], size: int) -> list[Any]:
+    return rng.sample(deck, size)
+
+
+def _time(fn: Callable[[], Any]) -> tuple[float, Any]:
+    start = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - start, out
+
+
+def _row(name: str, times: list[float], extra: str = "") -> None:
+    ms = sorted(t * 1000 for t in times)
+    p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
+    print(
+        f"{name:<44} {len(ms):>6} {statistics.median(ms):>9.3f} {p99:>9.3f} {ms[-1]:>9.3f}  {extra}"
+    )
+
+
+def _header(title: str) -> None:
+    print(f"\n{title}")
+    print(f"{'':<44} {'n':>6} {'median':>9} {'p99':>9} {'max':>9}  (ms)")
+
+
+def bench_find(tables: int, quick: bool) -> None:
+    _header(
+        '"Is there anything to do?" on random tables of 3-12 cards (dealt from the 52-card deck)'
+    )
+    deck = [c.label for c in build_deck(DeckSpec()) if c.kind != "event"]
+    deck = [c if c == "X" else int(c) for c in deck]
+    no_x_deck = [c for c in deck if c != "X"]
+    for tier in (1, 2, 3):
+        rules = RuleSet(tier=tier)
+        for label, source in (("with X", deck), ("no X", no_x_deck)):
+            rng = random.Random(1000 + tier)
+            clear_caches()
+            times: list[float] = []
+            nothing = 0
+            for _ in range(tables):
+                cards = _deal(rng, source, rng.randint(3, 12))
+                t, op = _time(lambda cards=cards, rules=rules: find_operation(cards, rules))
+                times.append(t)
+                nothing += op is None
+            _row(f"find_operation tier {tier} ({label})", times, f"nothing to do: {nothing}")
+        # Beside the baseline, on X-free tables (the baseline tries X values one by one).
+        rng = random.Random(2000 + tier)
+        sample = [_deal(rng, no_x_deck, rng.randint(3, 12)) for _ in range(100 if quick else 300)]
+        clear_caches()
+        ours = [_time(lambda c=c, rules=rules: find_operation(c, rules))[0] for c in sample]
+        base: list[float] = []
+        timeouts = 0
+        for cards in sample:
+            try:
+                t, size = _time(
+                    lambda c=cards, rules=rules: baseline_largest(c, rules, largest=False)
+                )
+            except _Timeout:
+                timeouts += 1
+                continue
+            base.append(t)
+            op = find_operation(cards, rules)
+            assert size == (op.n_cards if op else 0), (cards, size, op)  # same answer
+        _row(f"  solver, tier {tier}, baseline sample", ours)
+        ratio = sum(base) / max(sum(ours), 1e-9)
+        _row(
+            f"  exhaustive baseline, tier {tier}", base, f"x{ratio:.0f} slower; timeouts {timeouts}"
+        )
+
+
+def bench_best(tables: int, quick: bool) -> None:
+    _header("best_operation on random 10-card tables (dealt without X)")
+    deck = [c.value for c in build_deck(DeckSpec()) if c.kind == "number"]
+    for tier, count in ((2, tables // 4), (3, tables // 20)):
+        rules = RuleSet(tier=tier)
+        rng = random.Random(3000 + tier)
+        sample = [_deal(rng, deck, 10) for _ in range(count)]
+        clear_caches()
+        times = [_time(lambda c=c, rules=rules: best_operation(c, rules))[0] for c in sample]
+        sizes = [best_operation(c, rules).n_cards for c in sample]  # type: ignore[union-attr]
+        _row(f"best_operation tier {tier}", times, f"mean trick {statistics.mean(sizes):.1f} cards")
+    rules = RuleSet(tier=2)
+    rng = random.Random(4000)
+    sample = [_deal(rng, deck, 10) for _ in range(5 if quick else 12)]
+    clear_caches()
+    ours = [_time(lambda c=c: best_operation(c, rules))[0] for c in sample]
+    base: list[float] = []
+    timeouts = 0
+    for cards in sample:
+        try:
+            base.append(_time(lambda c=cards: baseline_largest(c, rules, largest=True))[0])
+        except _Timeout:
+            timeouts += 1
+            base.append(BASELINE_LIMIT)
+    _row("  solver, tier 2, baseline sample", ours)
+    ratio = sum(base) / max(sum(ours), 1e-9)
+    _row(
+        "  exhaustive baseline, tier 2",
+        base,
+        f"x{ratio:.0f} slower (at least); timeouts {timeouts}",
+    )
+
+
+def bench_24() -> None:
+    _header("The 24 game: all 1,820 hands of four numbers 1-13, + - * / with fractions")
+    rules = RuleSet(max_number=20, tier=3, operators="+-*/")
+    hands = list(combinations_with_replacement(range(1, 14), 4))
+    clear_caches()
+    t, solvable = _time(lambda: sum(can_make(h, 24, rules, use_all=True) for h in hands))
+    print(
+        f"{'can_make, all hands (total)':<44} {len(hands):>6} {t * 1000:>9.1f} ms   solvable: {solvable}"
+    )
+    deadline = float("inf")
+    t_base, base_solvable = _time(
+        lambda: sum(_makes([Fraction(v) for v in h], Fraction(24), rules, deadline) for h in hands)
+    )
+    print(
+        f"{'exhaustive baseline (total)':<44} {len(hands):>6} {t_base * 1000:>9.1f} ms   "
+        f"solvable: {base_solvable}, x{t_base / t:.1f} slower"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=2000, help="random tables per tier")
+    parser.add_argument("--quick", action="store_true", help="smaller baseline samples")
+    args = parser.parse_args()
+    bench_find(args.tables, args.quick)
+    bench_best(args.tables, args.quick)
+    bench_24()
+
+
+if __name__ == "__main__":
+    main()
