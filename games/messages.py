@@ -170,6 +170,8 @@ def event_sentence(event: dict[str, Any], players: Sequence[str]) -> str | None:
         return _("%(name)s will skip their next turn.") % {"name": who}
     if kind == "skipped":
         return _("%(name)s skips this turn.") % {"name": who}
+    if kind == "ok":
+        return _("%(name)s says OK.") % {"name": who}
     if kind == "timeout" and event.get("kind") == "window":
         return _("Time is up: no challenge.")
     if kind == "window_closed" and event.get("reason") == "all_ok":
@@ -187,7 +189,7 @@ def events_sentences(events: Sequence[dict[str, Any]], players: Sequence[str]) -
     """The sentences for a list of events, skipping the ones not worth telling."""
     out = []
     for event in events:
-        if event.get("type") in ("turned_up", "window_opened", "ok"):
+        if event.get("type") in ("turned_up", "window_opened"):
             continue
         sentence = event_sentence(event, players)
         if sentence:
