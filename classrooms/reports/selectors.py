@@ -149,6 +149,12 @@ def open_recommendation(student: Student) -> LevelRecommendation | None:
     ).first()
 
 
+def class_proposals(classroom: Classroom) -> QuerySet[LevelRecommendation]:
+    return (LevelRecommendation.objects
+            .filter(student__classroom=classroom, status=LevelRecommendation.Status.OPEN)
+            .select_related("student").order_by("student__name"))
+
+
 def parent_access_of(student: Student) -> dict[str, Any]:
     """The parents linked to a child and the link codes not used yet, for the teacher."""
     now = timezone.now()

@@ -1,0 +1,163 @@
+"""The parent's report as a PDF (reportlab, no system service): words, bands, charts, tips."""
+from __future__ import annotations
+
+import io
+import os
+from functools import lru_cache
+from typing import Any
+from xml.sax.saxutils import escape
+
+from django.utils.formats import date_format
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+from reportlab.graphics.shapes import Drawing, Line, Rect, String
+from reportlab.lib import colors
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
+from reportlab.lib.units import mm
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFont
+from reportlab.platypus import (
+    KeepTogether,
+    ListFlowable,
+    ListItem,
+    Paragraph,
+    SimpleDocTemplate,
+    Spacer,
+    Table,
+    TableStyle,
+)
+
+FONT_DIRS = ("/usr/share/fonts/truetype/dejavu",)
+
+
+@lru_cache(maxsize=1)
+def _fonts() -> tuple[str, str]:
+    """DejaVu when installed (×, −, “ ” and every accent), else the built-in Helvetica."""
+    for folder in FONT_DIRS:
+        regular, bold = os.path.join(folder, "DejaVuSans.ttf"), os.path.join(folder, "DejaVuSans-Bold.ttf")
+        if os.path.exists(regular) and os.path.exists(bold):
+            pdfmetrics.registerFont(TTFont("KavetSans", regular))
+            pdfmetrics.registerFont(TTFont("KavetSans-Bold", bold))
+            return "KavetSans", "KavetSans-Bold"
+    return "Helvetica", "Helvetica-Bold"
+
+
+def _styles() -> dict[str, ParagraphStyle]:
+    regular, bold = _fonts()
+    base = getSampleStyleSheet()
+    return {
+        "title": ParagraphStyle("t", parent=base["Title"], fontName=bold, fontSize=20, leading=24),
+        "h2": ParagraphStyle("h2", parent=base["Heading2"], fontName=bold, fontSize=14, leading=18,
+                             spaceBefore=10),
+        "body": ParagraphStyle("b", parent=base["BodyText"], fontName=regular, fontSize=10.5, leading=14),
+        "small": ParagraphStyle("s", parent=base["BodyText"], fontName=regular, fontSize=9, leading=12,
+                                textColor=colors.HexColor("#444444")),
+    }
+
+
+def _p(text: Any, style: ParagraphStyle) -> Paragraph:
+    return Paragraph(escape(str(text)), style)
+
+
+def _bullets(items: list[str], style: ParagraphStyle) -> ListFlowable:
+    return ListFlowable([ListItem(_p(t, style), leftIndent=10) for t in items],
+                        bulletType="bullet", start="•", leftIndent=12)
+
+
+def _chart_drawing(chart, font: str) -> Drawing:
+    """Bars of the share right per week with play (the page's chart, in PDF shapes)."""
+    width, height, left, bottom = 160 * mm, 38 * mm, 12 * mm, 8 * mm
+    drawing = Drawing(width, height)
+    plot_w, plot_h = width - left - 2 * mm, height - bottom - 3 * mm
+    for percent in (0, 50, 100):
+        y = bottom + plot_h * percent / 100
+        drawing.add(Line(left, y, width - 2 * mm, y, strokeColor=colors.HexColor("#b9b4a5"),
+                         strokeWidth=0.5))
+        drawing.add(String(left - 2, y - 3, f"{percent} %", fontName=font, fontSize=7,
+                           textAnchor="end"))
+    points = chart.points[-16:]
+    slot = plot_w / max(len(points), 1)
+    for i, point in enumerate(points):
+        x = left + i * slot + slot * 0.15
+        h = plot_h * (point.percent or 0) / 100
+        drawing.add(Rect(x, bottom, slot * 0.7, h, fillColor=colors.HexColor("#7fa7d4"),
+                         strokeColor=colors.HexColor("#333333"), strokeWidth=0.4))
+        drawing.add(String(x + slot * 0.35, bottom - 7, point.label, fontName=font, fontSize=6.5,
+                           textAnchor="middle"))
+    return drawing
+
+
+def report_pdf(context: dict[str, Any]) -> bytes:
+    """The PDF of the parent's page, from the same context the page is drawn from."""
+    styles = _styles()
+    regular, bold = _fonts()
+    student, report, data = context["student"], context["report"], context["data"]
+    week, year = data.get("week", {}), data.get("year", {})
+    buffer = io.BytesIO()
+    doc = SimpleDocTemplate(buffer, pagesize=A4, leftMargin=18 * mm, rightMargin=18 * mm,
+                            topMargin=16 * mm, bottomMargin=16 * mm,
+                            title=_("%(name)s's progress") % {"name": student.name},
+                            author="Kavet 'm eus!")
+    story: list = [
+        _p(_("%(name)s's progress") % {"name": student.name}, styles["title"]),
+        _p(_("Week of %(day)s") % {"day": date_format(report.week_start, "j F Y")}
+           + f" · {student.classroom.name}", styles["body"]),
+        _p(_("This week in a few words"), styles["h2"]),
+    ]
+    words = []
+    if week.get("games") or week.get("announcements"):
+        words.append(ngettext("%(n)d game played, about %(m)d minutes (an estimate).",
+                              "%(n)d games played, about %(m)d minutes (an estimate).",
+                              week.get("games", 0)) % {"n": week.get("games", 0), "m": week.get("minutes", 0)})
+        words.append(_("%(right)d of %(n)d operations right.") % {
+            "right": week.get("right", 0), "n": week.get("announcements", 0)})
+        words.append(_("%(n)d cards won in tricks.") % {"n": week.get("cards_won", 0)})
+        if week.get("right_challenges") or week.get("false_challenges"):
+            words.append(_("“Kavet 'm eus!”: %(right)d mistake(s) spotted; %(false)d time(s) there was "
+                           "no mistake after all.") % {"right": week.get("right_challenges", 0),
+                                                        "false": week.get("false_challenges", 0)})
+        if week.get("overlooked"):
+            words.append(_("“Nothing to do” %(n)d time(s) when an operation was possible.")
+                         % {"n": week["overlooked"]})
+    else:
+        words.append(_("No games this week."))
+    words.append(_("Since the start of the school year: %(games)d games, about %(minutes)d minutes.")
+                 % {"games": year.get("games", 0), "minutes": year.get("minutes", 0)})
+    words.append(_("Plays at: %(level)s.") % {"level": context["level"]})
+    story.append(_bullets(words, styles["body"]))
+
+    story.append(_p(_("What your child can do"), styles["h2"]))
+    if context["lines"]:
+        rows = [[_p(_("Skill"), styles["small"]), _p(_("Band"), styles["small"]),
+                 _p(_("Recent tries"), styles["small"])]]
+        style_cmds = [("FONTNAME", (0, 0), (-1, -1), regular), ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
+                      ("LINEBELOW", (0, 0), (-1, -1), 0.3, colors.HexColor("#cccccc"))]
+        for i, line in enumerate(context["lines"], start=1):
+            rows.append([_p(line.label, styles["body"]), _p(line.band_label, styles["body"]),
+                         _p(_("%(right)d of %(n)d right") % {"right": line.right, "n": line.n},
+                            styles["body"])])
+            style_cmds.append(("BACKGROUND", (1, i), (1, i), colors.HexColor(line.colour)))
+        table = Table(rows, colWidths=[80 * mm, 40 * mm, 40 * mm])
+        table.setStyle(TableStyle(style_cmds))
+        story.append(table)
+    else:
+        story.append(_p(_("Not enough play yet to say."), styles["body"]))
+    story.append(Spacer(1, 4 * mm))
+    story.append(_bullets([f"{band.label}: {band.explanation}" for band in context["bands"]],
+                          styles["small"]))
+
+    story.append(_p(_("What to practise at home"), styles["h2"]))
+    story.append(_bullets([f"{t['skill']}: {t['tip']}" for t in context["tips"]], styles["body"]))
+    if week.get("overlooked_examples"):
+        story.append(_p(_("Operations your child did not see this week; try them together with cards:")
+                        + " " + ", ".join(week["overlooked_examples"]), styles["body"]))
+
+    if context["charts"]:
+        story.append(_p(_("Week by week"), styles["h2"]))
+        for chart in context["charts"]:
+            story.append(KeepTogether([_p(chart.title, styles["body"]),
+                                       _chart_drawing(chart, regular),
+                                       _p(chart.summary, styles["small"]), Spacer(1, 3 * mm)]))
+    doc.build(story)
+    return buffer.getvalue()

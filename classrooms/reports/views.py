@@ -1,0 +1,421 @@
+"""Report pages: parents (their own children only), teachers (class grid, drill-down), admins."""
+from __future__ import annotations
+
+import csv
+import json
+from datetime import date, datetime
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.text import slugify
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from classrooms.models import User
+
+from . import selectors, services
+from .charts import report_charts
+from .models import WeeklyReport
+from .skills import BANDS, SKILL_LABELS
+
+CODE_TRIES = 10  # wrong link codes allowed per 15 minutes, per address and per account
+CODE_TRIES_WINDOW = 15 * 60
+
+
+def _is_staff(user: User) -> bool:
+    return user.role in (User.Role.TEACHER, User.Role.SCHOOL_ADMIN)
+
+
+def _week_param(request: HttpRequest) -> date | None:
+    value = request.GET.get("week") or request.POST.get("week")
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+def _error_text(error: ValidationError) -> str:
+    return " ".join(error.messages)
+
+
+# --- wrong-code rate limit --------------------------------------------------------------------
+
+
+def _code_keys(request: HttpRequest) -> list[str]:
+    keys = [f"reports:codetries:ip:{request.META.get('REMOTE_ADDR', '')}"]
+    if request.user.is_authenticated:
+        keys.append(f"reports:codetries:user:{request.user.pk}")
+    return keys
+
+
+def _too_many_code_tries(request: HttpRequest) -> bool:
+    return any((cache.get(key) or 0) >= CODE_TRIES for key in _code_keys(request))
+
+
+def _count_code_try(request: HttpRequest) -> None:
+    for key in _code_keys(request):
+        if not cache.add(key, 1, timeout=CODE_TRIES_WINDOW):
+            try:
+                cache.incr(key)
+            except ValueError:
+                cache.set(key, 1, timeout=CODE_TRIES_WINDOW)
+
+
+# --- parents ----------------------------------------------------------------------------------
+
+
+@login_required
+def parent_home(request: HttpRequest) -> HttpResponse:
+    """A parent's children, each with a link to their latest report; a form to add a child."""
+    if _is_staff(request.user):
+        return redirect("reports:class_list")
+    if request.user.role != User.Role.PARENT:
+        return redirect("home")
+    return render(request, "reports/parent_home.html",
+                  {"children": selectors.parent_children(request.user)})
+
+
+def join(request: HttpRequest) -> HttpResponse:
+    """A parent creates an account with the code the teacher gave them."""
+    if request.user.is_authenticated and request.user.role == User.Role.PARENT:
+        return redirect(reverse("reports:parent_home") + (
+            f"?code={request.GET['code']}" if request.GET.get("code") else ""))
+    values = {"code": request.POST.get("code", request.GET.get("code", "")),
+              "username": request.POST.get("username", ""),
+              "first_name": request.POST.get("first_name", ""),
+              "email": request.POST.get("email", "")}
+    error = ""
+    if request.method == "POST":
+        if _too_many_code_tries(request):
+            error = _("Too many tries with a wrong code. Please wait a quarter of an hour.")
+        elif request.POST.get("password", "") != request.POST.get("password2", ""):
+            error = _("The two passwords are not the same.")
+        else:
+            try:
+                user = services.parent_signup(
+                    code=values["code"], username=values["username"],
+                    password=request.POST.get("password", ""),
+                    first_name=values["first_name"], email=values["email"])
+            except ValidationError as exc:
+                if any(code.startswith("invite") for code in _codes(exc)):
+                    _count_code_try(request)
+                error = _error_text(exc)
+            else:
+                login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+                messages.success(request, _("Welcome! Your account is linked to your child."))
+                return redirect("reports:parent_home")
+    return render(request, "reports/join.html", {"values": values, "error": error},
+                  status=400 if error else 200)
+
+
+def _codes(error: ValidationError) -> list[str]:
+    return [e.code or "" for e in error.error_list] if hasattr(error, "error_list") else [error.code or ""]
+
+
+@login_required
+@require_POST
+def link_child(request: HttpRequest) -> HttpResponse:
+    """A parent with an account adds another child with a new code."""
+    if request.user.role != User.Role.PARENT:
+        raise Http404("parents only")
+    if _too_many_code_tries(request):
+        messages.error(request, _("Too many tries with a wrong code. Please wait a quarter of an hour."))
+        return redirect("reports:parent_home")
+    try:
+        link = services.parent_invite_redeem(code=request.POST.get("code", ""), parent=request.user)
+    except ValidationError as exc:
+        _count_code_try(request)
+        messages.error(request, _error_text(exc))
+        return redirect("reports:parent_home")
+    messages.success(request, _("%(name)s is now linked to your account.") % {"name": link.student.name})
+    return redirect("reports:child", student_id=link.student_id)
+
+
+def _report_for(student, week: date | None) -> WeeklyReport | None:
+    reports = WeeklyReport.objects.filter(student=student)
+    if week:
+        return reports.filter(week_start=week).first()
+    return reports.order_by("-week_start").first()
+
+
+def _child_context(student, report: WeeklyReport | None) -> dict:
+    data = report.data if report else {}
+    return {
+        "student": student,
+        "report": report,
+        "data": data,
+        "lines": selectors.skill_lines(data) if report else [],
+        "charts": report_charts(data) if report else [],
+        "tips": selectors.practice_at_home(data) if report else [],
+        "bands": BANDS,
+        "weeks": list(WeeklyReport.objects.filter(student=student).order_by("-week_start")
+                      .values_list("week_start", flat=True)[:52]),
+        "level": _level_text(student.number_range, student.tier),
+        "levels": [{**lv, "text": _level_text(lv["number_range"], lv["tier"]),
+                    "at": _parse_dt(lv["at"])} for lv in data.get("levels", [])],
+    }
+
+
+def _parse_dt(value: str) -> datetime:
+    return datetime.fromisoformat(value)
+
+
+def _level_text(number_range: int, tier: int) -> str:
+    from classrooms.models import NumberRange, Tier
+
+    return _("numbers %(range)s, operations tier %(tier)s") % {
+        "range": NumberRange(number_range).label, "tier": Tier(tier).label}
+
+
+@login_required
+def child_report(request: HttpRequest, student_id: int) -> HttpResponse:
+    """The parent's page: the latest report (or a chosen week) of their own child only."""
+    student = selectors.child_get(request.user, student_id)
+    report = _report_for(student, _week_param(request))
+    if report is None and _week_param(request):
+        raise Http404("no report for that week")
+    return render(request, "reports/child.html", _child_context(student, report))
+
+
+@login_required
+def child_report_pdf(request: HttpRequest, student_id: int) -> HttpResponse:
+    from .pdf import report_pdf
+
+    student = selectors.child_get(request.user, student_id)
+    report = _report_for(student, _week_param(request))
+    if report is None:
+        raise Http404("no report yet")
+    context = _child_context(student, report)
+    response = HttpResponse(report_pdf(context), content_type="application/pdf")
+    name = slugify(f"kavet-{student.name}-{report.week_start}") or "kavet-report"
+    response["Content-Disposition"] = f'attachment; filename="{name}.pdf"'
+    return response
+
+
+# --- teachers -----------------------------------------------------------------------------
+
+
+@login_required
+def class_list(request: HttpRequest) -> HttpResponse:
+    if request.user.role == User.Role.PARENT:
+        return redirect("reports:parent_home")
+    classes = selectors.classrooms_visible_to(request.user).filter(archived_at__isnull=True) \
+        .order_by("-school_year", "name")
+    return render(request, "reports/class_list.html", {"classes": classes})
+
+
+@login_required
+def class_report(request: HttpRequest, classroom_id: int) -> HttpResponse:
+    """The class grid: students × skills in colours, who needs help, frequent mistakes."""
+    classroom = selectors.classroom_get(request.user, classroom_id)
+    report = selectors.class_report(classroom=classroom, week_start=_week_param(request))
+    proposals = selectors.class_proposals(classroom)
+    return render(request, "reports/class_report.html",
+                  {**report, "proposals": [_rec_context(r) for r in proposals]})
+
+
+@login_required
+def class_report_csv(request: HttpRequest, classroom_id: int) -> HttpResponse:
+    """The grid exactly as on screen, as CSV (UTF-8 with a BOM so spreadsheets read accents)."""
+    classroom = selectors.classroom_get(request.user, classroom_id)
+    report = selectors.class_report(classroom=classroom, week_start=_week_param(request))
+    header, rows = selectors.class_report_table(report)
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    week = report["week_start"].isoformat() if report["week_start"] else "none"
+    response["Content-Disposition"] = (
+        f'attachment; filename="{slugify(classroom.name) or "class"}-{week}.csv"')
+    response.write("\ufeff")
+    writer = csv.writer(response)
+    writer.writerow(header)
+    writer.writerows(rows)
+    return response
+
+
+def _rec_context(rec) -> dict:
+    evidence = rec.evidence or {}
+    return {
+        "rec": rec,
+        "target": _level_text(rec.number_range, rec.tier),
+        "percent": round(100 * (evidence.get("accuracy") or 0)),
+        "n": evidence.get("n", 0),
+        "median_s": round(evidence["median_ms"] / 1000) if evidence.get("median_ms") else None,
+        "up": evidence.get("direction") == "up",
+    }
+
+
+@login_required
+def student_report(request: HttpRequest, student_id: int) -> HttpResponse:
+    """The teacher's drill-down for one student: every figure, advice, parents' access."""
+    student = selectors.staff_student_get(request.user, student_id)
+    report = _report_for(student, _week_param(request))
+    rec = selectors.open_recommendation(student)
+    return render(request, "reports/student.html", {
+        **_child_context(student, report),
+        "rec_ctx": _rec_context(rec) if rec else None,
+        "access": selectors.parent_access_of(student),
+        "is_admin": selectors.is_school_admin(request.user),
+        "skill_labels": SKILL_LABELS,
+        "week_rows": _week_rows(report.data) if report else [],
+    })
+
+
+def _week_rows(data: dict) -> list[dict]:
+    rows = []
+    for key, label in SKILL_LABELS.items():
+        week = data.get("week", {}).get("skills", {}).get(key)
+        year = data.get("year", {}).get("skills", {}).get(key)
+        if not week and not year:
+            continue
+        band = data.get("bands", {}).get(key, {}).get("band")
+        rows.append({"label": label, "week": week or {}, "year": year or {}, "band": band})
+    return rows
+
+
+@login_required
+@require_POST
+def recommendation_decide(request: HttpRequest, rec_id: int, decision: str) -> HttpResponse:
+    """One tap: accept (the level changes) or dismiss a level proposal."""
+    if decision not in ("accept", "dismiss"):
+        raise Http404("no such decision")
+    rec = selectors.recommendation_get(request.user, rec_id)
+    try:
+        rec = services.recommendation_decide(recommendation=rec, accept=decision == "accept",
+                                             by=request.user)
+    except ValidationError as exc:
+        messages.error(request, _error_text(exc))
+        rec.refresh_from_db()
+    else:
+        if decision == "accept":
+            messages.success(request, _("%(name)s now plays at: %(level)s.") % {
+                "name": rec.student.name, "level": _level_text(rec.number_range, rec.tier)})
+        else:
+            messages.info(request, _("Proposal dismissed; the level stays as it is."))
+    if request.htmx:
+        return render(request, "reports/student.html#recommendation", {"rec_ctx": _rec_context(rec)})
+    return redirect(request.POST.get("next") if request.POST.get("next", "").startswith("/reports/")
+                    else reverse("reports:student", args=[rec.student_id]))
+
+
+@login_required
+@require_POST
+def build(request: HttpRequest) -> HttpResponse:
+    """"Build now" for one student or a class; answers with the progress bar."""
+    student = classroom = None
+    if request.POST.get("student"):
+        student = selectors.staff_student_get(request.user, _int(request.POST["student"]))
+    elif request.POST.get("classroom"):
+        classroom = selectors.classroom_get(request.user, _int(request.POST["classroom"]))
+    else:
+        raise Http404("nothing to build")
+    try:
+        job = services.report_job_create(by=request.user, student=student, classroom=classroom,
+                                         week_start=_monday(_week_param(request)))
+    except ValidationError as exc:
+        if request.htmx:
+            return HttpResponse(f'<p class="form-error">{_error_text(exc)}</p>')
+        messages.error(request, _error_text(exc))
+        return redirect(reverse("reports:student", args=[student.pk]) if student
+                        else reverse("reports:class", args=[classroom.pk]))
+    if request.htmx:
+        return render(request, "reports/job.html#progress", selectors.job_progress(job))
+    return redirect("reports:job", job_id=job.pk)
+
+
+def _int(value: str) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise Http404("bad id") from None
+
+
+def _monday(day: date | None) -> date | None:
+    return day if day is None or day.weekday() == 0 else None
+
+
+@login_required
+def job(request: HttpRequest, job_id: int) -> HttpResponse:
+    """The progress of a build request: the whole page, or the bar for HTMX polling."""
+    job = selectors.job_get(request.user, job_id)
+    context = selectors.job_progress(job)
+    return render(request, "reports/job.html#progress" if request.htmx else "reports/job.html", context)
+
+
+@login_required
+@require_POST
+def invite_create(request: HttpRequest, student_id: int) -> HttpResponse:
+    """A one-time code for a child's parent, shown once on a printable slip."""
+    student = selectors.staff_student_get(request.user, student_id)
+    invite, code = services.parent_invite_create(student=student, by=request.user)
+    join_url = request.build_absolute_uri(reverse("reports:join"))
+    return render(request, "reports/invite_slip.html",
+                  {"student": student, "invite": invite, "code": code, "join_url": join_url})
+
+
+@login_required
+@require_POST
+def invite_revoke(request: HttpRequest, invite_id: int) -> HttpResponse:
+    invite = selectors.parent_invite_get(request.user, invite_id)
+    services.parent_invite_revoke(invite=invite, by=request.user)
+    messages.success(request, _("The code can no longer be used."))
+    return redirect("reports:student", student_id=invite.student_id)
+
+
+@login_required
+@require_POST
+def link_revoke(request: HttpRequest, link_id: int) -> HttpResponse:
+    link = selectors.parent_link_get(request.user, link_id)
+    services.parent_link_revoke(link=link, by=request.user)
+    messages.success(request, _("This parent no longer sees %(name)s's reports.") % {"name": link.student.name})
+    return redirect("reports:student", student_id=link.student_id)
+
+
+# --- privacy (school admins) ------------------------------------------------------------------
+
+
+def _admin_student(request: HttpRequest, student_id: int):
+    if not selectors.is_school_admin(request.user):
+        raise Http404("school admins only")
+    return selectors.staff_student_get(request.user, student_id)
+
+
+@login_required
+def student_export(request: HttpRequest, student_id: int) -> HttpResponse:
+    """Everything stored about a child, as a JSON download."""
+    student = _admin_student(request, student_id)
+    data = selectors.student_export(student=student)
+    response = HttpResponse(json.dumps(data, ensure_ascii=False, indent=2, default=str),
+                            content_type="application/json; charset=utf-8")
+    name = slugify(f"{student.name}-{timezone.localdate()}") or "student"
+    response["Content-Disposition"] = f'attachment; filename="{name}.json"'
+    return response
+
+
+@login_required
+def student_erase(request: HttpRequest, student_id: int) -> HttpResponse:
+    """Erase a child after the admin types their name: plays, reports, links, everything."""
+    student = _admin_student(request, student_id)
+    error = ""
+    if request.method == "POST":
+        if request.POST.get("confirm_name", "").strip() != student.name:
+            error = _("Type the student's name exactly as shown to confirm.")
+        else:
+            classroom_id = student.classroom_id
+            name = student.name
+            try:
+                services.student_erase(student=student, by=request.user)
+            except ValidationError as exc:
+                error = _error_text(exc)
+            else:
+                messages.success(request, _("%(name)s and all their data were erased.") % {"name": name})
+                return redirect("reports:class", classroom_id=classroom_id)
+    return render(request, "reports/erase_confirm.html", {"student": student, "error": error},
+                  status=400 if error else 200)

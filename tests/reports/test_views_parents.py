@@ -1,0 +1,166 @@
+"""Parents: a one-time code links a child; a parent sees their own children and nobody else."""
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from classrooms.models import ParentLink
+from classrooms.reports import services
+from classrooms.reports.models import ParentInvite
+from tests import factories
+
+PASSWORD = "a long enough parent password 42"
+
+
+def _code_from_slip(response) -> str:
+    match = re.search(r'class="slip-code"[^>]*>([A-Z0-9-]+)<', response.content.decode())
+    assert match, "the slip shows the code"
+    return match[1]
+
+
+def test_teacher_code_then_parent_signup_then_the_childs_report(client, teacher, reported):
+    anna = reported[0]
+    client.force_login(teacher)
+    slip = client.post(reverse("reports:invite_create", args=[anna.pk]))
+    assert slip.status_code == 200
+    code = _code_from_slip(slip)
+    assert "Anna" in slip.content.decode()
+    client.logout()
+
+    response = client.post(reverse("reports:join"), {
+        "code": code.lower().replace("-", " "),  # typed sloppily from the paper slip
+        "username": "annas-mum", "password": PASSWORD, "password2": PASSWORD})
+    assert response.status_code == 302
+    page = client.get(reverse("reports:parent_home"))
+    assert "Anna" in page.content.decode()
+    child = client.get(reverse("reports:child", args=[anna.pk]))
+    html = child.content.decode()
+    assert child.status_code == 200
+    assert "<svg" in html and 'role="img"' in html
+    assert "Adding and taking away within 10" in html
+    # No other child's name, no ranking.
+    assert "Brieuc" not in html and "Cécile" not in html
+    assert "place" not in html.lower().replace("placeholder", "")
+
+
+def test_a_code_works_once(client, teacher, reported):
+    invite, code = services.parent_invite_create(student=reported[0], by=teacher)
+    first = factories.parent()
+    services.parent_invite_redeem(code=code, parent=first)
+    response = client.post(reverse("reports:join"), {
+        "code": code, "username": "second", "password": PASSWORD, "password2": PASSWORD})
+    assert response.status_code == 400
+    assert "already used" in response.content.decode()
+    assert not ParentLink.objects.filter(parent__username="second").exists()
+    from classrooms.models import User
+    assert not User.objects.filter(username="second").exists()  # nothing half-made
+
+
+def test_expired_and_revoked_codes_are_refused(client, teacher, reported):
+    invite, code = services.parent_invite_create(student=reported[0], by=teacher)
+    ParentInvite.objects.filter(pk=invite.pk).update(expires_at=timezone.now() - timedelta(minutes=1))
+    parent = factories.parent()
+    client.force_login(parent)
+    client.post(reverse("reports:link_child"), {"code": code})
+    assert not ParentLink.objects.filter(parent=parent).exists()
+    invite2, code2 = services.parent_invite_create(student=reported[0], by=teacher)
+    services.parent_invite_revoke(invite=invite2, by=teacher)
+    response = client.post(reverse("reports:link_child"), {"code": code2}, follow=True)
+    assert "not valid" in response.content.decode()
+    assert not ParentLink.objects.filter(parent=parent).exists()
+
+
+def test_an_existing_parent_adds_a_second_child(client, teacher, reported):
+    parent = factories.parent()
+    for student in reported[:2]:
+        _invite, code = services.parent_invite_create(student=student, by=teacher)
+        client.force_login(parent)
+        response = client.post(reverse("reports:link_child"), {"code": code})
+        assert response.status_code == 302
+    home = client.get(reverse("reports:parent_home")).content.decode()
+    assert "Anna" in home and "Brieuc" in home and "Cécile" not in home
+
+
+def test_a_parent_cannot_open_another_childs_report_even_guessing_ids(client, teacher, reported,
+                                                                         other_school):
+    anna, brieuc, _c = reported
+    parent = factories.parent()
+    _invite, code = services.parent_invite_create(student=anna, by=teacher)
+    services.parent_invite_redeem(code=code, parent=parent)
+    client.force_login(parent)
+    assert client.get(reverse("reports:child", args=[anna.pk])).status_code == 200
+    for pk in (brieuc.pk, anna.pk + 1000, 0):
+        assert client.get(reverse("reports:child", args=[pk])).status_code == 404
+        assert client.get(reverse("reports:child_pdf", args=[pk])).status_code == 404
+    # Nor any teacher page.
+    assert client.get(reverse("reports:student", args=[anna.pk])).status_code == 404
+    assert client.get(reverse("reports:class", args=[anna.classroom_id])).status_code == 404
+    assert client.get(reverse("reports:class_csv", args=[anna.classroom_id])).status_code == 404
+
+
+def test_a_revoked_link_gives_no_access(client, teacher, reported):
+    anna = reported[0]
+    parent = factories.parent()
+    _invite, code = services.parent_invite_create(student=anna, by=teacher)
+    link = services.parent_invite_redeem(code=code, parent=parent)
+    client.force_login(teacher)
+    response = client.post(reverse("reports:link_revoke", args=[link.pk]), follow=True)
+    assert "no longer sees" in response.content.decode()
+    client.force_login(parent)
+    assert client.get(reverse("reports:child", args=[anna.pk])).status_code == 404
+    assert "Anna" not in client.get(reverse("reports:parent_home")).content.decode()
+
+
+def test_a_teacher_of_another_class_cannot_revoke_or_make_codes(client, school, reported):
+    stranger = factories.teacher(school=school)
+    factories.classroom(school=school, teachers=[stranger])
+    client.force_login(stranger)
+    assert client.post(reverse("reports:invite_create", args=[reported[0].pk])).status_code == 404
+    assert not ParentInvite.objects.exists()
+
+
+def test_wrong_codes_are_rate_limited(client, reported, teacher):
+    from django.core.cache import cache
+
+    cache.clear()
+    parent = factories.parent()
+    client.force_login(parent)
+    for _i in range(10):
+        client.post(reverse("reports:link_child"), {"code": "AAAA-BBBB-CCCC"})
+    _invite, code = services.parent_invite_create(student=reported[0], by=teacher)
+    response = client.post(reverse("reports:link_child"), {"code": code}, follow=True)
+    assert "Too many tries" in response.content.decode()
+    assert not ParentLink.objects.filter(parent=parent).exists()
+    cache.clear()
+
+
+def test_signup_with_mismatched_passwords_changes_nothing(client, teacher, reported):
+    _invite, code = services.parent_invite_create(student=reported[0], by=teacher)
+    response = client.post(reverse("reports:join"), {
+        "code": code, "username": "dad", "password": PASSWORD, "password2": PASSWORD + "x"})
+    assert response.status_code == 400
+    assert ParentInvite.objects.get().used_at is None
+
+
+def test_pdf_download(client, teacher, reported):
+    parent = factories.parent()
+    _invite, code = services.parent_invite_create(student=reported[0], by=teacher)
+    services.parent_invite_redeem(code=code, parent=parent)
+    client.force_login(parent)
+    response = client.get(reverse("reports:child_pdf", args=[reported[0].pk]))
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/pdf"
+    assert response.content.startswith(b"%PDF") and len(response.content) > 2000
+
+
+@pytest.mark.parametrize("role", ["teacher", "parent"])
+def test_parent_home_sends_each_role_to_its_place(client, teacher, role):
+    user = teacher if role == "teacher" else factories.parent()
+    client.force_login(user)
+    response = client.get(reverse("reports:parent_home"))
+    expected = reverse("reports:class_list") if role == "teacher" else None
+    assert (response.status_code, response.get("Location")) == ((302, expected) if expected else (200, None))
