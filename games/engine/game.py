@@ -108,6 +108,7 @@ def deck_of(spec: DeckSpec) -> tuple[Card, ...]:
 
 
 def card_dict(card: Card) -> dict[str, Any]:
+    """A card as the views and events show it."""
     return {"id": card.id, "kind": card.kind, "value": card.value, "event": card.event, "label": card.label}
 
 
@@ -139,13 +140,16 @@ class GameState:
     bots: list[str | None] = field(default_factory=list)
     result: dict[str, Any] | None = None
 
+    def __post_init__(self) -> None:
+        self._cards = deck_of(self.config.deck)  # looked up on every move: keep it at hand
+
     @property
     def n_seats(self) -> int:
         return len(self.config.players)
 
     @property
     def cards(self) -> tuple[Card, ...]:
-        return deck_of(self.config.deck)
+        return self._cards
 
     @property
     def timer(self) -> dict[str, Any] | None:
@@ -185,12 +189,13 @@ class GameState:
             version=self.version,
             rng_draws=self.rng_draws,
             timer_started=self.timer_started,
-            pending=copy.deepcopy(self.pending),
+            # Records are replaced, never changed in place, except the list of OKs (R5.1).
+            pending={**self.pending, "oks": list(self.pending["oks"])} if self.pending else None,
             challenge=dict(self.challenge) if self.challenge is not None else None,
             anchor=self.anchor,
             passes=list(self.passes),
             bots=list(self.bots),
-            result=copy.deepcopy(self.result),
+            result=self.result,  # set once, when the game ends
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -588,7 +593,7 @@ def _judge(s: GameState, seat: int, move: Move) -> dict[str, Any]:
 def _check_place(s: GameState, seat: int, place: Any, ids: list[int]) -> None:
     if place is None:
         return
-    if place not in PLACES:
+    if not isinstance(place, str) or place not in PLACES:
         raise _refusal("place_unknown", place=str(place)[:20])
     if s.event_held(seat, PLACES[place]) is None:
         raise _refusal("place_unavailable", place=place)

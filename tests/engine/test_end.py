@@ -1,0 +1,93 @@
+"""The end of the game, the settlements and the score (R6)."""
+
+from __future__ import annotations
+
+from games.engine.game import score_of
+
+
+def test_game_ends_when_the_pile_is_empty_and_nobody_can_play(scene):
+    # R6.1 — draw pile empty and no operation with the table and anyone's held cards
+    s = scene(table=[2, 3, 5, 9], draw=[], rest=1)
+    events = s.announce(0, "2 + 3 = 5") + s.ok_all()
+    over = s.first(events, "game_over")
+    assert over["reason"] == "no_operation" and s.state.phase == "over"
+    assert s.state.timer is None and s.table == [9]  # nobody holds UNAN: the 9 stays
+    assert over["scores"] == [3, 14, 0] and over["places"] == [2, 1, 3]
+
+
+def test_game_goes_on_while_a_player_can_play_with_held_cards(scene):
+    # R6.1 — a held card can still make an operation: not over yet
+    s = scene(table=[4, 9, 10], draw=[], held={0: [5]}, rest=1, players=2, active=1)
+    s.nothing(1)
+    s.ok_all()
+    assert s.state.phase == "turn" and s.state.active == 0
+    s.announce(0, "4 + 5 = 9")
+    s.ok_all()
+    assert s.state.phase == "over"
+
+
+def test_game_ends_when_everyone_in_turn_said_nothing(scene):
+    # R6.1 — pile empty, every player in turn said "nothing to do", no challenge changed anything
+    s = scene(table=[2, 3, 5], draw=[], rest=1, players=2, challenge_window=0, lesson=False)
+    s.nothing(0)
+    assert s.state.phase == "turn" and s.state.active == 1
+    events = s.nothing(1)
+    assert s.first(events, "game_over")["reason"] == "all_said_nothing"
+    assert s.table == [2, 3, 5]
+
+
+def test_a_trick_restarts_the_round_of_nothing(scene):
+    # R6.1 — "in turn": a trick won in between starts the count again
+    s = scene(table=[1, 2, 3, 4, 5, 9], draw=[], rest=1, players=2, challenge_window=0, lesson=False)
+    s.nothing(0)
+    s.announce(1, "1 + 2 = 3")
+    s.nothing(1)
+    assert s.state.phase == "turn" and s.state.active == 0
+
+
+def test_settlements_in_order_unan_then_daou_then_pemp(scene):
+    # R6.2 — UNAN takes the table first, so the DAOU and PEMP costs can be paid with it
+    s = scene(table=[4, 9, 10], draw=[], events={1: ["UNAN", "DAOU", "PEMP"]}, rest=0)
+    s.nothing(0)
+    events = s.ok_all()
+    over = s.first(events, "game_over")
+    kinds = [(x["kind"], x.get("to"), x["count"]) for x in over["settlements"]]
+    assert kinds == [("unan", None, 3), ("daou", 0, 3), ("pemp", 2, 0), ("pemp", 0, 0)]
+    assert sorted(map(str, s.pile(1))) == ["DAOU", "PEMP", "UNAN"]
+    assert over["scores"] == [12 + 3, 3, 0]
+
+
+def test_daou_and_pemp_settlements_in_a_played_game(scene):
+    # R6.2 — unused DAOU and PEMP, after a game that was played to the end
+    s = scene(table=[1, 2, 3, 4, 5, 9], draw=[], events={0: ["DAOU"], 2: ["PEMP"]}, rest=2)
+    s.announce(0, "1 + 2 = 3")
+    s.ok_all()
+    s.announce(0, "4 + 5 = 9")
+    events = s.ok_all()
+    over = s.first(events, "game_over")
+    daou = [x for x in over["settlements"] if x["kind"] == "daou"]
+    assert daou == [{"kind": "daou", "seat": 0, "to": 2, "cards": daou[0]["cards"], "count": 5}]
+    pemp = [(x["to"], x["count"]) for x in over["settlements"] if x["kind"] == "pemp"]
+    assert pemp == [(0, 2), (1, 2)]  # from C, starting with the next seat
+    assert over["scores"] == [6 - 5 + 2 + 1, 2, 10 + 5 - 4 + 1]
+
+
+def test_score_counts_piles_pevar_and_pemp(scene):
+    # R6.3 — one point a card, the PEVAR trick again, minus half the PEMP trick
+    s = scene(table=[4, 9, 10], draw=[], piles={0: [0, 1]}, rest=2)
+    state = s.state
+    state.laid[0] = {"pevar": [2, 3, 5, 6], "pemp": []}
+    state.laid[1] = {"pemp": [7, 8]}
+    state.piles[2] = [c for c in state.piles[2] if c not in (2, 3, 5, 6, 7, 8)]
+    assert score_of(state, 0) == 2 + 4 + 4
+    assert score_of(state, 1) == 2 - 1
+
+
+def test_equal_scores_share_the_place(scene):
+    # R6.3 — the highest score wins; equal scores share the place
+    s = scene(table=[4, 9, 10], draw=[], piles={0: [0, 1, 2], 1: [3, 5, 6]}, rest=2)
+    s.nothing(0)
+    events = s.ok_all()
+    over = s.first(events, "game_over")
+    assert over["scores"][0] == over["scores"][1] == 3
+    assert over["places"] == [2, 2, 1]
