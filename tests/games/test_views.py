@@ -45,10 +45,10 @@ def test_table_page_shows_the_cards_and_whose_turn(client, table, anna):
 
 
 def test_poll_answers_204_with_one_lookup_when_nothing_changed(client, table, anna,
-                                                               django_assert_num_queries):
+                                                               django_assert_max_num_queries):
     c = tablet(client, anna)
     c.get(reverse("games:table", args=[table.pk]))
-    with django_assert_num_queries(2):  # the session, then the game row by primary key
+    with django_assert_max_num_queries(2):  # the session (none when cached), the game by pk
         response = poll(c, table, 0)
     assert response.status_code == 204 and response.content == b""
     assert poll(c, table, 0, "paused").status_code == 200
