@@ -1,6 +1,7 @@
 """Charts drawn on the server as SVG: one per skill over the weeks, with a text alternative."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
@@ -15,7 +16,7 @@ from .skills import BAND_BY_KEY, SKILL_LABELS, band_for
 # A 360-unit-wide drawing: on a phone held upright one unit is about one pixel, so the
 # 13-unit labels stay readable without zooming; on wider screens it simply scales up.
 WIDTH, HEIGHT = 360, 190
-LEFT, RIGHT, TOP, BOTTOM = 40, 8, 14, 40
+LEFT, RIGHT, TOP, BOTTOM = 48, 8, 14, 40
 WEEKS_SHOWN = 12
 
 
@@ -60,7 +61,8 @@ def skill_chart(skill: str, series: list[list], *, until: date, weeks: int = WEE
         points.append(WeekPoint(day, _week_label(day), n, right))
     title = str(SKILL_LABELS.get(skill, skill))
     summary = _summary(title, points)
-    chart_id = chart_id or f"chart-{skill}"
+    # Used in id attributes: only letters, digits, "-" and "_" get through.
+    chart_id = re.sub(r"[^A-Za-z0-9_-]", "", chart_id or f"chart-{skill}") or "chart"
     return Chart(skill=skill, title=title, summary=summary,
                  svg=_draw(points, title=title, summary=summary, chart_id=chart_id),
                  points=[p for p in points if p.n])
@@ -111,7 +113,7 @@ def _draw(points: list[WeekPoint], *, title: str, summary: str, chart_id: str) -
         if point.n:
             band = BAND_BY_KEY.get(band_for(max(point.n, 5), point.right / point.n, None,
                                             timed=False) or "practising")
-            top = y(point.percent)
+            top = min(y(point.percent), TOP + plot_h - 3)  # 0 % still shows: it was played
             parts.append(f'<rect x="{x:.1f}" y="{top:.1f}" width="{bar:.1f}" '
                          f'height="{TOP + plot_h - top:.1f}" fill="{band.colour}" '
                          f'stroke="#3d3d3d" stroke-width="1"><title>{escape(point.label)}: '

@@ -310,7 +310,7 @@ def _help_reasons(data: dict[str, Any]) -> list[str]:
     practising = [str(SKILL_SHORT[k]) for k, f in data.get("bands", {}).items()
                   if f.get("band") == "practising"]
     if practising:
-        reasons.append(_("Practising: %(skills)s") % {"skills": ", ".join(practising)})
+        reasons.append(_("Practising: %(skills)s.") % {"skills": ", ".join(practising)})
     week = data.get("week", {})
     if not week.get("announcements") and not week.get("games"):
         reasons.append(_("Did not play this week."))

@@ -47,7 +47,7 @@ SKILL_SHORT = {
     "frac_pow": pgettext_lazy("skill, short", "fractions, powers"),
     "joker": pgettext_lazy("skill, short", "X card"),
     SPOTTING: pgettext_lazy("skill, short", "challenges"),
-    NOTICING: pgettext_lazy("skill, short", "nothing missed"),
+    NOTICING: pgettext_lazy("skill, short", "finding operations"),
 }
 # What a parent can do at home for a skill that is still being learnt.
 SKILL_AT_HOME = {

@@ -240,11 +240,22 @@ def class_report_csv(request: HttpRequest, classroom_id: int) -> HttpResponse:
     return response
 
 
+def _level_step_text(rec) -> str:
+    """Only the axis that changes: "numbers up to 20", or "operations tier 2 – four operations"."""
+    from classrooms.models import NumberRange, Tier
+
+    if rec.number_range != rec.from_number_range and rec.tier == rec.from_tier:
+        return _("numbers %(range)s") % {"range": NumberRange(rec.number_range).label}
+    if rec.tier != rec.from_tier and rec.number_range == rec.from_number_range:
+        return _("operations tier %(tier)s") % {"tier": Tier(rec.tier).label}
+    return _level_text(rec.number_range, rec.tier)
+
+
 def _rec_context(rec) -> dict:
     evidence = rec.evidence or {}
     return {
         "rec": rec,
-        "target": _level_text(rec.number_range, rec.tier),
+        "target": _level_step_text(rec),
         "percent": round(100 * (evidence.get("accuracy") or 0)),
         "n": evidence.get("n", 0),
         "median_s": round(evidence["median_ms"] / 1000) if evidence.get("median_ms") else None,
