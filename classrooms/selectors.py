@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.http import Http404
@@ -213,6 +214,7 @@ def live_table(game, now) -> dict:
             "events": [c.get("label") for c in seat_data.get("events") or []],
             "skips": seat_data.get("skips", 0),
         })
+    table["humans"] = [s for s in table["seats"] if not s["bot"]]
     if view:
         table["cards"] = _card_labels(view.get("table") or [])
         table["draw_count"] = view.get("draw_count")
@@ -297,9 +299,14 @@ def game_get(user, pk: int):
     return game
 
 
+def _as_stored(value):
+    """A value as it comes back from a JSON column (tuples become lists, keys strings)."""
+    return json.loads(json.dumps(value))
+
+
 def _comparable(state_dict: dict | None) -> dict:
     """A stored state without what a replay cannot know (which seats were bots from the start)."""
-    data = dict(state_dict or {})
+    data = _as_stored(state_dict or {})
     data.pop("bots", None)
     return data
 
@@ -329,7 +336,7 @@ def game_replay(game) -> dict:
             matches = False
             error = exc.code
             break
-        if move.events and events != move.events:
+        if move.events and _as_stored(events) != move.events:
             matches = False
         verdicts = [e for e in events if e.get("type") == "verdict"]
         view = engine.seat_view(state, None)
