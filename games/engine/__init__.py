@@ -1,12 +1,25 @@
 """The rules of Kavet 'm eus as pure Python: cards, levels, operations, solver and game."""
 
+from .bots import bot_delay, bot_move, play_bot_game
 from .cards import EVENT_LABELS, EVENT_NAMES, Card, DeckSpec, build_deck
 from .checker import check_operation
 from .errors import INVALID_CODES, WRONG_CODES, EngineError, Refusal
+from .game import (
+    PHASES,
+    GameConfig,
+    GameState,
+    apply_move,
+    check_invariants,
+    legal_moves,
+    new_game,
+    replay,
+    start_game,
+)
 from .operations import Operation, Verdict
 from .rules import RuleSet, combine_levels, ruleset_for_players
 from .skills import SKILLS, skills_of
 from .solver import best_operation, can_make, find_operation
+from .view import describe_event, seat_view
 
 __all__ = [
     "EVENT_LABELS",
@@ -29,4 +42,19 @@ __all__ = [
     "find_operation",
     "ruleset_for_players",
     "skills_of",
+    # the game (E2)
+    "PHASES",
+    "GameConfig",
+    "GameState",
+    "apply_move",
+    "bot_delay",
+    "bot_move",
+    "check_invariants",
+    "describe_event",
+    "legal_moves",
+    "new_game",
+    "play_bot_game",
+    "replay",
+    "seat_view",
+    "start_game",
 ]

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .checker import check_operation
-from .game import BOT_STRENGTHS, Event, GameConfig, GameState, Move, apply_move, start_game
+from .game import BOT_STRENGTHS, DAOU_PENALTY, Event, GameConfig, GameState, Move, apply_move, start_game
 from .operations import Operation, Verdict
 from .rules import RuleSet
 from .solver import best_operation, find_operation
@@ -111,7 +111,7 @@ def _place(view: dict[str, Any], seat: int, op: Operation, profile: Profile, rng
     others = len(view["players"]) - 1
     # Unused, DAOU costs 5 cards and PEMP 2 per other player at the end (R6.2): a small
     # trick given or halved now costs less.
-    if "DAOU" in events and size < 5:
+    if "DAOU" in events and size <= DAOU_PENALTY:
         return "daou"
     if "PEMP" in events and size % 2 == 0 and size // 2 <= 2 * others:
         return "pemp"

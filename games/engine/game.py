@@ -14,6 +14,7 @@ from .checker import check_operation
 from .errors import EngineError, Refusal
 from .operations import Operation, Verdict
 from .rules import RuleSet
+from .skills import skills_of
 from .solver import find_operation
 
 PHASES = ("turn", "window", "chwech_offer", "chwech_announce", "challenge", "over")
@@ -330,7 +331,8 @@ def apply_move(state: GameState, move: Move) -> tuple[GameState, list[Event]]:
     """The next state and the events a move caused; a Refusal leaves `state` as it was (R9.3)."""
     if not isinstance(move, dict):
         raise _refusal("bad_move")
-    handler = _HANDLERS.get(move.get("type"))  # type: ignore[arg-type]
+    kind = move.get("type")
+    handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
     if handler is None:
         raise _refusal("unknown_move", type=str(move.get("type"))[:40])
     if state.phase == "over":
@@ -545,7 +547,7 @@ def _judge(s: GameState, seat: int, move: Move) -> dict[str, Any]:
                 raise _refusal("bad_move", field="tokens")
             if "card" in token:
                 cid = token["card"]
-                if cid not in position:
+                if not isinstance(cid, int) or cid not in position:
                     raise _refusal("card_unavailable", card=str(cid)[:20])
                 announcement.append({"card": position[cid]})
             else:
@@ -585,7 +587,7 @@ def _judge(s: GameState, seat: int, move: Move) -> dict[str, Any]:
         "place": place,
         "ok": verdict.ok,
         "verdict": {"kind": verdict.kind, "code": verdict.code, "params": _jsonable(verdict.params)},
-        "operation": operation_dict(op, ids) if op is not None else None,
+        "operation": operation_dict(op, ids, s.config.rules) if op is not None else None,
         "oks": [],
     }
 
@@ -620,7 +622,7 @@ def _tokens_text(s: GameState, tokens: list, x_values: dict[int, Any], available
     return f"{text} ({', '.join(xs)})" if xs else text
 
 
-def operation_dict(op: Operation, ids: Sequence[int]) -> dict[str, Any]:
+def operation_dict(op: Operation, ids: Sequence[int], rules: RuleSet) -> dict[str, Any]:
     """An operation as JSON-able facts for the UI and the progress records."""
     x_by_id = [[ids[op.positions.index(p)], v] for p, v in sorted(op.x_values.items()) if p in op.positions]
     return {
@@ -633,6 +635,7 @@ def operation_dict(op: Operation, ids: Sequence[int]) -> dict[str, Any]:
         "n_operands": op.n_operands,
         "size": len(ids),
         "x_values": x_by_id,
+        "skills": sorted(skills_of(op, rules)),
     }
 
 
@@ -818,7 +821,8 @@ def _say_nothing(s: GameState, seat: int, events: list[Event], *, timeout: bool)
     op = player_operation(s, seat)
     record = {
         "kind": "nothing", "seat": seat, "was_true": op is None, "timeout": timeout,
-        "possible": operation_dict(op, _operation_ids(s, seat, op)) if op is not None else None,
+        "possible": (operation_dict(op, _operation_ids(s, seat, op), s.config.rules)
+                     if op is not None else None),
         "oks": [],
     }
     events.append({"type": "said_nothing", "seat": seat, "role": "turn", "timeout": timeout})

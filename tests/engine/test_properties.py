@@ -48,12 +48,20 @@ texts = st.one_of(
                      "0 + 0 = 0", "2^99999=8", "1/0=1", "((((", "", "7 = 7"]),
 )
 
+oddities = st.one_of(st.none(), st.booleans(), st.lists(st.integers(), max_size=2), st.text(max_size=3))
 junk_moves = st.fixed_dictionaries(
-    {"type": st.sampled_from([*MOVE_TYPES, "shout"]), "seat": st.integers(-1, 6)},
+    {"type": st.one_of(st.sampled_from([*MOVE_TYPES, "shout"]), oddities),
+     "seat": st.one_of(st.integers(-1, 6), oddities)},
     optional={
-        "text": texts,
-        "tokens": st.lists(st.fixed_dictionaries({"card": st.integers(-2, 60)}), max_size=4),
-        "place": st.sampled_from([None, "pevar", "pemp", "daou", "floor"]),
+        "text": st.one_of(texts, oddities),
+        "tokens": st.lists(
+            st.one_of(st.fixed_dictionaries({"card": st.one_of(st.integers(-2, 60), oddities)}),
+                      st.fixed_dictionaries({"op": st.sampled_from(["+", "-", "=", "(", "%"])}),
+                      oddities),
+            max_size=5,
+        ),
+        "x_values": st.one_of(st.dictionaries(st.text(max_size=3), st.integers()), oddities),
+        "place": st.one_of(st.sampled_from([None, "pevar", "pemp", "daou", "floor"]), oddities),
         "use": st.sampled_from([True, False, "yes"]),
         "kind": st.sampled_from(["turn", "window", "challenge", "chwech", "later"]),
         "bot": st.sampled_from([None, "easy", "genius"]),
