@@ -23,7 +23,7 @@ def test_standard_config_and_its_json():
 
 
 @pytest.mark.parametrize(
-    "settings",
+    "overrides",
     [
         {"players": ["solo"]},
         {"players": list("abcdefg")},
@@ -34,9 +34,9 @@ def test_standard_config_and_its_json():
         {"deck": DeckSpec(max_number=20)},
     ],
 )
-def test_impossible_configs_are_refused(settings):
+def test_impossible_configs_are_refused(overrides):
     # R1.3, R4.1, R4.9, R5.1, R5.5 — settings are checked when the game is set up
-    options = {"players": ["a", "b"], "rules": RuleSet(max_number=10, tier=1), **settings}
+    options = {"players": ["a", "b"], "rules": RuleSet(max_number=10, tier=1), **overrides}
     with pytest.raises(EngineError) as info:
         GameConfig(**options)
     assert info.value.code == "config_invalid"
