@@ -8,7 +8,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .checker import check_operation
-from .game import BOT_STRENGTHS, DAOU_PENALTY, Event, GameConfig, GameState, Move, apply_move, start_game
+from .game import (
+    BOT_STRENGTHS,
+    DAOU_PENALTY,
+    Event,
+    GameConfig,
+    GameState,
+    Move,
+    apply_move,
+    start_game,
+)
 from .operations import Operation, Verdict
 from .rules import RuleSet
 from .solver import best_operation, find_operation
