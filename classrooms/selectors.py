@@ -275,7 +275,7 @@ def live_tables(session, now) -> list[dict]:
     """Every table of a class game: two queries whatever the number of tables or moves."""
     from games.models import Game, Seat
 
-    games = (Game.objects.filter(session=session).order_by("pk")
+    games = (Game.objects.filter(session=session).order_by("pk").defer("draw_order")
              .prefetch_related(Prefetch("seats", queryset=Seat.objects.order_by("position"))))
     return [live_table(game, now) for game in games]
 
