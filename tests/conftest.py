@@ -10,8 +10,6 @@ import os
 
 import pytest
 
-from tests import factories
-
 REQUIRE_SERVICES = bool(os.environ.get("KAVET_REQUIRE_SERVICES") or os.environ.get("CI"))
 
 
@@ -26,33 +24,47 @@ def need_service(available: bool, what: str) -> None:
 
 @pytest.fixture
 def school(db):
+    from tests import factories
+
     return factories.school()
 
 
 @pytest.fixture
 def other_school(db):
+    from tests import factories
+
     return factories.school(slug="other", name="Other school")
 
 
 @pytest.fixture
 def teacher(school):
+    from tests import factories
+
     return factories.teacher(school=school)
 
 
 @pytest.fixture
 def classroom(school, teacher):
+    from tests import factories
+
     return factories.classroom(school=school, teachers=[teacher])
 
 
 @pytest.fixture
 def students(classroom):
+    from tests import factories
+
     return [factories.student(classroom=classroom, name=n, number_range=r, tier=t)
             for n, r, t in [("Anna", 10, 1), ("Brieuc", 20, 2), ("Cécile", 20, 3)]]
 
 
 @pytest.fixture(autouse=True)
-def _celery_mode(request, settings):
+def _celery_mode(request):
     """Tasks run in-process in tests, except where a test asks for the real worker."""
+    if "tests/engine/" in str(request.node.path):
+        yield  # the engine is pure Python: no Django, no Celery
+        return
+    settings = request.getfixturevalue("settings")
     from kavet_site.celery import app
 
     eager = "celery_worker" not in request.fixturenames
