@@ -37,7 +37,14 @@ from .forms import (
     StudentsPasteForm,
     tables_from_post,
 )
-from .grouping import BOT_STRENGTHS, PlannedTable, table_rules, tables_check, tables_propose
+from .grouping import (
+    BOT_STRENGTHS,
+    PlannedTable,
+    rules_summary,
+    table_rules,
+    tables_check,
+    tables_propose,
+)
 from .models import NumberRange, Tier, User
 from .pictures import PICTURES, pictures_of
 
@@ -579,8 +586,10 @@ def seat_replace(request: HttpRequest, pk: int, gid: int) -> HttpResponse:
 def history(request: HttpRequest, pk: int) -> HttpResponse:
     classroom = selectors.classroom_get(request.user, pk)
     page = Paginator(selectors.finished_games(classroom), 30).get_page(request.GET.get("page"))
+    rows = [(game, rules_summary(game.config["rules"]["max_number"], game.config["rules"]["tier"])
+             if (game.config or {}).get("rules") else "") for game in page.object_list]
     return render(request, "classrooms/history.html",
-                  {"classroom": classroom, "page": page, "tab": "history"})
+                  {"classroom": classroom, "page": page, "rows": rows, "tab": "history"})
 
 
 @staff_required
