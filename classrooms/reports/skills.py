@@ -163,7 +163,7 @@ def skills_of_play(play: Mapping[str, Any]) -> list[str]:
     operation), the engine's skills_of on its operation, else a reading of its text."""
     if play.get("skills"):
         return [s for s in play["skills"] if s in SKILL_LABELS]
-    operation = play.get("operation")
+    operation = play.get("operation") or play.get("op")  # "op": as services.report_build reads it
     if isinstance(operation, dict) and "cards" in operation and "positions" in operation:
         try:
             rules = _ruleset(play.get("number_range") or 20, play.get("tier") or 1)
@@ -394,6 +394,8 @@ def report_data(
     at_level: deque = deque(maxlen=LEVEL_UP_WINDOW)
     series: dict[str, dict[str, Tally]] = defaultdict(lambda: defaultdict(Tally))
     play_span: dict[int, list[datetime]] = {}
+    week_from = week_until = start  # an empty range: the first play sets the week
+    week_key = ""
 
     for play in plays:
         at = play["at"]
@@ -411,7 +413,12 @@ def report_data(
         if at > span[1]:
             span[1] = at
         if outcomes:
-            week_key = week_start_of(at, tz).isoformat()
+            # Plays come in time order: the week changes rarely, so the time-zone arithmetic
+            # is done once per week rather than once per play.
+            if not week_from <= at < week_until:
+                monday = week_start_of(at, tz)
+                week_from, week_until = week_bounds(monday, tz)
+                week_key = monday.isoformat()
             for skill, ok, ms in outcomes:
                 recent[skill].append((ok, ms))
                 series[skill][week_key].add(ok)
