@@ -80,22 +80,22 @@ class Band:
     label: Any
     explanation: Any
     colour: str  # readable on white and distinct for colour-blind readers with the letter
-    letter: str
+    letter: Any  # the band's initial in the reader's language
 
 
 BANDS = (
     Band("practising", _("Practising"),
          _("Still learning this. Mistakes are part of learning; regular play helps most."),
-         "#f4c7c3", "P"),
+         "#f4c7c3", pgettext_lazy("band letter: Practising", "P")),
     Band("getting_there", _("Getting there"),
          _("Right more often than not. A little more practice will make it sure."),
-         "#fde7a9", "G"),
+         "#fde7a9", pgettext_lazy("band letter: Getting there", "G")),
     Band("confident", _("Confident"),
          _("Right most of the time."),
-         "#c9e7c3", "C"),
+         "#c9e7c3", pgettext_lazy("band letter: Confident", "C")),
     Band("mastered", _("Mastered"),
          _("Right almost every time, and quickly."),
-         "#7fc48a", "M"),
+         "#7fc48a", pgettext_lazy("band letter: Mastered", "M")),
 )
 BAND_BY_KEY = {b.key: b for b in BANDS}
 
