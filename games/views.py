@@ -95,11 +95,11 @@ def _poll_unchanged(request: HttpRequest, game_id: int) -> bool:
     seats = request.session.get(SEATS_KEY) or {}
     if str(game_id) not in seats or not request.session.get("_auth_user_id"):
         return False
-    row = (Game.objects.filter(pk=game_id)
-           .values_list("version", "status", "timer_deadline", "bot_due_at").first())
-    if row is None:
+    rows = list(Game.objects.filter(pk=game_id).order_by()
+                .values_list("version", "status", "timer_deadline", "bot_due_at")[:1])
+    if not rows:
         return False
-    version, status, deadline, bot_due = row
+    version, status, deadline, bot_due = rows[0]
     now = timezone.now()
     if status == Game.Status.RUNNING and ((deadline and deadline <= now) or (bot_due and bot_due <= now)):
         # A time limit ran out or a computer player is due: apply it on this request (R4.9, R5.1).

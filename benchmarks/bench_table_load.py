@@ -1,0 +1,261 @@
+"""600 tablets polling their game tables every 2 s (300 req/s) against gunicorn and PostgreSQL.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/kavet_bench_table \
+    REDIS_URL=redis://127.0.0.1:6379/3 .venv/bin/python benchmarks/bench_table_load.py
+
+In one run: wrk drives the polls (one session cookie per tablet, `?v=` the version it saw, so an
+unchanged table answers 204), a second wrk drives the bare Django view of benchmarks/urls.py at a
+low rate (the yardstick), and Python threads submit moves to other tables and time them.
+Targets (issue 5): polls p95 < 100 ms with no errors; moves p95 < 150 ms.
+"""
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.serve import bench_env, ensure_database, gunicorn  # noqa: E402
+
+CSRF = "benchcsrftokenbenchcsrftoken0123"  # a fixed CSRF secret, sent as cookie and header
+
+LUA = r"""
+local tablets = %(tablets)s
+local threads = {}
+local counter = 0
+function setup(thread)
+  thread:set("tid", counter)
+  counter = counter + 1
+  table.insert(threads, thread)
+end
+function init(args)
+  i = (tid or 0) * 7919
+  n204 = 0
+  n200 = 0
+  nother = 0
+end
+function request()
+  i = i + 1
+  local t = tablets[(i %% #tablets) + 1]
+  return wrk.format("GET", t[1], {["Cookie"] = t[2], ["HX-Request"] = "true", ["X-Kavet-Poll"] = "1"})
+end
+function delay()
+  return %(delay)d
+end
+function response(status, headers, body)
+  if status == 204 then n204 = n204 + 1 elseif status == 200 then n200 = n200 + 1 else nother = nother + 1 end
+end
+function done(summary, latency, requests)
+  local a, b, c = 0, 0, 0
+  for _, t in ipairs(threads) do a = a + t:get("n204"); b = b + t:get("n200"); c = c + t:get("nother") end
+  local e = summary.errors
+  io.write(string.format('RESULT {"requests": %%d, "duration_us": %%d, "connect": %%d, "read": %%d, "write": %%d, "status": %%d, "timeout": %%d, "p50": %%d, "p95": %%d, "p99": %%d, "max": %%d, "n204": %%d, "n200": %%d, "nother": %%d}\n',
+    summary.requests, summary.duration, e.connect, e.read, e.write, e.status, e.timeout,
+    latency:percentile(50), latency:percentile(95), latency:percentile(99), latency.max, a, b, c))
+end
+"""
+
+
+def seed(n_tablets: int, n_move_tables: int) -> tuple[list[tuple[str, str]], list[dict]]:
+    """Tables of six students for the polls; tables of two for the moves. Session per tablet."""
+    import django
+
+    django.setup()
+    from django.contrib.sessions.backends.cached_db import SessionStore as CachedStore
+    from django.utils.module_loading import import_string
+
+    from classrooms.models import Classroom, School, Student, User
+    from classrooms.services import class_code_new
+    from games import services
+    from games.models import Game
+
+    from django.conf import settings
+
+    store = import_string(settings.SESSION_ENGINE + ".SessionStore")
+    del CachedStore
+    Game.objects.all().delete()
+    Student.objects.all().delete()
+    User.objects.filter(role="student").delete()
+    Classroom.objects.all().delete()
+    school, _ = School.objects.get_or_create(slug="bench", defaults={"name": "Bench school"})
+    classroom = Classroom.objects.create(school=school, name="Bench", school_year="2026-2027",
+                                         code=class_code_new())
+
+    def kid(i: int) -> Student:
+        user = User.objects.create(username=f"bench-kid-{i}", role="student", school=school)
+        return Student.objects.create(user=user, classroom=classroom, name=f"Kid {i}",
+                                      picture_code=f"{i % 16}-{(i // 16) % 16}-{i}")
+
+    def session_for(student: Student, game: Game, position: int) -> str:
+        s = store()
+        s["_auth_user_id"] = str(student.user.pk)
+        s["_auth_user_backend"] = "django.contrib.auth.backends.ModelBackend"
+        s["_auth_user_hash"] = student.user.get_session_auth_hash()
+        s["kv_student"] = {"idle": 10, "classroom": classroom.pk}
+        s["kv_seen"] = time.time() + 3600  # never idle during the run
+        s["kv_seats"] = {str(game.pk): position}
+        s.save()
+        return f"sessionid={s.session_key}; csrftoken={CSRF}"
+
+    settings_ = {"turn_time": 0, "challenge_window": 600}  # no clocks: moves come from the movers
+    tablets: list[tuple[str, str]] = []
+    k = 0
+    for _ in range(n_tablets // 6):
+        kids = [kid(k + j) for j in range(6)]
+        k += 6
+        game = services.game_create(school=school, classroom=classroom, settings=settings_,
+                                    players=[{"student": s} for s in kids])
+        services.game_start(game=game)
+        for position, student in enumerate(kids):
+            tablets.append((f"/play/{game.pk}/?v={game.version}&s=running",
+                            session_for(student, game, position)))
+    movers: list[dict] = []
+    for _ in range(n_move_tables):
+        kids = [kid(k), kid(k + 1)]
+        k += 2
+        game = services.game_create(school=school, classroom=classroom, settings=settings_,
+                                    players=[{"student": s} for s in kids])
+        services.game_start(game=game)
+        movers.append({"game": game.pk, "cookies": [session_for(s, game, p) for p, s in enumerate(kids)]})
+    return tablets, movers
+
+
+def run_wrk(port: int, tablets: list[tuple[str, str]], *, connections: int, delay_ms: int,
+            seconds: int, threads: int) -> subprocess.Popen:
+    lua = LUA % {"tablets": "{" + ",".join(f'{{"{p}","{c}"}}' for p, c in tablets) + "}",
+                 "delay": delay_ms}
+    script = tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False)
+    script.write(lua)
+    script.close()
+    return subprocess.Popen(
+        ["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{seconds}s", "--timeout", "5s",
+         "-s", script.name, f"http://127.0.0.1:{port}"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def wrk_result(proc: subprocess.Popen) -> dict:
+    out, _ = proc.communicate(timeout=600)
+    for line in out.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[7:])
+    raise RuntimeError(f"wrk gave no result:\n{out}")
+
+
+def mover(port: int, table: dict, until: float, pace: float, latencies: list, failures: list) -> None:
+    """Plays one two-player table: "nothing to do", then the other presses OK; and again."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    version, active = 0, 0
+    while time.monotonic() < until:
+        kind, seat = ("nothing", active) if version % 2 == 0 else ("ok", 1 - active)
+        body = f"seen_version={version}&type={kind}"
+        headers = {"Cookie": table["cookies"][seat], "X-CSRFToken": CSRF, "HX-Request": "true",
+                   "Content-Type": "application/x-www-form-urlencoded"}
+        started = time.perf_counter()
+        try:
+            conn.request("POST", f"/play/{table['game']}/move/", body, headers)
+            response = conn.getresponse()
+            html = response.read().decode()
+        except (OSError, http.client.HTTPException) as exc:
+            failures.append(repr(exc))
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            continue
+        latencies.append((time.perf_counter() - started) * 1000)
+        if response.status != 200 or 'data-applied="1"' not in html:
+            failures.append(f"{response.status} move {kind} v{version} not applied")
+            return
+        if 'class="board phase-over' in html or "is-over" in html:
+            return
+        version += 1
+        if kind == "ok":
+            active = 1 - active
+        time.sleep(pace)
+
+
+def pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tablets", type=int, default=600)
+    parser.add_argument("--seconds", type=int, default=30)
+    parser.add_argument("--interval", type=float, default=2.0, help="seconds between a tablet's polls")
+    parser.add_argument("--move-tables", type=int, default=8)
+    parser.add_argument("--move-pace", type=float, default=0.5, help="seconds between a table's moves")
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--port", type=int, default=8179)
+    args = parser.parse_args()
+
+    os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/kavet_bench_table")
+    env = bench_env()
+    os.environ.update({k: v for k, v in env.items() if k not in os.environ or k in (
+        "KAVET_URLCONF", "DEBUG", "LOG_LEVEL", "ALLOWED_HOSTS")})
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kavet_site.settings")
+    ensure_database(env)
+    t0 = time.monotonic()
+    tablets, movers = seed(args.tablets, args.move_tables)
+    print(f"seeded {len(tablets)} tablets at {len(tablets) // 6} tables, {len(movers)} move tables "
+          f"in {time.monotonic() - t0:.1f} s")
+
+    with gunicorn(args.port, workers=args.workers, threads=args.threads, env=env):
+        # Warm every worker (imports, connections) before measuring.
+        warm = run_wrk(args.port, tablets, connections=50, delay_ms=0, seconds=3, threads=1)
+        wrk_result(warm)
+        polls = run_wrk(args.port, tablets, connections=args.tablets, delay_ms=int(args.interval * 1000),
+                        seconds=args.seconds, threads=2)
+        bare_tablets = [("/bench/bare", cookie) for _, cookie in tablets[:20]]
+        bare = run_wrk(args.port, bare_tablets, connections=20, delay_ms=int(args.interval * 1000),
+                       seconds=args.seconds, threads=1)
+        time.sleep(1.0)  # let the poll load settle before the moves start
+        latencies: list[float] = []
+        failures: list[str] = []
+        until = time.monotonic() + args.seconds - 3
+        workers = [threading.Thread(target=mover, args=(args.port, t, until, args.move_pace, latencies, failures))
+                   for t in movers]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        p, b = wrk_result(polls), wrk_result(bare)
+
+    rate = p["requests"] / (p["duration_us"] / 1e6)
+    errors = sum(p[k] for k in ("connect", "read", "write", "status", "timeout"))
+    bare_errors = sum(b[k] for k in ("connect", "read", "write", "status", "timeout"))
+    print(f"\ngunicorn {args.workers} workers x {args.threads} threads, PostgreSQL, "
+          f"sessions {os.environ.get('REDIS_URL') and 'cached_db on Redis' or 'db'}; {os.cpu_count()} cores")
+    print(f"{'measure':<34}{'requests':>9}{'rate/s':>8}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'max ms':>9}{'errors':>8}")
+    print(f"{'polls (' + str(args.tablets) + ' tablets / ' + str(args.interval) + ' s)':<34}{p['requests']:>9}"
+          f"{rate:>8.0f}{p['p50'] / 1000:>9.1f}{p['p95'] / 1000:>9.1f}{p['p99'] / 1000:>9.1f}"
+          f"{p['max'] / 1000:>9.1f}{errors:>8}")
+    print(f"{'bare Django view (same run)':<34}{b['requests']:>9}{b['requests'] / (b['duration_us'] / 1e6):>8.0f}"
+          f"{b['p50'] / 1000:>9.1f}{b['p95'] / 1000:>9.1f}{b['p99'] / 1000:>9.1f}{b['max'] / 1000:>9.1f}"
+          f"{bare_errors:>8}")
+    print(f"{'moves (under the poll load)':<34}{len(latencies):>9}{len(latencies) / args.seconds:>8.1f}"
+          f"{pct(latencies, 50):>9.1f}{pct(latencies, 95):>9.1f}{pct(latencies, 99):>9.1f}"
+          f"{max(latencies, default=float('nan')):>9.1f}{len(failures):>8}")
+    print(f"\npoll answers: {p['n204']} x 204 (unchanged), {p['n200']} x 200, {p['nother']} other")
+    print(f"ratio poll/bare: p50 {p['p50'] / max(1, b['p50']):.2f}, p95 {p['p95'] / max(1, b['p95']):.2f}")
+    ok_polls = p["p95"] < 100_000 and errors == 0
+    ok_moves = pct(latencies, 95) < 150 and not failures
+    print(f"targets: polls p95 < 100 ms, no errors: {'met' if ok_polls else 'NOT met'}; "
+          f"moves p95 < 150 ms: {'met' if ok_moves else 'NOT met'}")
+    if failures:
+        print("move failures:", failures[:5])
+
+
+if __name__ == "__main__":
+    main()
