@@ -14,7 +14,6 @@ import argparse
 import http.client
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -71,7 +70,7 @@ def seed(n_tablets: int, n_move_tables: int) -> tuple[list[tuple[str, str]], lis
     import django
 
     django.setup()
-    from django.contrib.sessions.backends.cached_db import SessionStore as CachedStore
+    from django.conf import settings
     from django.utils.module_loading import import_string
 
     from classrooms.models import Classroom, School, Student, User
@@ -79,10 +78,7 @@ def seed(n_tablets: int, n_move_tables: int) -> tuple[list[tuple[str, str]], lis
     from games import services
     from games.models import Game
 
-    from django.conf import settings
-
     store = import_string(settings.SESSION_ENGINE + ".SessionStore")
-    del CachedStore
     Game.objects.all().delete()
     Student.objects.all().delete()
     User.objects.filter(role="student").delete()
