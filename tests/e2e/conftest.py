@@ -8,9 +8,6 @@ import pytest
 
 from tests.conftest import need_service
 
-# Playwright's sync API runs an event loop in this thread; the test's own ORM calls are sync.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 CHROMIUM = os.environ.get("KAVET_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -31,8 +28,14 @@ def playwright_instance():
                  f"Chromium at {CHROMIUM} (apt-get install chromium; `make test` does it)")
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as p:
-        yield p
+    # Playwright's sync API runs an event loop in this thread; the tests' own ORM calls are
+    # synchronous and safe, so Django's async guard is lifted for the browser tests only.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as p:
+            yield p
+    finally:
+        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
 
 
 @pytest.fixture(scope="session")
