@@ -161,6 +161,8 @@ class _MaskArithmetic:
             if "/" in ops:
                 if v and a % v == 0 and a // v and mb >> (a // v) & 1:
                     yield "/", a, a // v, False
+                elif a == 0 and v == 0 and mb >> 1:
+                    yield "/", 0, _bits(mb >> 1)[0] + 1, False  # 0 / b = 0 for any b but 0
                 if a and v * a <= bound and mb >> (v * a) & 1:
                     yield "/", v * a, a, True
 
@@ -280,6 +282,9 @@ class _SetArithmetic:
                             _normal(Fraction(x) / target) if target else None,
                             _normal(target * x),
                         ]
+                        if x == 0 and target == 0:
+                            # 0 / y = 0 for every y but 0, which x / y = target cannot solve for.
+                            needed.append(next((y for y in rb if y != 0), None))
                     else:
                         needed = [
                             b2
@@ -652,7 +657,11 @@ def _can_make_tier3_x(ms: tuple[int, ...], target: int, rules: RuleSet, use_all:
             for value in reach:
                 for sym in rules.operators or "":
                     for x in _x_closing(sym, value, target):
-                        if x is not None and abs(x) <= MAX_NUMERATOR and neutral_ok:
+                        # The candidates solve the equation; the step itself must still be
+                        # allowed (X / 0 is not), so it is checked.
+                        if x is not None and neutral_ok and target in (
+                            arith.apply(sym, value, x), arith.apply(sym, x, value)
+                        ):
                             return True
             if not subset and n_x >= 2 and abs(target) <= MAX_NUMERATOR:
                 return True  # X + X with the right values (or X * X, X / X)
@@ -670,7 +679,8 @@ def _x_closing(sym: str, value: Value, target: int) -> list[int | None]:
     elif sym == "*":
         candidates = [Fraction(target) / value] if value else []
     elif sym == "/":
-        candidates = [target * value] + ([Fraction(value) / target] if target else [])
+        # value / X = 0 holds for any X but 0 when value is 0: take 1.
+        candidates = [target * value, Fraction(value) / target if target else 1]
     for c in candidates:
         c = _normal(c)
         out.append(c if type(c) is int else None)

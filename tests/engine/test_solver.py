@@ -247,3 +247,28 @@ def test_can_make_agrees_with_brute_force(operands: list[int], target: int, rule
     # R3.1, R9.4: can_make with use_all is exactly "target in the reachable values".
     expected = Fraction(target) in _reachable(tuple(sorted(Fraction(v) for v in operands)), rules)
     assert can_make(operands, target, rules, use_all=True) == expected
+
+
+@pytest.mark.parametrize("operators", ["/", "-/", "+-/"])
+def test_zero_divided_by_a_card_without_times(operators: str) -> None:
+    # R9.4, R2.2 — "0 / 6 = 0" is an operation when the teacher leaves out ×; the solver must
+    # find it (and not fail while writing it out) at tiers 1-2 as at tier 3.
+    for tier in (2, 3):
+        rules = RuleSet(tier=tier, operators=operators)
+        for cards in ([0, 6, 0], [6, 0, 0], [0, 0, 6, 9]):
+            found = find_operation(cards, rules)
+            best = best_operation(cards, rules)
+            assert found is not None and best is not None, (cards, rules)
+            _assert_checked(found, cards, rules, [])
+            _assert_checked(best, cards, rules, [])
+
+
+def test_can_make_zero_divided_without_times() -> None:
+    # R3.1, R9.4 — can_make agrees with the checker: 0 / 2 = 0, and 0 / 2 / 3 / 5 = 0
+    only_divide = RuleSet(tier=3, operators="/")
+    assert can_make([0, 2], 0, only_divide)
+    assert can_make([0, 2, 3, 5], 0, only_divide, use_all=True)
+    assert can_make([2, 0], 0, RuleSet(tier=3, operators="+-/"), use_all=True)
+    # X / 0 and 0 / X never make 5: an X cannot stand in for a division by zero (R3.4).
+    assert not can_make(["X", 0], 5, only_divide)
+    assert can_make(["X", 0], 0, only_divide)
