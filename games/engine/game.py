@@ -859,7 +859,11 @@ def _right_challenge(s: GameState, challenger_record: dict[str, Any], events: li
                    "challenged": challenged, "reason": "challenger_correct", "immediate": False})
     s.pending = None
     s.challenge = None
-    s.anchor = challenged  # play later goes to whoever would have followed the challenged player
+    # Play later goes to whoever would have followed the challenged player. A challenged player
+    # who was already playing on after a right challenge was out of turn: play still resumes
+    # where that first challenge sent it.
+    if s.anchor is None:
+        s.anchor = challenged
     _play_on(s, challenger, events)
 
 

@@ -224,3 +224,21 @@ def test_no_lesson_after_a_true_nothing(scene):
     # R5.6 — a lesson only when there was something to do
     s = scene(table=[4, 9, 10], draw=[7], challenge_window=0)
     assert "lesson" not in s.types(s.nothing(0))
+
+
+def test_a_right_challenge_during_a_challengers_run_keeps_where_play_resumes(scene):
+    # R5.4 — C wins a right challenge against A and plays on; D then rightly challenges C's
+    # wrong announcement. When D says "nothing to do", play goes to whoever would have been
+    # next after C's run: B, the player after A — not D again.
+    s = scene(table=[2, 3, 5, 1, 6, 7], draw=[8, 9, 10, 0, 4], players=4)
+    s.nothing(0)
+    s.play({"type": "challenge", "seat": 2})
+    s.announce(2, "2 + 3 = 5")
+    assert s.state.active == 2 and s.table == [1, 6, 7, 8]
+    s.announce(2, "1 + 6 = 8")
+    s.play({"type": "challenge", "seat": 3})
+    s.announce(3, "1 + 6 = 7")
+    assert s.state.active == 3 and s.state.skips == [1, 0, 1, 0]
+    s.nothing(3)
+    events = s.ok_all()
+    assert s.first(events, "turn")["seat"] == 1 and s.state.active == 1
