@@ -229,11 +229,19 @@ def _position_tree(node: Node, leaf_positions: list[int], counter: list[int]) ->
 
 
 def _int_or_none(value: Any) -> int | None:
+    """A whole number sent as an int or as ASCII digits ("²" and "٣" are digits to isdigit)."""
     if type(value) is int:
         return value
-    if isinstance(value, str) and value.strip().lstrip("+-").isdigit() and len(value) < 12:
-        return int(value)
+    if isinstance(value, str) and len(value) < 12:
+        digits = value.strip().lstrip("+-")
+        if digits.isascii() and digits.isdigit():
+            return int(value)
     return None
+
+
+def _shown(number: int) -> int | str:
+    """A number for a message: one too long to print (or to send as JSON) is cut short."""
+    return number if -(10**15) < number < 10**15 else ("-" if number < 0 else "") + "10^15+"
 
 
 def _match_cards(
@@ -248,7 +256,7 @@ def _match_cards(
         for leaf in leaves:
             position = leaf[1]
             if not 0 <= position < len(values) or values[position] is None:
-                raise ParseFailure("card_unavailable", card=f"#{position}")
+                raise ParseFailure("card_unavailable", card=f"#{_shown(position)}")
             if position in taken:
                 raise ParseFailure("card_reused", card=str(values[position]))
             taken.add(position)
@@ -332,7 +340,7 @@ def check_operation(
             # R3.4: an X value must meet the tier, like any intermediate result.
             if not rules.x_low <= value <= rules.x_high:
                 raise ParseFailure(
-                    "x_value_out_of_range", low=rules.x_low, high=rules.x_high, value=value
+                    "x_value_out_of_range", low=rules.x_low, high=rules.x_high, value=_shown(value)
                 )
             x_chosen[position] = value
     except ParseFailure as failure:

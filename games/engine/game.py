@@ -34,6 +34,17 @@ def _refusal(code: str, **params: Any) -> Refusal:
     return Refusal(code, params)
 
 
+def _echo(value: Any, limit: int = 20) -> str:
+    """A short text of an untrusted value for a refusal: str() of nested or huge data can raise."""
+    if isinstance(value, str):
+        return value[:limit]
+    if value is None or isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return str(value) if -(10**limit) < value < 10**limit else "(too large)"
+    return type(value).__name__
+
+
 def _config_error(code: str, **params: Any) -> EngineError:
     return EngineError(code, params)
 
@@ -334,7 +345,7 @@ def apply_move(state: GameState, move: Move) -> tuple[GameState, list[Event]]:
     kind = move.get("type")
     handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
     if handler is None:
-        raise _refusal("unknown_move", type=str(move.get("type"))[:40])
+        raise _refusal("unknown_move", type=_echo(move.get("type"), 40))
     if state.phase == "over":
         raise _refusal("game_over")
     seat = None if move["type"] == "timeout" else _seat_of(state, move)
@@ -373,7 +384,7 @@ def legal_moves(state: GameState, seat: int | None) -> list[str]:
 def _seat_of(state: GameState, move: Move) -> int:
     seat = move.get("seat")
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < state.n_seats:
-        raise _refusal("unknown_seat", seat=str(seat)[:20])
+        raise _refusal("unknown_seat", seat=_echo(seat))
     return seat
 
 
@@ -547,8 +558,8 @@ def _judge(s: GameState, seat: int, move: Move) -> dict[str, Any]:
                 raise _refusal("bad_move", field="tokens")
             if "card" in token:
                 cid = token["card"]
-                if not isinstance(cid, int) or cid not in position:
-                    raise _refusal("card_unavailable", card=str(cid)[:20])
+                if type(cid) is not int or cid not in position:
+                    raise _refusal("card_unavailable", card=_echo(cid))
                 announcement.append({"card": position[cid]})
             else:
                 announcement.append(dict(token))
@@ -557,17 +568,18 @@ def _judge(s: GameState, seat: int, move: Move) -> dict[str, Any]:
             raise _refusal("bad_move", field="x_values")
         x_values = {}
         for key, value in raw_x.items():
-            try:
-                cid = int(key)  # JSON turns the card-id keys into strings
-            except (TypeError, ValueError):
-                raise _refusal("bad_move", field="x_values") from None
+            # JSON turns the card-id keys into strings of digits.
+            if isinstance(key, str) and key.isascii() and key.isdigit() and len(key) < 10:
+                cid: Any = int(key)
+            elif type(key) is int:
+                cid = key
+            else:
+                raise _refusal("bad_move", field="x_values")
             if cid not in position:
-                raise _refusal("card_unavailable", card=cid)
+                raise _refusal("card_unavailable", card=_echo(cid))
             x_values[position[cid]] = value
-        shown = _tokens_text(s, tokens, x_values, available)
     elif isinstance(text, str):
         announcement = text
-        shown = text[:200]
     else:
         raise _refusal("bad_move", field="text")
     verdict: Verdict = check_operation(announcement, values, s.config.rules, x_values=x_values)
@@ -575,6 +587,10 @@ def _judge(s: GameState, seat: int, move: Move) -> dict[str, Any]:
         raise _refusal(verdict.code or "invalid", **(verdict.params or {}))  # R3.5
     op = verdict.operation
     ids = [available[p] for p in op.positions] if op is not None else []
+    # Past the checker, the tokens are well formed; only the X values it read are kept, so
+    # whatever else came with the move never reaches the stored state.
+    used_x = dict(op.x_values) if op is not None and tokens is not None else {}
+    shown = _tokens_text(s, tokens, used_x, available) if tokens is not None else text[:200]
     place = move.get("place")
     _check_place(s, seat, place, ids)
     return {
@@ -582,7 +598,7 @@ def _judge(s: GameState, seat: int, move: Move) -> dict[str, Any]:
         "seat": seat,
         "text": shown,
         "tokens": copy.deepcopy(tokens) if tokens is not None else None,
-        "x_values": [[available[p], v] for p, v in sorted((x_values or {}).items())],
+        "x_values": [[available[p], v] for p, v in sorted(used_x.items())],
         "cards": ids,
         "place": place,
         "ok": verdict.ok,
@@ -596,14 +612,14 @@ def _check_place(s: GameState, seat: int, place: Any, ids: list[int]) -> None:
     if place is None:
         return
     if not isinstance(place, str) or place not in PLACES:
-        raise _refusal("place_unknown", place=str(place)[:20])
+        raise _refusal("place_unknown", place=_echo(place))
     if s.event_held(seat, PLACES[place]) is None:
         raise _refusal("place_unavailable", place=place)
     if place == "pemp" and ids and len(ids) % 2:
         raise _refusal("place_odd_trick", place=place, count=len(ids))  # R7.6
 
 
-def _tokens_text(s: GameState, tokens: list, x_values: dict[int, Any], available: list[int]) -> str:
+def _tokens_text(s: GameState, tokens: list, x_values: dict[int, int], available: list[int]) -> str:
     """The structured announcement written out, so everyone sees what was said."""
     parts: list[str] = []
     xs: list[str] = []

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from games.engine.game import check_invariants, new_game
+import json
+
+import pytest
+
+from games.engine.errors import Refusal
+from games.engine.game import apply_move, check_invariants, new_game
 
 
 def test_first_player_turns_up_three_cards(config, card_ids):
@@ -196,3 +201,55 @@ def test_game_over_refuses_every_move(scene):
     s.ok_all()
     assert s.state.phase == "over"
     s.refuse({"type": "nothing", "seat": 1}, "game_over")
+
+
+def _nested(depth: int) -> list:
+    junk: list = []
+    for _ in range(depth):
+        junk = [junk]
+    return junk
+
+
+HUGE = 10**5000  # str() of it raises ValueError; JSON cannot carry it either
+DEEP = _nested(100_000)  # str() or deepcopy() of it raises RecursionError
+TOKENS_2_3_5 = [{"card": 2}, {"op": "+"}, {"card": 3}, {"op": "="}, {"card": 5}]
+
+
+def test_junk_moves_get_a_typed_refusal(scene):
+    # R3.5, R9.3 — whatever a client sends, the answer is a Refusal that changes nothing
+    s = scene(table=[2, 3, 5], draw=[4, 9, 10])
+    junk = [
+        {"type": HUGE},
+        {"type": DEEP},
+        {"type": "nothing", "seat": HUGE},
+        {"type": "nothing", "seat": DEEP},
+        {"type": "announce", "seat": 0, "tokens": [{"num": HUGE}]},
+        {"type": "announce", "seat": 0, "tokens": [{"op": DEEP}]},
+        {"type": "announce", "seat": 0, "tokens": [{"card": HUGE}]},
+        {"type": "announce", "seat": 0, "tokens": [{"card": DEEP}]},
+        {"type": "announce", "seat": 0, "text": "2 + 3 = 5", "place": DEEP},
+        {"type": "announce", "seat": 0, "text": "2 + 3 = 5", "place": HUGE},
+        {"type": "announce", "seat": 0, "tokens": TOKENS_2_3_5, "x_values": {HUGE: 1}},
+        {"type": "announce", "seat": 0, "tokens": TOKENS_2_3_5, "x_values": {float("inf"): 1}},
+        {"type": "announce", "seat": 0, "tokens": TOKENS_2_3_5, "x_values": {"1" * 5000: 1}},
+        {"type": "announce", "seat": 0, "tokens": [{"card": 2}, {"op": "+"}, {"card": "X"}]},
+        {"type": "announce", "seat": 0, "text": "x" * 10_000_000},
+    ]
+    for move in junk:
+        before = s.state.to_dict()
+        with pytest.raises(Refusal) as info:
+            apply_move(s.state, move)
+        assert info.value.code and info.value.message
+        json.dumps(info.value.params)  # a refusal can be sent back to the client as it is
+        assert s.state.to_dict() == before
+
+
+def test_junk_beside_a_good_announcement_is_not_kept(scene):
+    # R9.1, R9.2 — what the game stores stays plain, small JSON, whatever came with the move
+    s = scene(table=[2, 3, 5, "X"], draw=[4, 9, 10])
+    x_card = s.state.table[3]
+    s.play({"type": "announce", "seat": 0, "tokens": TOKENS_2_3_5, "x_values": {str(x_card): DEEP}})
+    json.dumps(s.state.to_dict())
+    assert s.state.pending["x_values"] == []  # the X card is not in the operation
+    s.ok_all()
+    assert sorted(s.pile(0)) == [2, 3, 5]

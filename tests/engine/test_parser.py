@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -215,3 +217,31 @@ def test_any_tokens_get_a_verdict(
     # R3.5: any token sequence from a tablet is judged, never crashes.
     verdict = check_operation(tokens, [8, 5, 13, "X", 2, "X", 3], TIER3, x_values=x_values)
     assert verdict.ok or verdict.kind in ("invalid", "wrong")
+
+
+@pytest.mark.parametrize(
+    ("announcement", "x_values"),
+    [
+        ([{"card": 10**5000}, {"op": "+"}, {"card": 1}, {"op": "="}, {"card": 2}], None),
+        ([{"card": 0}, {"op": "+"}, {"card": 1}, {"op": "="}, {"card": 2}], {0: 10**5000}),
+        ([{"card": 0}, {"op": "+"}, {"card": 1}, {"op": "="}, {"card": 2}], {0: -(10**40)}),
+        ("X + 1 = 2", {0: 10**5000}),
+        ("X + 1 = 2", {0: "²"}),  # a digit to str.isdigit, not to int()
+        ([{"card": 0}, {"op": "+"}, {"card": 1}, {"op": "="}, {"card": 2}], {"²": 1}),
+    ],
+)
+def test_huge_numbers_get_a_verdict_that_can_be_sent(announcement: object, x_values: object) -> None:
+    # R3.5: a verdict for any input, with parameters a page can show and JSON can carry
+    verdict = check_operation(announcement, ["X", 1, 2], TIER3, x_values=x_values)  # type: ignore[arg-type]
+    assert not verdict.ok and verdict.code
+    json.dumps(verdict.to_dict())
+    assert verdict.message
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=400), st.sampled_from([TIER1, TIER2, TIER3]))
+def test_any_text_at_any_tier_gets_a_verdict_that_can_be_sent(text: str, rules: RuleSet) -> None:
+    # R3.5: any string at all, past the length limit too, gets a verdict JSON can carry
+    verdict = check_operation(text, [8, 5, 13, "X", 2, 0, 1, 1, 3], rules)
+    assert verdict.ok or verdict.kind in ("invalid", "wrong")
+    json.dumps(verdict.to_dict())

@@ -48,7 +48,17 @@ texts = st.one_of(
                      "0 + 0 = 0", "2^99999=8", "1/0=1", "((((", "", "7 = 7"]),
 )
 
-oddities = st.one_of(st.none(), st.booleans(), st.lists(st.integers(), max_size=2), st.text(max_size=3))
+
+def _nested(depth: int) -> list:
+    junk: list = []
+    for _ in range(depth):
+        junk = [junk]
+    return junk
+
+
+# Too big for str() or JSON, too deep for repr() or deepcopy(): still only a typed refusal.
+oddities = st.one_of(st.none(), st.booleans(), st.lists(st.integers(), max_size=2), st.text(max_size=3),
+                     st.just(10**5000), st.just(_nested(100_000)), st.floats())
 junk_moves = st.fixed_dictionaries(
     {"type": st.one_of(st.sampled_from([*MOVE_TYPES, "shout"]), oddities),
      "seat": st.one_of(st.integers(-1, 6), oddities)},
@@ -60,7 +70,8 @@ junk_moves = st.fixed_dictionaries(
                       oddities),
             max_size=5,
         ),
-        "x_values": st.one_of(st.dictionaries(st.text(max_size=3), st.integers()), oddities),
+        "x_values": st.one_of(st.dictionaries(st.text(max_size=3), st.one_of(st.integers(), oddities)),
+                              oddities),
         "place": st.one_of(st.sampled_from([None, "pevar", "pemp", "daou", "floor"]), oddities),
         "use": st.sampled_from([True, False, "yes"]),
         "kind": st.sampled_from(["turn", "window", "challenge", "chwech", "later"]),
