@@ -192,6 +192,16 @@ def judge(
     result_value = leaf_value(result_position)
     failure: _Wrong | None = None
     try:
+        for position in positions:
+            # R3.4: an X value must meet the tier, like any intermediate result (R2.2, R3.5).
+            if values[position] == "X" and not rules.x_low <= used_x[position] <= rules.x_high:
+                raise _Wrong(
+                    "x_value_out_of_range",
+                    low=rules.x_low,
+                    high=rules.x_high,
+                    value=used_x[position],
+                    expression=expression_text,
+                )
         value = evaluate(expression)
         if value != result_value:
             failure = _Wrong(
@@ -337,11 +347,8 @@ def check_operation(
             value = _int_or_none(named.get(position))
             if value is None:
                 raise ParseFailure("x_value_missing")
-            # R3.4: an X value must meet the tier, like any intermediate result.
-            if not rules.x_low <= value <= rules.x_high:
-                raise ParseFailure(
-                    "x_value_out_of_range", low=rules.x_low, high=rules.x_high, value=_shown(value)
-                )
+            if abs(value) >= 10**15:  # no tier comes near; too long to print or send as JSON
+                raise ParseFailure("parse_error", reason="number_too_long")
             x_chosen[position] = value
     except ParseFailure as failure:
         return Verdict.failure(failure.code, **failure.params)

@@ -16,7 +16,6 @@ INVALID_CODES: frozenset[str] = frozenset(
         "too_few_cards",
         "operator_not_allowed",
         "x_value_missing",
-        "x_value_out_of_range",
     }
 )
 
@@ -30,6 +29,9 @@ WRONG_CODES: frozenset[str] = frozenset(
         "out_of_bounds",
         "zero_power_zero",
         "exponent_not_allowed",
+        # R3.4, R2.2: an X card is a part of the expression, so its value is an intermediate
+        # result, and one outside the tier is "out of bounds", a real mistake.
+        "x_value_out_of_range",
     }
 )
 

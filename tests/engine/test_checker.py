@@ -43,9 +43,6 @@ def test_the_contract_example() -> None:
         ("2 * 3 = 6", TIER1, "operator_not_allowed"),
         ("2 ^ 3 = 8", TIER2, "operator_not_allowed"),
         ("X + 3 = 7", TIER1, "x_value_missing"),
-        ("X + 3 = 7 (X=101)", TIER1, "x_value_out_of_range"),
-        ("X + 3 = 7 (X=-1)", TIER2, "x_value_out_of_range"),
-        ("X + 3 = 7 (X=10001)", TIER3, "x_value_out_of_range"),
         ("X + 3 = 7 (X=4, X=5)", TIER1, "parse_error"),
         ("2 ^ 99999 = 8", TIER3, "card_unavailable"),
         # R3.5 wrong: a real mistake, open to challenge.
@@ -62,6 +59,12 @@ def test_the_contract_example() -> None:
         ("2 ^ (0 - 1) = 1", TIER3, "exponent_not_allowed"),
         ("20 ^ 20 ^ 20 = 20", TIER3, "exponent_not_allowed"),
         ("8 - 5 = 4, 4 + 6 = 13", TIER1, "wrong_result"),
+        # R3.4, R2.2: an X card is a part of the expression, so its value is an intermediate
+        # result; a value outside the tier is a real mistake, not a refusal.
+        ("X + 3 = 7 (X=101)", TIER1, "x_value_out_of_range"),
+        ("X + 3 = 7 (X=-1)", TIER2, "x_value_out_of_range"),
+        ("X + 3 = 7 (X=10001)", TIER3, "x_value_out_of_range"),
+        ("3 + 4 = X (X=-7)", TIER1, "x_value_out_of_range"),
     ],
 )
 def test_failure_codes(text: str, rules: RuleSet, code: str) -> None:
@@ -186,3 +189,17 @@ def test_operation_round_trips_through_json_shapes() -> None:
     assert data["x_values"] == {"0": 4}
     assert type(verdict.operation).from_dict(data) == verdict.operation
     assert verdict.to_dict()["operation"] == data
+
+
+def test_an_x_value_outside_the_tier_is_wrong_and_keeps_its_cards() -> None:
+    # R3.4, R3.5: "wrong" (open to challenge), with the cards and the named value shown
+    verdict = check_operation("X + 3 = 7 (X=101)", ["X", 3, 7], TIER1)
+    assert (verdict.kind, verdict.code) == ("wrong", "x_value_out_of_range")
+    assert verdict.params["low"] == 0 and verdict.params["high"] == 100
+    assert verdict.params["value"] == 101
+    assert verdict.operation is not None and verdict.operation.cards == ("X", 3, 7)
+    assert verdict.operation.x_values == {0: 101}
+    # A number too long to read is input that does not parse (invalid), not a value.
+    tokens = [{"card": 0}, {"op": "+"}, {"card": 1}, {"op": "="}, {"card": 2}]
+    verdict = check_operation(tokens, ["X", 3, 7], TIER3, x_values={0: 10**5000})
+    assert (verdict.kind, verdict.code) == ("invalid", "parse_error")

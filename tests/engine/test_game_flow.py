@@ -185,6 +185,17 @@ def test_x_card_takes_a_value(scene):
     assert sorted(map(str, s.pile(0))) == ["4", "9", "X"]
 
 
+def test_x_value_outside_the_tier_is_a_wrong_announcement(scene):
+    # R3.4, R3.5, R4.6 — X = 101 at tier 1 is a real mistake: open to challenge, then shown
+    s = scene(table=["X", 4, 9], draw=[10, 7, 6])
+    s.announce(0, "X + 4 = 9 (X=101)")
+    assert s.state.phase == "window"
+    events = s.ok_all()
+    verdict = s.first(events, "verdict")
+    assert (verdict["kind"], verdict["code"]) == ("wrong", "x_value_out_of_range")
+    assert s.pile(0) == [] and s.state.active == 1
+
+
 def test_replace_is_metadata_only(scene):
     # R8 — a bot may take over a seat; the game itself does not change
     s = scene(table=[2, 3, 5])
