@@ -20,6 +20,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -38,6 +39,7 @@ function setup(thread)
   table.insert(threads, thread)
 end
 function init(args)
+  math.randomseed(os.time() + (tid or 0))
   i = (tid or 0) * 7919
   n204 = 0
   n200 = 0
@@ -49,7 +51,9 @@ function request()
   return wrk.format("GET", t[1], {["Cookie"] = t[2], ["HX-Request"] = "true", ["X-Kavet-Poll"] = "1"})
 end
 function delay()
-  return %(delay)d
+  -- A tablet polls every %(delay)d ms on average; the jitter spreads the phases of tablets that
+  -- all started in the same millisecond (wrk connects them at once), as real classes do.
+  return math.random(%(delay)d / 2, %(delay)d * 3 / 2)
 end
 function response(status, headers, body)
   if status == 204 then n204 = n204 + 1 elseif status == 200 then n200 = n200 + 1 else nother = nother + 1 end
@@ -77,6 +81,7 @@ def seed(n_tablets: int, n_move_tables: int) -> tuple[list[tuple[str, str]], lis
     from classrooms.services import class_code_new
     from games import services
     from games.models import Game
+    from games.views import poll_token
 
     store = import_string(settings.SESSION_ENGINE + ".SessionStore")
     Game.objects.all().delete()
@@ -113,7 +118,8 @@ def seed(n_tablets: int, n_move_tables: int) -> tuple[list[tuple[str, str]], lis
                                     players=[{"student": s} for s in kids])
         services.game_start(game=game)
         for position, student in enumerate(kids):
-            tablets.append((f"/play/{game.pk}/?v={game.version}&s=running",
+            token = quote(poll_token(game, position, student.user.pk))
+            tablets.append((f"/play/{game.pk}/?v={game.version}&s=running&t={token}",
                             session_for(student, game, position)))
     movers: list[dict] = []
     for _ in range(n_move_tables):
@@ -187,12 +193,12 @@ def pct(values: list[float], p: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tablets", type=int, default=600)
-    parser.add_argument("--seconds", type=int, default=30)
+    parser.add_argument("--seconds", type=int, default=60)
     parser.add_argument("--interval", type=float, default=2.0, help="seconds between a tablet's polls")
     parser.add_argument("--move-tables", type=int, default=8)
     parser.add_argument("--move-pace", type=float, default=0.5, help="seconds between a table's moves")
     parser.add_argument("--workers", type=int, default=4)
-    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--port", type=int, default=8179)
     args = parser.parse_args()
 

@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from django.contrib import messages
 from django.contrib.auth import logout
+from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -20,16 +21,19 @@ from games.signin import SEEN_KEY, SESSION_KEY
 POLL_HEADER = "HTTP_X_KAVET_POLL"
 # Write the last-activity time at most this often: a session write on every poll costs.
 SEEN_RESOLUTION = 30
+TABLE_PREFIX = "/play/"
 # A game waiting this long to start no longer keeps anyone signed in.
 OPEN_GAME_HOURS = 6
 
 
-def in_open_game(user_id: int) -> bool:
-    since = timezone.now() - timedelta(hours=OPEN_GAME_HOURS)
+def in_open_game(user_id: int, idle_seconds: float = 0) -> bool:
+    """At a table now, or at one that ended within the idle time (the end screen is activity)."""
+    now = timezone.now()
     return Seat.objects.filter(
+        Q(game__status__in=(Game.Status.SETUP, Game.Status.RUNNING, Game.Status.PAUSED),
+          game__created_at__gte=now - timedelta(hours=OPEN_GAME_HOURS))
+        | Q(game__finished_at__gte=now - timedelta(seconds=idle_seconds)),
         student__user_id=user_id, bot="",
-        game__status__in=(Game.Status.SETUP, Game.Status.RUNNING, Game.Status.PAUSED),
-        game__created_at__gte=since,
     ).exists()
 
 
@@ -40,6 +44,9 @@ class StudentIdleMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        if POLL_HEADER in request.META and request.path.startswith(TABLE_PREFIX):
+            # A table poll: the child is at a game. It must not even load the session (speed).
+            return self.get_response(request)
         session = getattr(request, "session", None)
         info = session.get(SESSION_KEY) if session is not None else None
         if info:
@@ -47,7 +54,7 @@ class StudentIdleMiddleware:
             seen = session.get(SEEN_KEY, now)
             idle = max(1, int(info.get("idle") or 10)) * 60
             user_id = session.get("_auth_user_id")
-            if now - seen > idle and not (user_id and in_open_game(int(user_id))):
+            if now - seen > idle and not (user_id and in_open_game(int(user_id), idle)):
                 logout(request)
                 target = reverse("games:tablet_signin")
                 if request.headers.get("HX-Request"):
@@ -56,8 +63,6 @@ class StudentIdleMiddleware:
                     return response
                 messages.info(request, _("You were signed out because the tablet was not used for a while."))
                 return redirect(target)
-            polling = POLL_HEADER in request.META
-            in_game = polling and user_id and now - seen > idle / 2 and in_open_game(int(user_id))
-            if (not polling or in_game) and now - seen > SEEN_RESOLUTION:
+            if POLL_HEADER not in request.META and now - seen > SEEN_RESOLUTION:
                 session[SEEN_KEY] = now
         return self.get_response(request)

@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 from django.contrib import messages
+from django.core.signing import BadSignature, Signer
+from django.db import connection
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -17,7 +20,6 @@ from games.messages import refusal_message
 
 from .models import Game, Move
 
-SEATS_KEY = "kv_seats"  # {game id: seat position}, set after the full permission check
 MAX_FIELD = 4000
 
 
@@ -87,34 +89,45 @@ def practice_stop(request: HttpRequest, game_id: int) -> HttpResponse:
     return redirect("games:student_home")
 
 
-def _poll_unchanged(request: HttpRequest, game_id: int) -> bool:
-    """The cheap path of a poll: one indexed lookup, no rendering, when nothing changed.
+POLL_SIGNER = Signer(salt="kavet.games.poll")
+POLL_SQL = (f'SELECT "version", "status", "timer_deadline", "bot_due_at" FROM "{Game._meta.db_table}" '
+            'WHERE "id" = %s')
 
-    Trusts the seat remembered in the session by a full permission check on this game.
+
+def _aware(value: datetime) -> datetime:
+    # SQLite hands raw datetimes back naive (stored in UTC); PostgreSQL gives them aware.
+    return value if timezone.is_aware(value) else timezone.make_aware(value, UTC)
+
+
+def poll_token(game: Game, seat_position: int, user_id: int) -> str:
+    """Put in the poll URL of a page rendered after the full permission check on this game."""
+    return POLL_SIGNER.sign(f"{game.pk}.{seat_position}.{user_id}")
+
+
+def _poll_unchanged(request: HttpRequest, game_id: int) -> bool:
+    """The cheap path of a poll: one indexed lookup, no session, no rendering, when nothing changed.
+
+    Trusts the signed token the page was given; it only ever answers "nothing new" (204), and any
+    change goes through the full permission check and render.
     """
-    seats = request.session.get(SEATS_KEY) or {}
-    if str(game_id) not in seats or not request.session.get("_auth_user_id"):
+    try:
+        token_game = POLL_SIGNER.unsign(request.GET.get("t", "")).split(".")[0]
+    except BadSignature:
         return False
-    rows = list(Game.objects.filter(pk=game_id).order_by()
-                .values_list("version", "status", "timer_deadline", "bot_due_at")[:1])
-    if not rows:
+    if token_game != str(game_id):
         return False
-    version, status, deadline, bot_due = rows[0]
+    with connection.cursor() as cursor:
+        cursor.execute(POLL_SQL, [game_id])
+        row = cursor.fetchone()
+    if row is None:
+        return False
+    version, status, deadline, bot_due = (_aware(v) if isinstance(v, datetime) else v for v in row)
     now = timezone.now()
     if status == Game.Status.RUNNING and ((deadline and deadline <= now) or (bot_due and bot_due <= now)):
         # A time limit ran out or a computer player is due: apply it on this request (R4.9, R5.1).
         if services.game_tick(game_id=game_id, now=now):
             return False
     return request.GET.get("v") == str(version) and request.GET.get("s") == status
-
-
-def _remember_seat(request: HttpRequest, game: Game, position: int) -> None:
-    seats = request.session.get(SEATS_KEY) or {}
-    if seats.get(str(game.pk)) != position:
-        # Only the few latest games: the session stays small.
-        seats = dict(list(seats.items())[-4:])
-        seats[str(game.pk)] = position
-        request.session[SEATS_KEY] = seats
 
 
 def _since(request: HttpRequest) -> int | None:
@@ -130,11 +143,11 @@ def table(request: HttpRequest, game_id: int) -> HttpResponse:
     if request.htmx and "v" in request.GET and _poll_unchanged(request, game_id):
         return HttpResponse(status=204)
     game, seat = selectors.game_for_seat(user=request.user, game_id=game_id)
-    _remember_seat(request, game, seat.position)
     if request.htmx and "v" in request.GET:
         services.game_tick(game_id=game.pk)  # cheap when nothing is due
         game.refresh_from_db()
     ctx = selectors.table_context(game=game, seat=seat, since=_since(request) if request.htmx else None)
+    ctx["poll_token"] = poll_token(game, seat.position, request.user.pk)
     return render(request, "games/table.html#board" if request.htmx else "games/table.html", ctx)
 
 
@@ -198,7 +211,8 @@ def table_move(request: HttpRequest, game_id: int) -> HttpResponse:
         return redirect("games:table", game_id=game.pk)
     game = outcome.game
     ctx = selectors.table_context(game=game, seat=seat, since=seen if outcome.applied else None)
-    ctx.update(flash=outcome.message, applied=outcome.applied, refused=not outcome.applied)
+    ctx.update(flash=outcome.message, applied=outcome.applied, refused=not outcome.applied,
+               poll_token=poll_token(game, seat.position, request.user.pk))
     return render(request, "games/table.html#board", ctx)
 
 

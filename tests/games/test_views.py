@@ -26,8 +26,9 @@ def tablet(client, student):
     return client
 
 
-def poll(client, game, v, s="running"):
-    return client.get(reverse("games:table", args=[game.pk]), {"v": v, "s": s}, **HX)
+def poll(client, game, v, s="running", t=""):
+    return client.get(reverse("games:table", args=[game.pk]), {"v": v, "s": s, "t": t},
+                      HTTP_X_KAVET_POLL="1", **HX)
 
 
 def post_move(client, game, seen, **data):
@@ -45,13 +46,18 @@ def test_table_page_shows_the_cards_and_whose_turn(client, table, anna):
 
 
 def test_poll_answers_204_with_one_lookup_when_nothing_changed(client, table, anna,
-                                                               django_assert_max_num_queries):
+                                                               django_assert_num_queries):
     c = tablet(client, anna)
     c.get(reverse("games:table", args=[table.pk]))
-    with django_assert_max_num_queries(2):  # the session (none when cached), the game by pk
-        response = poll(c, table, 0)
+    html = c.get(reverse("games:table", args=[table.pk])).content.decode()
+    token = html.split("&amp;t=")[1].split('"')[0].replace("%3A", ":")
+    with django_assert_num_queries(1):  # the game row by primary key; no session, no user
+        response = poll(c, table, 0, t=token)
     assert response.status_code == 204 and response.content == b""
-    assert poll(c, table, 0, "paused").status_code == 200
+    assert poll(c, table, 0, "paused", t=token).status_code == 200
+    assert poll(c, table, 0, t=token + "x").status_code == 200  # a forged token: the full path
+    other = factories.student(classroom=table.classroom, name="Ewen")
+    assert poll(tablet(factories_client(), other), table, 0, t=token + "x").status_code == 404
 
 
 def test_poll_returns_the_new_board_after_a_move(client, table, anna, bo):
