@@ -69,6 +69,10 @@ class Countdown:
     total: int
 
 
+# How many sentences of recent play a tablet shows above the table.
+NEWS_LINES = 5
+
+
 def table_context(*, game: Game, seat: Seat | None, since: int | None = None) -> dict[str, Any]:
     """Everything the table page shows to one seat (never the draw pile, R1.5)."""
     seats = list(Seat.objects.filter(game=game).order_by("position"))
@@ -84,18 +88,20 @@ def table_context(*, game: Game, seat: Seat | None, since: int | None = None) ->
     rules = view["rules"]
     legal = list(view["legal"]) if game.status == Game.Status.RUNNING and not (seat and seat.bot) else []
     me = view["seats"][position] if position is not None else None
-    # What happened since the version this tablet saw (several moves after a Wi-Fi gap), else
-    # the last move: told in words on every tablet.
+    # The last few things that happened, told in words on every tablet; what is new since the
+    # version this tablet saw (several moves after a Wi-Fi gap) is marked, so a child who looked
+    # away for a moment still reads what the computer players just did.
     recent = list(Move.objects.filter(game=game).order_by("-number").only("events", "number")[:8])
-    if since is not None and since < game.version:
-        recent = [m for m in recent if m.number > since] or recent[:1]
-    else:
-        recent = recent[:1]
     recent.reverse()
-    recent_events = [e for m in recent for e in m.events]
-    news = events_sentences(recent_events, players)
+    news: list[tuple[str, bool]] = []
+    for move in recent:
+        is_new = since is None or move.number > since
+        news.extend((line, is_new) for line in events_sentences(move.events, players))
+    news = news[-NEWS_LINES:]
+    fresh = [m for m in recent if since is not None and m.number > since] or recent[-1:]
+    recent_events = [e for m in fresh for e in m.events]
     if not recent:
-        news = [_start_sentence(players, state.config.starter)]
+        news = [(_start_sentence(players, state.config.starter), True)]
     countdown = None
     timer = view.get("timer")
     if timer and game.timer_deadline and game.status == Game.Status.RUNNING:

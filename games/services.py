@@ -180,6 +180,10 @@ def _state(game: Game):
     return engine.GameState.from_dict(game.state)
 
 
+# Seconds a computer player takes to answer OK or "Kavet 'm eus!" in a challenge window.
+WINDOW_ANSWER_DELAY = (1.0, 3.0)
+
+
 def _bots_by_seat(game: Game) -> dict[int, str]:
     return dict(Seat.objects.filter(game=game).exclude(bot="").values_list("position", "bot"))
 
@@ -219,6 +223,10 @@ def _stamp_deadlines(game: Game, before, after, bots: dict[int, str], now: datet
         return None
     rng = random.Random(f"{game.seed}/delay/{after.version}")
     pause = _bot_delay(bots[actors[0]], rng)
+    if after.phase == "window":
+        # Judging someone else's announcement is quicker than finding one's own: a child
+        # playing computers should not sit through the whole window after every operation.
+        pause = min(pause, rng.uniform(*WINDOW_ANSWER_DELAY))
     if game.timer_deadline is not None:
         # A computer player answers before its own time runs out, like a person would.
         left = (game.timer_deadline - now).total_seconds()
