@@ -1,34 +1,156 @@
-"""The demo school command creates everything once; a second run changes nothing."""
+"""The demo school: weeks of real play, reports and a running class game, made once and the same everywhere."""
 from __future__ import annotations
+
+import io
+import statistics
+from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
+from django.db.models import Max, Sum
+from django.utils import timezone
 
+from classrooms.demo import LIVE_MIN_MOVES
 from classrooms.models import Classroom, LevelChange, ParentLink, School, Student, User
+from classrooms.reports.models import LevelRecommendation, WeeklyReport
+from games import engine
+from games.models import ClassSession, Game, Move, Play, Seat
+
+MODELS = (School, User, Classroom, Student, LevelChange, ParentLink, ClassSession, Game, Seat,
+          Move, Play, WeeklyReport, LevelRecommendation)
+
+
+def demo(*args: str) -> str:
+    out = io.StringIO()
+    call_command("demo_school", *args, stdout=out)
+    return out.getvalue()
 
 
 def counts() -> dict:
-    return {m.__name__: m.objects.count()
-            for m in (School, User, Classroom, Student, LevelChange, ParentLink)}
+    return {m.__name__: m.objects.count() for m in MODELS}
+
+
+def fingerprint() -> dict:
+    """What a rerun must leave untouched, down to the last move and the last report build."""
+    return {
+        **counts(),
+        "versions": Game.objects.aggregate(v=Sum("version"))["v"],
+        "last_move": Move.objects.aggregate(m=Max("created_at"))["m"],
+        "last_build": WeeklyReport.objects.aggregate(b=Max("built_at"))["b"],
+        "levels": sorted(Student.objects.values_list("name", "number_range", "tier")),
+    }
+
+
+def finished_games() -> list[tuple]:
+    """The finished games as any machine must make them: table, seed, moves, scores, when."""
+    games = Game.objects.filter(status=Game.Status.FINISHED).order_by("classroom__code", "started_at", "label")
+    return [(g.classroom.code, g.label, g.seed, g.version, g.started_at, g.finished_at,
+             [(s.name, s.score) for s in g.seats.order_by("position")]) for g in games]
 
 
 @pytest.mark.django_db
-def test_demo_school_is_idempotent():
-    call_command("demo_school", stdout=open("/dev/null", "w"))
+def test_demo_has_weeks_of_real_play_reports_and_a_running_class_game(client):
+    output = demo()
+    check_history(output, client)
+
+    first = fingerprint()
+    games = finished_games()
+    demo()  # a second run changes nothing: no game, move, play, report or level is added or redone
+    assert fingerprint() == first
+
+    # From scratch again: the same seeds, the same children's choices, the same games.
+    User.objects.all().delete()
+    School.objects.all().delete()
+    assert Game.objects.count() == Play.objects.count() == 0
+    demo()
+    assert finished_games() == games
+
+
+def check_history(output: str, client) -> None:
+    """What a school trying the demo must find: dated games, mistakes, levels, reports, a live game."""
+    now = timezone.now()
+    anna = Student.objects.get(name="Anna")
+    for code in ("DEMO1", "DEMO2"):
+        classroom = Classroom.objects.get(code=code)
+        finished = Game.objects.filter(classroom=classroom, status=Game.Status.FINISHED)
+        assert 6 <= finished.count() <= 10
+        weeks = {g.started_at.isocalendar()[:2] for g in finished}
+        assert len(weeks) >= 4  # several school weeks, so the weekly reports have a history
+        for game in finished:
+            # Played through the services: a replay of its stored moves ends where it ended (R9.2).
+            moves = list(game.moves.order_by("number").values_list("payload", flat=True))
+            state = engine.replay(engine.GameConfig.from_dict(game.config), game.seed, moves)
+            assert state.is_over and state.to_dict() == game.state
+            assert game.session is not None and game.session.status == ClassSession.Status.FINISHED
+            # Dated in the past, lasting minutes as a class game does, moves in order.
+            assert game.started_at < game.finished_at < now - timedelta(hours=12)
+            assert timedelta(minutes=1) < game.finished_at - game.started_at < timedelta(hours=1)
+            stamps = list(game.moves.order_by("number").values_list("created_at", flat=True))
+            assert stamps == sorted(stamps) and game.started_at <= stamps[0]
+            # Each table plays at its weakest student's level (R2.3).
+            levels = [Seat.objects.get(pk=s.pk).student for s in game.seats.exclude(student=None)]
+            assert game.config["rules"]["max_number"] <= max(s.number_range for s in levels)
+        # Every child of the class played and has a report for each week of the history.
+        for student in Student.objects.filter(classroom=classroom):
+            assert Play.objects.filter(student=student, kind=Play.Kind.ANNOUNCE).exists(), student.name
+            assert WeeklyReport.objects.filter(student=student).count() == 5
+
+    plays = Play.objects.filter(student=anna)
+    assert plays.filter(ok=False).exists()  # children make mistakes, and the reports count them
+    reactions = [p.reaction_ms for p in plays.filter(kind=Play.Kind.ANNOUNCE) if p.reaction_ms]
+    assert 3_000 < statistics.median(reactions) < 60_000  # a child's pace, not a loop's
+    # Weaker children are slower than stronger ones, as the reports' "quickly" expects.
+    def median_ms(name: str) -> float:
+        return statistics.median(Play.objects.filter(student__name=name, kind=Play.Kind.ANNOUNCE)
+                                 .exclude(reaction_ms=None).values_list("reaction_ms", flat=True))
+    assert median_ms("Dewi") > median_ms("Elouan")
+
+    # Level history: Corentin was moved up to numbers up to 20 weeks ago, before later games.
+    corentin = Student.objects.get(name="Corentin")
+    changes = list(LevelChange.objects.filter(student=corentin).order_by("changed_at"))
+    assert [(c.number_range, c.tier) for c in changes] == [(10, 1), (20, 1)]
+    assert changes[-1].changed_at < now - timedelta(days=7)
+    before = Play.objects.filter(student=corentin, at__lt=changes[-1].changed_at)
+    assert before.exists() and set(before.values_list("number_range", flat=True)) == {10}
+
+    # The parent sees Anna's report with its charts; the teacher sees the class grid.
+    assert client.login(username="parent", password="kavet-demo")
+    page = client.get(f"/reports/child/{anna.pk}/")
+    assert page.status_code == 200 and b"<svg" in page.content
+    client.logout()
+    assert client.login(username="teacher", password="kavet-demo")
+    page = client.get(f"/reports/class/{anna.classroom_id}/")
+    assert page.status_code == 200
+    assert all(name.encode() in page.content for name in ("Anna", "Bleuenn", "Dewi"))
+
+    # One class game runs now in DEMO2, each table waiting for a child's move from a tablet.
+    session = ClassSession.objects.get(status=ClassSession.Status.RUNNING)
+    assert session.classroom.code == "DEMO2"
+    tables = list(session.games.all())
+    assert len(tables) == 2
+    for game in tables:
+        assert game.status == Game.Status.RUNNING and game.version >= LIVE_MIN_MOVES
+        assert game.seats.exclude(bot="").exists() and game.last_move_at <= now
+        active = game.seats.get(position=game.state["active"])
+        assert game.state["phase"] == "turn" and active.student is not None
+        assert active.student.name in output  # the command says who can play from a tablet
+    assert client.get(f"/teacher/class-games/{session.pk}/").status_code == 200
+    assert "DEMO1" in output and "cat, sun, apple" in output and f"/reports/child/{anna.pk}/" in output
+
+
+@pytest.mark.django_db
+def test_bare_demo_school_has_accounts_and_levels_but_no_play(client):
+    output = demo("--no-history")
     first = counts()
     assert first["School"] == 1 and first["Classroom"] == 2
     assert first["Student"] >= 10 and first["ParentLink"] == 1
+    assert first["Game"] == first["Play"] == first["WeeklyReport"] == 0
     assert set(Student.objects.values_list("number_range", flat=True)) == {10, 20}
     assert set(Student.objects.values_list("tier", flat=True)) == {1, 2, 3}
-    call_command("demo_school", stdout=open("/dev/null", "w"))
+    assert "kavet-demo" in output and "DEMO2" in output
+    demo("--no-history")
     assert counts() == first
-
-
-@pytest.mark.django_db
-def test_demo_logins_work(client):
-    call_command("demo_school", stdout=open("/dev/null", "w"))
     assert client.login(username="teacher", password="kavet-demo")
     teacher = User.objects.get(username="teacher")
     assert teacher.role == User.Role.TEACHER and teacher.classrooms.count() == 2
-    student_user = Student.objects.first().user
-    assert not student_user.has_usable_password()
+    assert not Student.objects.first().user.has_usable_password()

@@ -1,66 +1,75 @@
-"""Create the demo school: a school admin, a teacher, two classes, students, a parent. Idempotent."""
+"""Create the demo school, with weeks of play and a running class game; running it again changes nothing."""
 from __future__ import annotations
 
+import time
+
 from django.core.management.base import BaseCommand
-from django.db import transaction
+from django.urls import reverse
 
-from classrooms.models import Classroom, ParentLink, School, Student, User
-from classrooms.services import student_create
-
-DEMO_PASSWORD = "kavet-demo"
-# (class name, class code, [(student, number range, tier, picture code)])
-DEMO_CLASSES = [
-    ("CP-CE1", "DEMO1", [
-        ("Anna", 10, 1, "0-4-8"), ("Bleuenn", 10, 1, "1-5-9"), ("Corentin", 20, 1, "2-6-10"),
-        ("Dewi", 10, 1, "3-7-11"), ("Elouan", 20, 2, "12-13-14"), ("Fanny", 20, 1, "15-0-5"),
-    ]),
-    ("CM1", "DEMO2", [
-        ("Gwen", 20, 2, "0-4-8"), ("Hugo", 20, 2, "1-5-9"), ("Iwan", 20, 3, "2-6-10"),
-        ("Jade", 20, 2, "3-7-11"), ("Katell", 20, 3, "12-13-14"), ("Loïc", 10, 2, "15-0-5"),
-    ]),
-]
-SCHOOL_YEAR = "2026-2027"
+from classrooms.demo import DEMO_PASSWORD, DemoSummary, demo_school_build, pictures_words
+from classrooms.models import Student
+from classrooms.reports.models import WeeklyReport
+from games.models import Game, Play
 
 
 class Command(BaseCommand):
-    help = "Create (or complete) the demo school. Running it again changes nothing."
+    help = ("Create (or complete) the demo school: accounts, two classes, five weeks of games "
+            "played through the platform, weekly reports and a running class game. "
+            "Running it again changes nothing.")
 
-    @transaction.atomic
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--no-history", action="store_true",
+                            help="Only the school, accounts, classes and students: no games, no reports.")
+
     def handle(self, *args, **options) -> None:
-        school, _ = School.objects.get_or_create(
-            slug="demo", defaults={"name": "Skol Demo – École de démonstration", "time_zone": "Europe/Paris"}
-        )
-        admin = self._user("admin", User.Role.SCHOOL_ADMIN, school, "Morgane", "Le Gall", staff=True)
-        teacher = self._user("teacher", User.Role.TEACHER, school, "Yann", "Kerjean")
-        parent = self._user("parent", User.Role.PARENT, school, "Soazig", "Le Bihan")
-        first_student = None
-        for class_name, code, students in DEMO_CLASSES:
-            classroom, _ = Classroom.objects.get_or_create(
-                code=code, defaults={"school": school, "name": class_name, "school_year": SCHOOL_YEAR}
-            )
-            classroom.teachers.add(teacher)
-            for name, number_range, tier, pictures in students:
-                student = Student.objects.filter(classroom=classroom, name=name).first()
-                if student is None:
-                    student = student_create(
-                        classroom=classroom, name=name, number_range=number_range, tier=tier,
-                        changed_by=teacher, picture_code=pictures,
-                    )
-                first_student = first_student or student
-        ParentLink.objects.get_or_create(parent=parent, student=first_student)
-        self.stdout.write(self.style.SUCCESS("Demo school ready."))
-        self.stdout.write(
-            f"  teacher: teacher / {DEMO_PASSWORD}    school admin: admin / {DEMO_PASSWORD}\n"
-            f"  parent:  parent / {DEMO_PASSWORD} (child: {first_student.name})\n"
-            f"  tablets: class code DEMO1 or DEMO2; Anna's pictures are cat, sun, apple"
-        )
-        del admin
+        started = time.perf_counter()
+        summary = demo_school_build(history=not options["no_history"])
+        seconds = time.perf_counter() - started
+        self.stdout.write(self.style.SUCCESS(f"Demo school ready ({seconds:.1f} s)."))
+        self.stdout.write(self._describe(summary))
 
-    def _user(self, username, role, school, first, last, staff=False) -> User:
-        user = User.objects.filter(username=username).first()
-        if user is None:
-            user = User(username=username, role=role, school=school, first_name=first,
-                        last_name=last, is_staff=staff, email=f"{username}@demo.invalid")
-            user.set_password(DEMO_PASSWORD)
-            user.save()
-        return user
+    def _describe(self, summary: DemoSummary) -> str:
+        child = summary.child
+        lines = [
+            f"  Logins (password {DEMO_PASSWORD} for all):",
+            "    teacher  – Yann Kerjean, teaches both classes",
+            "    admin    – Morgane Le Gall, school admin (also /admin/)",
+            f"    parent   – Soazig Le Bihan, parent of {child.name} ({summary.classes[0].code})",
+            "  Classes (students sign in on a tablet at /tablet/ with the class code, then three pictures):",
+        ]
+        for classroom in summary.classes:
+            students = Student.objects.filter(classroom=classroom).order_by("name")
+            games = Game.objects.filter(classroom=classroom, status=Game.Status.FINISHED).count()
+            plays = Play.objects.filter(student__classroom=classroom).count()
+            lines.append(f"    {classroom.code}  {classroom.name}: "
+                         + ", ".join(f"{s.name} ({s.number_range}/{s.tier})" for s in students))
+            lines.append(f"           {games} finished games, {plays} recorded plays")
+        lines.append(f"  {child.name}'s pictures: {pictures_words(child)}")
+        weeks = list(WeeklyReport.objects.filter(student__classroom__school=summary.school)
+                     .values_list("week_start", flat=True).distinct().order_by("week_start"))
+        if weeks:
+            lines.append(f"  Weekly reports: {len(weeks)} weeks, {weeks[0]:%d %b} to {weeks[-1]:%d %b}")
+        lines.append("  What to try:")
+        first = summary.classes[0]
+        lines.append(f"    as parent:  {reverse('reports:child', args=[child.pk])} – {child.name}'s report "
+                     "with a chart per skill")
+        lines.append(f"    as teacher: {reverse('reports:class', args=[first.pk])} – the class grid; "
+                     "click a student for the drill-down")
+        lines.append(f"                {reverse('classrooms:history', args=[first.pk])} – past games, "
+                     "each one replayable")
+        if summary.live is not None:
+            live_class = summary.live.classroom
+            lines.append(f"                {reverse('classrooms:session_live', args=[summary.live.pk])} – "
+                         f"the class game running now in {live_class.code}")
+            waiting = []
+            for game in summary.live.games.order_by("pk"):
+                state = game.state or {}
+                seat = game.seats.filter(position=state.get("active")).select_related("student").first()
+                if seat is not None and seat.student is not None:
+                    waiting.append(f"{seat.student.name} ({pictures_words(seat.student)})")
+            if waiting:
+                lines.append(f"    on a tablet: class code {live_class.code}, then "
+                             + " or ".join(waiting) + " – it is their turn")
+        if not weeks:
+            lines.append("    (no play history: run without --no-history on a fresh database to add it)")
+        return "\n".join(lines)
