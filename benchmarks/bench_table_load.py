@@ -198,7 +198,7 @@ def main() -> None:
     parser.add_argument("--move-tables", type=int, default=8)
     parser.add_argument("--move-pace", type=float, default=0.5, help="seconds between a table's moves")
     parser.add_argument("--workers", type=int, default=4)
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--port", type=int, default=8179)
     args = parser.parse_args()
 

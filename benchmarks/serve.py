@@ -36,7 +36,7 @@ def ensure_database(env: dict[str, str]) -> None:
 
 
 @contextlib.contextmanager
-def gunicorn(port: int, *, workers: int = 4, threads: int = 1, env: dict[str, str] | None = None
+def gunicorn(port: int, *, workers: int = 4, threads: int = 4, env: dict[str, str] | None = None
              ) -> Iterator[subprocess.Popen]:
     env = env or bench_env()
     cmd = [str(Path(sys.executable).with_name("gunicorn")), "-c", "gunicorn.conf.py",
