@@ -49,6 +49,9 @@ class Command(BaseCommand):
                      .values_list("week_start", flat=True).distinct().order_by("week_start"))
         if weeks:
             lines.append(f"  Weekly reports: {len(weeks)} weeks, {weeks[0]:%d %b} to {weeks[-1]:%d %b}")
+        if not weeks:
+            lines.append("  No games or reports yet: run the command again without --no-history to add them.")
+            return "\n".join(lines)
         lines.append("  What to try:")
         first = summary.classes[0]
         lines.append(f"    as parent:  {reverse('reports:child', args=[child.pk])} – {child.name}'s report "
@@ -70,6 +73,4 @@ class Command(BaseCommand):
             if waiting:
                 lines.append(f"    on a tablet: class code {live_class.code}, then "
                              + " or ".join(waiting) + " – it is their turn")
-        if not weeks:
-            lines.append("    (no play history: run without --no-history on a fresh database to add it)")
         return "\n".join(lines)
