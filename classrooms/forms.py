@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from .models import NumberRange, Tier, User
@@ -67,8 +68,9 @@ class StudentsPasteForm(forms.Form):
     names = forms.CharField(
         label=_("First names or pseudonyms, one per line"),
         widget=forms.Textarea(attrs={"rows": 12, "autocomplete": "off", "spellcheck": "false"}),
-        help_text=_("No surname or birth date is needed. Empty lines are skipped. "
-                    "At most %(max)s names at once.") % {"max": MAX_BULK_NAMES},
+        # Lazy all the way: formatted when the page is drawn, in the reader's language.
+        help_text=format_lazy(_("No surname or birth date is needed. Empty lines are skipped. "
+                                "At most {max} names at once."), max=MAX_BULK_NAMES),
         # A generous cap: 500 names of 40 characters with line breaks, and then some.
         max_length=MAX_BULK_NAMES * 60,
     )
@@ -118,13 +120,20 @@ class LevelsBulkForm(forms.Form):
         return data
 
 
-PICTURE_CHOICES = [("", "—")] + [(str(i), f"{emoji} {name}") for i, emoji, name in PICTURES]
+def picture_choices() -> list[tuple[str, str]]:
+    """The pictures as menu choices, named in the language active now (call it per form)."""
+    return [("", "—")] + [(str(i), f"{emoji} {name}") for i, emoji, name in PICTURES]
 
 
 class CodeLookupForm(forms.Form):
-    first = forms.TypedChoiceField(label=_("First picture"), choices=PICTURE_CHOICES, coerce=int)
-    second = forms.TypedChoiceField(label=_("Second picture"), choices=PICTURE_CHOICES, coerce=int)
-    third = forms.TypedChoiceField(label=_("Third picture"), choices=PICTURE_CHOICES, coerce=int)
+    first = forms.TypedChoiceField(label=_("First picture"), coerce=int)
+    second = forms.TypedChoiceField(label=_("Second picture"), coerce=int)
+    third = forms.TypedChoiceField(label=_("Third picture"), coerce=int)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for key in ("first", "second", "third"):
+            self.fields[key].choices = picture_choices()
 
     def pictures(self) -> list[int]:
         return [self.cleaned_data[k] for k in ("first", "second", "third")][:CODE_LENGTH]

@@ -119,7 +119,7 @@ def class_sessions_of(classroom: Classroom):
     from games.models import ClassSession, Game
 
     return (ClassSession.objects.filter(classroom=classroom)
-            .prefetch_related(Prefetch("games", queryset=Game.objects.order_by("label", "pk")))
+            .prefetch_related(Prefetch("games", queryset=Game.objects.order_by("pk")))
             .order_by("-created_at"))
 
 
@@ -183,10 +183,11 @@ def live_table(game, now) -> dict:
 
     from games import engine
     from games.models import Game
+    from games.selectors import name_seats
 
     from .grouping import rules_summary
 
-    seats = list(game.seats.all())  # prefetched, in seat order
+    seats = name_seats(game.seats.all())  # prefetched; computer players numbered, no query
     rules = (game.config or {}).get("rules", {})
     table: dict = {
         "game": game, "label": str(game), "status": game.status,
@@ -205,7 +206,7 @@ def live_table(game, now) -> dict:
     for position, seat in enumerate(seats):
         seat_data = view["seats"][position] if view and position < len(view["seats"]) else {}
         table["seats"].append({
-            "seat": seat, "position": seat.position, "name": seat.name, "bot": seat.bot,
+            "seat": seat, "position": seat.position, "name": seat.display_name, "bot": seat.bot,
             "is_active": phase == "turn" and active == seat.position and not table["finished"],
             "score": seat.score if seat.score is not None else (
                 _score_now(seat_data) if seat_data else 0),
@@ -222,7 +223,7 @@ def live_table(game, now) -> dict:
         challenge = view.get("challenge")
 
         def name(position) -> str:
-            return by_position[position].name if position in by_position else "?"
+            return by_position[position].display_name if position in by_position else "?"
 
         if phase == "turn" and active is not None:
             table["phase_text"] = _("%(name)s's turn") % {"name": name(active)}
@@ -258,7 +259,7 @@ def live_table(game, now) -> dict:
             table["flags"].append(ngettext(
                 "%(name)s has not played for %(n)s minute",
                 "%(name)s has not played for %(n)s minutes", _minutes(seconds)) % {
-                    "name": by_position[active].name, "n": _minutes(seconds)})
+                    "name": by_position[active].display_name, "n": _minutes(seconds)})
         for seat in seats:
             if seat.bot or seat.last_seen_at is None:
                 continue
@@ -267,7 +268,7 @@ def live_table(game, now) -> dict:
                 table["flags"].append(ngettext(
                     "%(name)s's tablet has been quiet for %(n)s minute",
                     "%(name)s's tablet has been quiet for %(n)s minutes", _minutes(quiet)) % {
-                        "name": seat.name, "n": _minutes(quiet)})
+                        "name": seat.display_name, "n": _minutes(quiet)})
     return table
 
 
@@ -317,12 +318,15 @@ def game_replay(game) -> dict:
     Each step re-applies the stored move with the engine (R9.2) and says whether the events
     and the final state are the ones recorded when the game was played.
     """
+    from django.utils.translation import gettext as _
+
     from games import engine
-    from games.messages import events_sentences, verdict_message
+    from games.messages import as_printed, events_sentences, refusal_message, verdict_message
     from games.models import Move
+    from games.selectors import player_names
 
     config = engine.GameConfig.from_dict(game.config)
-    players = [s.name for s in game.seats.order_by("position")] or list(config.players)
+    players = player_names(game)
     state = engine.new_game(config, seed=game.seed, draw_order=game.draw_order)
     opening = _card_labels(engine.seat_view(state, None).get("table") or [])
     steps: list[dict] = []
@@ -334,7 +338,8 @@ def game_replay(game) -> dict:
             state, events = engine.apply_move(state, move.payload)
         except engine.EngineError as exc:
             matches = False
-            error = exc.code
+            error = _("The replay stopped at move %(number)d: %(why)s") % {
+                "number": move.number, "why": refusal_message(exc.code, exc.params)}
             break
         if move.events and _as_stored(events) != move.events:
             matches = False
@@ -346,7 +351,7 @@ def game_replay(game) -> dict:
             "kind": move.payload.get("type", ""),
             "sentences": events_sentences(events, players),
             "verdicts": [{"ok": bool(v.get("ok")),
-                          "text": (v.get("operation") or {}).get("text", ""),
+                          "text": as_printed((v.get("operation") or {}).get("text", "")),
                           "why": "" if v.get("ok") else verdict_message(v.get("code"),
                                                                         v.get("params"))}
                          for v in verdicts],

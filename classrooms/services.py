@@ -637,7 +637,8 @@ def class_session_start(
             game = game_create(
                 school=classroom.school, players=players, settings=table_settings,
                 created_by=by, classroom=classroom, session=session, kind="class",
-                label=_("Table %(number)s") % {"number": number},
+                # The number only: Game.display_label says "Table 3" in the reader's language.
+                label=str(number),
             )
             game_start(game=game, by=by)
         except GameError as exc:

@@ -21,6 +21,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
+from games.selectors import name_seats
 from games.services import game_tick
 
 from . import selectors, services
@@ -39,6 +40,8 @@ from .forms import (
 )
 from .grouping import (
     BOT_STRENGTHS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
     PlannedTable,
     rules_summary,
     table_rules,
@@ -494,7 +497,9 @@ def class_game_setup(request: HttpRequest, pk: int) -> HttpResponse:
         "present_ids": present_ids, "settings_form": settings_form, "tables": tables,
         "not_playing": [s for s in present if s.pk not in placed] if tables else [],
         "slots": list(range(1, n_slots + 1)), "errors": errors, "planning": bool(tables),
-        "bot_counts": list(range(0, 5)), "strengths": BOT_STRENGTHS, "tab": "play",
+        # One table: at least one student, so at most MAX_PLAYERS - 1 computer players.
+        "bot_counts": list(range(0, MAX_PLAYERS)), "strengths": BOT_STRENGTHS, "tab": "play",
+        "min_players": MIN_PLAYERS, "max_players": MAX_PLAYERS,
         "running": [s for s in selectors.class_sessions_of(classroom)
                     if s.status in ("running", "paused")][:3],
     }
@@ -575,7 +580,7 @@ def seat_replace(request: HttpRequest, pk: int, gid: int) -> HttpResponse:
             messages.error(request, " ".join(exc.messages))
         else:
             messages.success(request, _("A computer player now plays for %(name)s at %(table)s.")
-                             % {"name": seat.name, "table": str(game)})
+                             % {"name": seat.display_name, "table": str(game)})
     return redirect("classrooms:session_live", pk=session.pk)
 
 
@@ -588,6 +593,8 @@ def history(request: HttpRequest, pk: int) -> HttpResponse:
     page = Paginator(selectors.finished_games(classroom), 30).get_page(request.GET.get("page"))
     rows = [(game, rules_summary(game.config["rules"]["max_number"], game.config["rules"]["tier"])
              if (game.config or {}).get("rules") else "") for game in page.object_list]
+    for game, _summary in rows:
+        name_seats(game.seats.all())  # "Computer 1"... in the reader's language, no query each
     return render(request, "classrooms/history.html",
                   {"classroom": classroom, "page": page, "rows": rows, "tab": "history"})
 
@@ -598,5 +605,5 @@ def game_replay(request: HttpRequest, pk: int) -> HttpResponse:
     replay = selectors.game_replay(game)
     return render(request, "classrooms/replay.html", {
         "game": game, "classroom": game.classroom, "replay": replay, "tab": "history",
-        "seats": list(game.seats.order_by("position")),
+        "seats": name_seats(game.seats.all()),
     })

@@ -1,6 +1,7 @@
 """The engine's refusal and verdict codes, and its events, told in plain words for children."""
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -9,11 +10,23 @@ from django.utils.translation import ngettext
 
 # Shown for a code nobody has written a sentence for yet: still friendly, never a stack trace.
 FALLBACK_REFUSAL = "not_possible"
+# The seats a game may have: the engine's GameConfig limits (a class table keeps to fewer,
+# classrooms.grouping.MAX_PLAYERS).
+MIN_SEATS, MAX_SEATS = 2, 6
+# The longest time limit the engine accepts for a window, a challenge or a turn (GameConfig).
+MAX_LIMIT_SECONDS = 3600
+# Play.code of a "nothing to do" the server played because the turn's time ran out.
+TIMEOUT_CODE = "timeout"
+# The engine's refusals of a game's settings, told by settings_error_message.
+SETTINGS_CODES = frozenset({"config_invalid", "rules_invalid", "deck_invalid", "draw_order_invalid"})
 
 
-def _tr(text: str) -> str:
+def as_printed(text: str) -> str:
     """Operators as printed on the keys: a tablet shows − × ÷, the engine speaks ASCII."""
     return (text or "").replace("*", "×").replace("/", "÷").replace(" - ", " − ")
+
+
+_tr = as_printed
 
 
 def refusal_message(code: str | None, params: dict[str, Any] | None = None) -> str:
@@ -58,6 +71,83 @@ def refusal_message(code: str | None, params: dict[str, Any] | None = None) -> s
     if code == "card_unavailable" and card not in ("", None) and not str(card).isdigit():
         return _("There is no %(card)s card to use.") % {"card": card}
     return texts.get(code or "", _("That is not possible right now."))
+
+
+def players_count_message(count: int) -> str:
+    """Why a game can't be set with this many players (the engine's limits)."""
+    return _("A game needs %(min)d to %(max)d players, not %(count)d.") % {
+        "min": MIN_SEATS, "max": MAX_SEATS, "count": count}
+
+
+def _limit_message(field: str) -> str:
+    texts = {
+        "challenge_window": _("The time to call “Kavet 'm eus!” must be from 0 seconds to one hour."),
+        "challenge_time": _("The time for a challenger to announce must be from 0 seconds to one hour."),
+        "turn_time": _("The time limit for a turn must be from 0 seconds (no limit) to one hour."),
+    }
+    return texts[field]
+
+
+def _reason_message(reason: str) -> str | None:
+    """The engine's rules_invalid / deck_invalid reasons (English, for its CLI), in words.
+
+    The engine gives only a reason; its leading words are stable and tested here
+    (tests/games/test_messages.py), the numbers in it are read back.
+    """
+    numbers = [int(n) for n in re.findall(r"-?\d+", reason)]
+    if reason.startswith("the number range must be"):
+        return _("The number range must be “up to 10” or “up to 20”.")
+    if reason.startswith("the tier must be"):
+        return _("The operations tier must be 1, 2 or 3.")
+    if reason.startswith("at least one operator"):
+        return _("Choose at least one operation sign.")
+    if reason.startswith("at least one of"):
+        return _("Choose at least one of +, −, × and ÷: powers alone leave almost nothing to play.")
+    if re.match(r"tier \d+ has no operator", reason):
+        return _("Operations tier %(tier)s does not have the sign %(sign)s.") % {
+            "tier": numbers[0] if numbers else "?", "sign": _tr(reason.rsplit(" ", 1)[-1])}
+    if reason.startswith("tier 3 has fixed bounds"):
+        return _("At operations tier 3 the largest result can't be changed.")
+    if reason.startswith("the bound must be") and len(numbers) >= 2:
+        return _("The largest result allowed must be a whole number from %(low)d to %(high)d.") % {
+            "low": numbers[0], "high": numbers[1]}
+    if reason.startswith("show_steps"):
+        return _("Showing the intermediate results must be on or off.")
+    if reason.startswith("copies of each number") and len(numbers) >= 2:
+        return _("Copies of each number card: from %(low)d to %(high)d.") % {
+            "low": numbers[0], "high": numbers[1]}
+    if reason.startswith("the number of X cards") and len(numbers) >= 2:
+        return _("X cards (jokers): from %(low)d to %(high)d.") % {"low": numbers[0], "high": numbers[1]}
+    if reason.startswith("events must be"):
+        return _("Event cards must be on or off.")
+    return None
+
+
+def settings_error_message(code: str | None, params: dict[str, Any] | None = None) -> str:
+    """Why the engine refused a game's settings (EngineError config_invalid, rules_invalid,
+    deck_invalid, draw_order_invalid), told to the teacher; never the engine's English."""
+    p = dict(params or {})
+    field = p.get("field")
+    if code == "config_invalid":
+        if field == "players":
+            return players_count_message(int(p.get("count") or 0))
+        if field == "deck":
+            return _("The deck must have the same number range as the game (up to %(max)s).") % {
+                "max": p.get("rules", "?")}
+        if field in ("challenge_window", "challenge_time", "turn_time"):
+            return _limit_message(field)
+        if field == "starter":
+            return _("The player who starts must be one of the players at the table.")
+        if field == "nothing_true_penalty":
+            return _("A false challenge of a true “nothing to do” costs 3 or 4 cards.")
+    if code == "draw_order_invalid":
+        return _("The draw order must name each card at most once, from 0 to %(last)d.") % {
+            "last": max(0, int(p.get("cards") or 1) - 1)}
+    if code in ("rules_invalid", "deck_invalid"):
+        text = _reason_message(str(p.get("reason") or ""))
+        if text:
+            return text
+    return _("These game settings are not possible.")
 
 
 def verdict_message(code: str | None, params: dict[str, Any] | None = None) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 
@@ -86,7 +87,23 @@ class Game(models.Model):
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
-        return self.label or f"Game {self.pk}"
+        return self.display_label
+
+    @property
+    def display_label(self) -> str:
+        """The table's name in the reader's language: the stored label holds no translated words.
+
+        A class table stores its number ("3" is shown "Table 3"), a practice game nothing;
+        any other label is a name somebody chose and is shown as it is.
+        """
+        label = (self.label or "").strip()
+        if label.isdigit():
+            return gettext("Table %(number)s") % {"number": label}
+        if label:
+            return label
+        if self.kind == self.Kind.PRACTICE:
+            return gettext("Practice")
+        return gettext("Game %(number)s") % {"number": self.pk}
 
 
 class Seat(models.Model):
@@ -116,11 +133,30 @@ class Seat(models.Model):
         ]
 
     def __str__(self) -> str:
-        return self.name
+        return self.display_name
 
     @property
     def is_bot(self) -> bool:
         return bool(self.bot)
+
+    @property
+    def display_name(self) -> str:
+        """The name shown for this seat, in the reader's language.
+
+        A computer player created without a name stores none (a name saved in the creator's
+        language would stay in it forever); it is "Computer 1", "Computer 2"... by its order
+        among the table's unnamed computer players. games.selectors.name_seats numbers a whole
+        table without a query per seat.
+        """
+        if self.name:
+            return self.name
+        if not self.bot:
+            return "?"
+        number = getattr(self, "_bot_number", None)
+        if number is None:
+            number = 1 + Seat.objects.filter(game_id=self.game_id, position__lt=self.position,
+                                             name="").exclude(bot="").count()
+        return gettext("Computer %(number)d") % {"number": number}
 
 
 class Move(models.Model):

@@ -1,6 +1,7 @@
 """Reads for the students' pages: which games a user may see, and what one seat sees of a table."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,34 @@ from .models import Game, Move, Seat
 OPERATOR_KEYS = {"+": "+", "-": "−", "*": "×", "/": "÷", "^": "^"}
 OPEN_STATUSES = (Game.Status.SETUP, Game.Status.RUNNING, Game.Status.PAUSED)
 DONE_STATUSES = (Game.Status.FINISHED, Game.Status.ABANDONED)
+
+
+def name_seats(seats: Sequence[Seat]) -> list[Seat]:
+    """Number a table's unnamed computer players, so `display_name` needs no query per seat.
+
+    `seats` must be the whole table (any order); returns them in seat order.
+    """
+    ordered = sorted(seats, key=lambda s: s.position)
+    number = 0
+    for seat in ordered:
+        if seat.bot and not seat.name:
+            number += 1
+            seat._bot_number = number
+    return ordered
+
+
+def player_names(game: Game, seats: Sequence[Seat] | None = None) -> list[str]:
+    """The players' names in seat order, as the reader's language shows them.
+
+    Use it wherever the engine's `players` list becomes words: the engine's config holds the
+    stored names, and an unnamed computer player is "" there.
+    """
+    if seats is None:
+        seats = list(Seat.objects.filter(game=game))
+    names = [s.display_name for s in name_seats(seats)]
+    if names:
+        return names
+    return [str(p) for p in (game.config or {}).get("players") or []]
 
 
 def student_of(user: User) -> Student | None:
@@ -54,7 +83,8 @@ def recent_results(*, student: Student, limit: int = 5) -> list[dict[str, Any]]:
              .select_related("game").order_by("-game__finished_at")[:limit])
     out = []
     for seat in seats:
-        others = list(Seat.objects.filter(game=seat.game).exclude(pk=seat.pk).values_list("name", flat=True))
+        table = name_seats(Seat.objects.filter(game=seat.game))
+        others = [s.display_name for s in table if s.pk != seat.pk]
         out.append({"game": seat.game, "place": seat.place, "score": seat.score, "others": others,
                     "abandoned": seat.game.status == Game.Status.ABANDONED})
     return out
@@ -75,7 +105,7 @@ NEWS_LINES = 5
 
 def table_context(*, game: Game, seat: Seat | None, since: int | None = None) -> dict[str, Any]:
     """Everything the table page shows to one seat (never the draw pile, R1.5)."""
-    seats = list(Seat.objects.filter(game=game).order_by("position"))
+    seats = name_seats(Seat.objects.filter(game=game))
     position = seat.position if seat is not None else None
     ctx: dict[str, Any] = {"game": game, "seat": seat, "seats": seats, "version": game.version,
                            "status": game.status, "now_ms": int(timezone.now().timestamp() * 1000)}
@@ -84,7 +114,11 @@ def table_context(*, game: Game, seat: Seat | None, since: int | None = None) ->
         return ctx
     state = engine.GameState.from_dict(game.state)
     view = engine.seat_view(state, position)
-    players = view["players"]
+    players = player_names(game, seats)
+    view["players"] = players
+    for seat_data in view["seats"]:  # the names the table shows, in the reader's language
+        if 0 <= seat_data.get("seat", -1) < len(players):
+            seat_data["name"] = players[seat_data["seat"]]
     rules = view["rules"]
     legal = list(view["legal"]) if game.status == Game.Status.RUNNING and not (seat and seat.bot) else []
     me = view["seats"][position] if position is not None else None
@@ -117,7 +151,7 @@ def table_context(*, game: Game, seat: Seat | None, since: int | None = None) ->
               "cards": (result.get("cards") or [None] * len(players))[i]} for i in range(len(players))),
             key=lambda r: (r["place"], r["seat"]))
     elif game.status == Game.Status.ABANDONED:
-        ranking = sorted(({"seat": s.position, "name": s.name, "score": s.score, "place": s.place,
+        ranking = sorted(({"seat": s.position, "name": s.display_name, "score": s.score, "place": s.place,
                            "cards": None} for s in seats), key=lambda r: (r["place"] or 99, r["seat"]))
     keys = [(op, OPERATOR_KEYS[op]) for op in (rules.get("operators") or "") if op in OPERATOR_KEYS]
     keys += [("(", "("), (")", ")"), ("=", "=")]

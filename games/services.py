@@ -20,7 +20,15 @@ from django.utils.translation import gettext as _
 
 from classrooms.models import Classroom, School, Student, User
 from games import engine
-from games.messages import refusal_message
+from games.messages import (
+    MAX_SEATS,
+    MIN_SEATS,
+    SETTINGS_CODES,
+    TIMEOUT_CODE,
+    players_count_message,
+    refusal_message,
+    settings_error_message,
+)
 
 from .models import ClassSession, Game, Move, Play, Seat
 
@@ -59,19 +67,22 @@ class MoveOutcome:
 
 
 def _engine_error(exc: engine.EngineError) -> GameError:
-    """A configuration the engine refuses, told to the teacher."""
-    reason = exc.params.get("reason") or exc.params.get("field") or exc.code
-    return GameError(exc.code, _("These game settings are not possible: %(reason)s.") % {"reason": reason},
-                     **exc.params)
+    """A configuration the engine refuses, told to the teacher in their language."""
+    if exc.code not in SETTINGS_CODES:
+        log.warning("engine refused a game configuration: %s", exc)
+    return GameError(exc.code, settings_error_message(exc.code, exc.params), **exc.params)
 
 
 def _seat_rows(players: list[dict], school: School) -> list[dict]:
-    """Check the players a game is created with and give each a display name."""
-    if not 2 <= len(players) <= 6:
-        raise GameError("players_count", _("A game needs 2 to 6 players."), count=len(players))
+    """Check the players a game is created with; a computer player's name is kept only if given.
+
+    An unnamed computer player is stored without a name and shown as "Computer 1"... in the
+    reader's language (Seat.display_name), never in the language of whoever set the table.
+    """
+    if not MIN_SEATS <= len(players) <= MAX_SEATS:
+        raise GameError("players_count", players_count_message(len(players)), count=len(players))
     rows: list[dict] = []
     seen: set[int] = set()
-    bots = 0
     for entry in players:
         student = entry.get("student")
         if student is not None:
@@ -85,9 +96,7 @@ def _seat_rows(players: list[dict], school: School) -> list[dict]:
         strength = entry.get("bot")
         if strength not in Seat.Bot.values:
             raise GameError("bot_unknown", _("A computer player must be easy, medium or hard."))
-        bots += 1
-        name = (entry.get("name") or "").strip() or _("Computer %(number)d") % {"number": bots}
-        rows.append({"student": None, "bot": strength, "name": name[:40]})
+        rows.append({"student": None, "bot": strength, "name": (entry.get("name") or "").strip()[:40]})
     if not seen:
         raise GameError("no_student", _("A game needs at least one student."))
     return rows
@@ -551,7 +560,8 @@ def _record_plays(game: Game, before, after, move: dict, events: list[dict], mov
             was_true = record.get("was_true")
             plays.append(Play(
                 student=student, kind=Play.Kind.NOTHING,
-                text=_("(time ran out)") if event.get("timeout") else "",
+                # A timed-out turn is told in words where it is shown, in the reader's language.
+                code=TIMEOUT_CODE if event.get("timeout") else "",
                 ok=was_true, missed=was_true is False,
                 missed_operation=str(possible.get("text", ""))[:200], operation=possible or None,
                 reaction_ms=reaction, **base))

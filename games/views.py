@@ -63,11 +63,12 @@ def practice_start(request: HttpRequest) -> HttpResponse:
     bots = int(form.cleaned_data["computers"])
     strength = form.cleaned_data["strength"]
     players: list[dict[str, Any]] = [{"student": student}]
-    players += [{"bot": strength, "name": _("Computer %(number)d") % {"number": i + 1}} for i in range(bots)]
+    # No names and no label: "Computer 1" and "Practice" are words of the reader's language.
+    players += [{"bot": strength} for _i in range(bots)]
     try:
         game = services.game_create(
             school=student.classroom.school, classroom=student.classroom, players=players,
-            settings={}, created_by=request.user, kind=Game.Kind.PRACTICE, label=_("Practice"),
+            settings={}, created_by=request.user, kind=Game.Kind.PRACTICE,
         )
         services.game_start(game=game, by=request.user)
     except services.GameError as exc:
@@ -220,7 +221,7 @@ def table_move(request: HttpRequest, game_id: int) -> HttpResponse:
 def table_moves(request: HttpRequest, game_id: int) -> HttpResponse:
     """What happened so far at this table, in words (the log a child can read back)."""
     game, seat = selectors.game_for_seat(user=request.user, game_id=game_id)
-    players = list((game.config or {}).get("players") or [])
+    players = selectors.player_names(game)
     from games.messages import events_sentences
 
     log = [(m.number, events_sentences(m.events, players))

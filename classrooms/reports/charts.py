@@ -9,7 +9,7 @@ from django.utils.formats import date_format
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
-from django.utils.translation import pgettext
+from django.utils.translation import ngettext, pgettext
 
 from .skills import BAND_BY_KEY, SKILL_LABELS, band_for
 
@@ -73,10 +73,13 @@ def _summary(title: str, points: list[WeekPoint]) -> str:
     if not played:
         return _("%(skill)s: not tried in these weeks.") % {"skill": title}
     last = played[-1]
-    text = _("%(skill)s: tried in %(weeks)d of the last %(total)d weeks. In the week of "
-             "%(week)s, %(right)d right out of %(n)d (%(percent)d %%).") % {
-        "skill": title, "weeks": len(played), "total": len(points), "week": last.label,
-        "right": last.right, "n": last.n, "percent": last.percent}
+    text = ngettext("%(skill)s: tried in %(weeks)d of the last %(total)d week.",
+                    "%(skill)s: tried in %(weeks)d of the last %(total)d weeks.", len(points)) % {
+        "skill": title, "weeks": len(played), "total": len(points)}
+    text += " " + ngettext("In the week of %(week)s, %(right)d right out of %(n)d try (%(percent)d %%).",
+                           "In the week of %(week)s, %(right)d right out of %(n)d tries (%(percent)d %%).",
+                           last.n) % {"week": last.label, "right": last.right, "n": last.n,
+                                      "percent": last.percent}
     if len(played) >= 2:
         before = played[-2]
         if last.percent > before.percent:
@@ -84,6 +87,12 @@ def _summary(title: str, points: list[WeekPoint]) -> str:
         elif last.percent < before.percent:
             text += " " + _("Not as good as the week before; that happens.")
     return text
+
+
+def _bar_title(point: WeekPoint) -> str:
+    return ngettext("%(week)s: %(right)d right out of %(n)d try",
+                    "%(week)s: %(right)d right out of %(n)d tries", point.n) % {
+        "week": point.label, "right": point.right, "n": point.n}
 
 
 def _draw(points: list[WeekPoint], *, title: str, summary: str, chart_id: str) -> SafeString:
@@ -116,8 +125,7 @@ def _draw(points: list[WeekPoint], *, title: str, summary: str, chart_id: str) -
             top = min(y(point.percent), TOP + plot_h - 3)  # 0 % still shows: it was played
             parts.append(f'<rect x="{x:.1f}" y="{top:.1f}" width="{bar:.1f}" '
                          f'height="{TOP + plot_h - top:.1f}" fill="{band.colour}" '
-                         f'stroke="#3d3d3d" stroke-width="1"><title>{escape(point.label)}: '
-                         f'{point.right}/{point.n}</title></rect>')
+                         f'stroke="#3d3d3d" stroke-width="1"><title>{escape(_bar_title(point))}</title></rect>')
         else:  # no play that week: a mark on the axis, not a bar of 0 %
             parts.append(f'<line x1="{x:.1f}" x2="{x + bar:.1f}" y1="{TOP + plot_h - 2:.1f}" '
                          f'y2="{TOP + plot_h - 2:.1f}" stroke="#9a9a9a" stroke-width="2" '

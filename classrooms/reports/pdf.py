@@ -88,6 +88,33 @@ def _chart_drawing(chart, font: str) -> Drawing:
     return drawing
 
 
+def operations_right_sentence(right: int, n: int) -> str:
+    return ngettext("%(right)d of %(n)d operation was right.",
+                    "%(right)d of %(n)d operations were right.", n) % {"right": right, "n": n}
+
+
+def challenges_sentence(right: int, false: int) -> str:
+    """Two counts, each with its own plural: two sentences, so each language can agree."""
+    spotted = ngettext("“Kavet 'm eus!”: spotted %(n)d mistake of other players.",
+                       "“Kavet 'm eus!”: spotted %(n)d mistakes of other players.", right) % {"n": right}
+    if not false:
+        return spotted
+    return spotted + " " + ngettext("Once there was no mistake after all.",
+                                    "%(n)d times there was no mistake after all.", false) % {"n": false}
+
+
+def year_sentence(games: int, minutes: int) -> str:
+    return ngettext("Since the start of the school year: %(games)d game, about %(minutes)d minutes.",
+                    "Since the start of the school year: %(games)d games, about %(minutes)d minutes.",
+                    games) % {"games": games, "minutes": minutes}
+
+
+def labelled(label: Any, text: Any) -> str:
+    """"Label: text", with the punctuation of the reader's language (French puts a space before ":")."""
+    # Translators: a label and its explanation, e.g. "Confident: right most of the time".
+    return _("%(label)s: %(text)s") % {"label": label, "text": text}
+
+
 def report_pdf(context: dict[str, Any]) -> bytes:
     """The PDF of the parent's page, from the same context the page is drawn from."""
     styles = _styles()
@@ -110,20 +137,20 @@ def report_pdf(context: dict[str, Any]) -> bytes:
         words.append(ngettext("%(n)d game played, about %(m)d minutes (an estimate).",
                               "%(n)d games played, about %(m)d minutes (an estimate).",
                               week.get("games", 0)) % {"n": week.get("games", 0), "m": week.get("minutes", 0)})
-        words.append(_("%(right)d of %(n)d operations right.") % {
-            "right": week.get("right", 0), "n": week.get("announcements", 0)})
-        words.append(_("%(n)d cards won in tricks.") % {"n": week.get("cards_won", 0)})
+        words.append(operations_right_sentence(week.get("right", 0), week.get("announcements", 0)))
+        words.append(ngettext("%(n)d card won in tricks.", "%(n)d cards won in tricks.",
+                              week.get("cards_won", 0)) % {"n": week.get("cards_won", 0)})
         if week.get("right_challenges") or week.get("false_challenges"):
-            words.append(_("“Kavet 'm eus!”: %(right)d mistake(s) spotted; %(false)d time(s) there was "
-                           "no mistake after all.") % {"right": week.get("right_challenges", 0),
-                                                        "false": week.get("false_challenges", 0)})
+            words.append(challenges_sentence(week.get("right_challenges", 0),
+                                             week.get("false_challenges", 0)))
         if week.get("overlooked"):
-            words.append(_("“Nothing to do” %(n)d time(s) when an operation was possible.")
-                         % {"n": week["overlooked"]})
+            words.append(ngettext(
+                "Said “nothing to do” once when an operation was possible.",
+                "Said “nothing to do” %(n)d times when an operation was possible.",
+                week["overlooked"]) % {"n": week["overlooked"]})
     else:
         words.append(_("No games this week."))
-    words.append(_("Since the start of the school year: %(games)d games, about %(minutes)d minutes.")
-                 % {"games": year.get("games", 0), "minutes": year.get("minutes", 0)})
+    words.append(year_sentence(year.get("games", 0), year.get("minutes", 0)))
     words.append(_("Plays at: %(level)s.") % {"level": context["level"]})
     story.append(_bullets(words, styles["body"]))
 
@@ -144,11 +171,11 @@ def report_pdf(context: dict[str, Any]) -> bytes:
     else:
         story.append(_p(_("Not enough play yet to say."), styles["body"]))
     story.append(Spacer(1, 4 * mm))
-    story.append(_bullets([f"{band.label}: {band.explanation}" for band in context["bands"]],
+    story.append(_bullets([labelled(band.label, band.explanation) for band in context["bands"]],
                           styles["small"]))
 
     story.append(_p(_("What to practise at home"), styles["h2"]))
-    story.append(_bullets([f"{t['skill']}: {t['tip']}" for t in context["tips"]], styles["body"]))
+    story.append(_bullets([labelled(t["skill"], t["tip"]) for t in context["tips"]], styles["body"]))
     if week.get("overlooked_examples"):
         story.append(_p(_("Operations your child did not see this week; try them together with cards:")
                         + " " + ", ".join(week["overlooked_examples"]), styles["body"]))

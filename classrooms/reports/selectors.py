@@ -12,6 +12,7 @@ from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import Http404
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from classrooms import selectors as classroom_selectors
 from classrooms.models import Classroom, ParentLink, School, Student, User
@@ -317,7 +318,9 @@ def _help_reasons(data: dict[str, Any]) -> list[str]:
     elif week.get("accuracy") is not None and week["announcements"] >= 10 and week["accuracy"] < 0.5:
         reasons.append(_("Fewer than half of this week's operations were right."))
     if week.get("overlooked", 0) >= 5:
-        reasons.append(_("Overlooked %(n)d operations this week.") % {"n": week["overlooked"]})
+        reasons.append(ngettext("Overlooked %(n)d operation this week.",
+                                "Overlooked %(n)d operations this week.", week["overlooked"])
+                       % {"n": week["overlooked"]})
     return reasons
 
 

@@ -109,8 +109,9 @@ def test_a_student_at_two_tables_and_a_table_of_one_are_refused(client, teacher,
     assert response["Location"] == reverse("classrooms:session_live", args=[session.pk])
     games = list(session.games.order_by("pk"))
     assert [g.status for g in games] == ["running", "running"]
-    assert list(games[1].seats.values_list("name", "bot")) == [("Corentin", ""),
-                                                               ("Computer 1", "hard")]
+    # The computer player is stored without a name and shown in the reader's language.
+    assert list(games[1].seats.values_list("name", "bot")) == [("Corentin", ""), ("", "hard")]
+    assert [s.display_name for s in games[1].seats.all()] == ["Corentin", "Computer 1"]
 
 
 def test_each_table_plays_at_its_weakest_students_level_and_the_teachers_cap(teacher, classroom,

@@ -200,7 +200,8 @@ def test_expired_timers_are_applied_by_the_tick_and_the_sweep(make_game, anna, b
     state = engine.GameState.from_dict(game.state)
     assert state.phase == "window"
     nothing = Play.objects.get(student=anna)
-    assert nothing.kind == Play.Kind.NOTHING and nothing.text
+    # Stored without words (they are said in the reader's language), marked as a timeout.
+    assert nothing.kind == Play.Kind.NOTHING and nothing.text == "" and nothing.code == "timeout"
     # The window closes through the periodic task too (it runs "now": move the deadline back).
     Game.objects.filter(pk=game.pk).update(timer_deadline=timezone.now() - timedelta(seconds=1))
     assert sweep_due_games() >= 1
