@@ -99,8 +99,9 @@ def challenges_sentence(right: int, false: int) -> str:
                        "“Kavet 'm eus!”: spotted %(n)d mistakes of other players.", right) % {"n": right}
     if not false:
         return spotted
+    # %(n)s, as in the page's template: the same singular must carry the same plural.
     return spotted + " " + ngettext("Once there was no mistake after all.",
-                                    "%(n)d times there was no mistake after all.", false) % {"n": false}
+                                    "%(n)s times there was no mistake after all.", false) % {"n": false}
 
 
 def year_sentence(games: int, minutes: int) -> str:
@@ -146,7 +147,7 @@ def report_pdf(context: dict[str, Any]) -> bytes:
         if week.get("overlooked"):
             words.append(ngettext(
                 "Said “nothing to do” once when an operation was possible.",
-                "Said “nothing to do” %(n)d times when an operation was possible.",
+                "Said “nothing to do” %(n)s times when an operation was possible.",
                 week["overlooked"]) % {"n": week["overlooked"]})
     else:
         words.append(_("No games this week."))
