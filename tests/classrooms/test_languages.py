@@ -20,6 +20,13 @@ FR, DE = {"HTTP_ACCEPT_LANGUAGE": "fr"}, {"HTTP_ACCEPT_LANGUAGE": "de"}
 SETTINGS = {"challenge_window": 5, "challenge_time": 30, "turn_time": 60}
 
 
+@pytest.fixture(autouse=True)
+def _language_back_to_english():
+    """A request with Accept-Language leaves its language active in this thread: restore it."""
+    with translation.override("en"):
+        yield
+
+
 @pytest.fixture
 def kids(classroom):
     return [factories.student(classroom=classroom, name=n, number_range=10, tier=1)

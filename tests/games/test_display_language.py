@@ -17,6 +17,13 @@ pytestmark = pytest.mark.django_db
 FR, DE = {"HTTP_ACCEPT_LANGUAGE": "fr"}, {"HTTP_ACCEPT_LANGUAGE": "de"}
 
 
+@pytest.fixture(autouse=True)
+def _language_back_to_english():
+    """A request with Accept-Language leaves its language active in this thread: restore it."""
+    with translation.override("en"):
+        yield
+
+
 def tablet(client, student):
     client.force_login(student.user)
     return client

@@ -15,6 +15,13 @@ from tests import factories
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def _language_back_to_english():
+    """A request with Accept-Language leaves its language active in this thread: restore it."""
+    with translation.override("en"):
+        yield
+
+
 @pytest.fixture
 def child(teacher, reported):
     """A child whose week had one right challenge, two false ones, one overlooked operation."""
