@@ -13,7 +13,6 @@ from zoneinfo import ZoneInfo
 from django.contrib.auth.hashers import make_password
 from django.db import transaction
 from django.utils import timezone
-from django.utils.translation import gettext as _
 
 from classrooms.models import Classroom, ParentLink, School, Student, User
 from classrooms.pictures import pictures_of
@@ -355,7 +354,7 @@ def class_game_start(*, classroom: Classroom, tables: list[list[dict]], settings
     for number, players in enumerate(tables, start=1):
         game = game_create(school=classroom.school, players=players, settings={**settings, "starter": 0},
                            created_by=by, classroom=classroom, session=session, kind="class",
-                           label=_("Table %(number)s") % {"number": number}, seed=_seed(seed, number))
+                           label=str(number), seed=_seed(seed, number))
         games.append(game_start(game=game, by=by))
     return session, games
 

@@ -79,11 +79,15 @@ def open_game_for_student(*, student: Student) -> Game | None:
 
 def recent_results(*, student: Student, limit: int = 5) -> list[dict[str, Any]]:
     """The student's last finished games: when, place, score, against whom."""
-    seats = (Seat.objects.filter(student=student, game__status__in=DONE_STATUSES)
-             .select_related("game").order_by("-game__finished_at")[:limit])
+    seats = list(Seat.objects.filter(student=student, game__status__in=DONE_STATUSES)
+                 .select_related("game").order_by("-game__finished_at")[:limit])
+    # Every player of those games in one query, not one query per game.
+    tables: dict[int, list[Seat]] = {}
+    for other in Seat.objects.filter(game__in=[s.game_id for s in seats]).order_by("game", "position"):
+        tables.setdefault(other.game_id, []).append(other)
     out = []
     for seat in seats:
-        table = name_seats(Seat.objects.filter(game=seat.game))
+        table = name_seats(tables.get(seat.game_id, []))
         others = [s.display_name for s in table if s.pk != seat.pk]
         out.append({"game": seat.game, "place": seat.place, "score": seat.score, "others": others,
                     "abandoned": seat.game.status == Game.Status.ABANDONED})

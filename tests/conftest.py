@@ -131,3 +131,13 @@ def celery_worker(django_db_setup, django_db_blocker):
         except subprocess.TimeoutExpired:
             proc.kill()
         app.conf.task_default_queue = "celery"
+
+
+@pytest.fixture(autouse=True)
+def _english_after_each_test(request):
+    """A request in French or German leaves that language active in this thread: reset it."""
+    yield
+    if "tests/engine/" not in str(request.node.path):
+        from django.utils import translation
+
+        translation.activate("en")

@@ -105,8 +105,8 @@ def challenges_sentence(right: int, false: int) -> str:
 
 
 def year_sentence(games: int, minutes: int) -> str:
-    return ngettext("Since the start of the school year: %(games)d game, about %(minutes)d minutes.",
-                    "Since the start of the school year: %(games)d games, about %(minutes)d minutes.",
+    return ngettext("Since the start of the school year: %(games)d game, about %(minutes)d min.",
+                    "Since the start of the school year: %(games)d games, about %(minutes)d min.",
                     games) % {"games": games, "minutes": minutes}
 
 
@@ -135,8 +135,8 @@ def report_pdf(context: dict[str, Any]) -> bytes:
     ]
     words = []
     if week.get("games") or week.get("announcements"):
-        words.append(ngettext("%(n)d game played, about %(m)d minutes (an estimate).",
-                              "%(n)d games played, about %(m)d minutes (an estimate).",
+        words.append(ngettext("%(n)d game played, about %(m)d min (an estimate).",
+                              "%(n)d games played, about %(m)d min (an estimate).",
                               week.get("games", 0)) % {"n": week.get("games", 0), "m": week.get("minutes", 0)})
         words.append(operations_right_sentence(week.get("right", 0), week.get("announcements", 0)))
         words.append(ngettext("%(n)d card won in tricks.", "%(n)d cards won in tricks.",
