@@ -654,20 +654,30 @@ def _session_games(session):
     return list(Game.objects.filter(session=session).order_by("pk"))
 
 
+def _session_tables_apply(session, statuses: Sequence[str], action, by: User | None) -> int:
+    """Apply a games service to every table of a class game in one of `statuses`; how many."""
+    count = 0
+    for game in _session_games(session):
+        if game.status in statuses:
+            action(game=game, by=by)
+            count += 1
+    return count
+
+
+def _session_status_set(session, status: str, *, only_from: str | None = None) -> None:
+    if only_from is None or session.status == only_from:
+        session.status = status
+        session.save(update_fields=["status"])
+
+
 @transaction.atomic
 def class_session_pause(*, session, by: User | None = None) -> int:
     """Pause every running table; the number paused."""
     from games.models import ClassSession, Game
     from games.services import game_pause
 
-    count = 0
-    for game in _session_games(session):
-        if game.status == Game.Status.RUNNING:
-            game_pause(game=game, by=by)
-            count += 1
-    if session.status == ClassSession.Status.RUNNING:
-        session.status = ClassSession.Status.PAUSED
-        session.save(update_fields=["status"])
+    count = _session_tables_apply(session, [Game.Status.RUNNING], game_pause, by)
+    _session_status_set(session, ClassSession.Status.PAUSED, only_from=ClassSession.Status.RUNNING)
     return count
 
 
@@ -677,14 +687,8 @@ def class_session_resume(*, session, by: User | None = None) -> int:
     from games.models import ClassSession, Game
     from games.services import game_resume
 
-    count = 0
-    for game in _session_games(session):
-        if game.status == Game.Status.PAUSED:
-            game_resume(game=game, by=by)
-            count += 1
-    if session.status == ClassSession.Status.PAUSED:
-        session.status = ClassSession.Status.RUNNING
-        session.save(update_fields=["status"])
+    count = _session_tables_apply(session, [Game.Status.PAUSED], game_resume, by)
+    _session_status_set(session, ClassSession.Status.RUNNING, only_from=ClassSession.Status.PAUSED)
     return count
 
 
@@ -694,13 +698,9 @@ def class_session_end(*, session, by: User | None = None) -> int:
     from games.models import ClassSession, Game
     from games.services import game_end
 
-    count = 0
-    for game in _session_games(session):
-        if game.status not in (Game.Status.FINISHED, Game.Status.ABANDONED):
-            game_end(game=game, by=by)
-            count += 1
-    session.status = ClassSession.Status.FINISHED
-    session.save(update_fields=["status"])
+    going = [Game.Status.SETUP, Game.Status.RUNNING, Game.Status.PAUSED]
+    count = _session_tables_apply(session, going, game_end, by)
+    _session_status_set(session, ClassSession.Status.FINISHED)
     return count
 
 
