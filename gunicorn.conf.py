@@ -11,8 +11,8 @@ worker_class = "gthread" if threads > 1 else "sync"
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 keepalive = 10  # longer than the 2 s poll interval, so a tablet keeps its connection
 # Recycle workers now and then so a slow leak never grows without bound.
-max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "2000"))
-max_requests_jitter = 200
+max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "20000"))
+max_requests_jitter = 2000
 accesslog = os.environ.get("GUNICORN_ACCESSLOG", None)
 errorlog = "-"
 preload_app = True

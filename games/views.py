@@ -105,7 +105,7 @@ def poll_token(game: Game, seat_position: int, user_id: int) -> str:
     return POLL_SIGNER.sign(f"{game.pk}.{seat_position}.{user_id}")
 
 
-def _poll_unchanged(request: HttpRequest, game_id: int) -> bool:
+def poll_unchanged(request: HttpRequest, game_id: int) -> bool:
     """The cheap path of a poll: one indexed lookup, no session, no rendering, when nothing changed.
 
     Trusts the signed token the page was given; it only ever answers "nothing new" (204), and any
@@ -141,7 +141,8 @@ def _since(request: HttpRequest) -> int | None:
 @require_GET
 def table(request: HttpRequest, game_id: int) -> HttpResponse:
     """The game table: the whole page, or for HTMX the board; 204 when a poll has nothing new."""
-    if request.htmx and "v" in request.GET and _poll_unchanged(request, game_id):
+    if (request.htmx and "v" in request.GET and not getattr(request, "kavet_poll_checked", False)
+            and poll_unchanged(request, game_id)):
         return HttpResponse(status=204)
     game, seat = selectors.game_for_seat(user=request.user, game_id=game_id)
     if request.htmx and "v" in request.GET:

@@ -184,3 +184,14 @@ def test_bad_practice_choices_are_refused(client, anna):
 
 def test_a_class_game_cannot_be_stopped_by_a_student(client, table, anna):
     assert tablet(client, anna).post(reverse("games:practice_stop", args=[table.pk])).status_code == 404
+
+
+def test_the_early_poll_answer_knows_the_table_url():
+    """TablePollMiddleware recognises games:table by a pattern: it must match the real URL."""
+    from django.urls import reverse
+
+    from games.middleware import TABLE_POLL_PATH
+
+    match = TABLE_POLL_PATH.match(reverse("games:table", args=[4217]))
+    assert match and match[1] == "4217"
+    assert not TABLE_POLL_PATH.match(reverse("games:table_move", args=[4217]))
