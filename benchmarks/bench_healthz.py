@@ -34,11 +34,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--threads", type=int, default=4)
     args = parser.parse_args()
     env = bench_env()
     ensure_database(env)
     port = 8311
-    with gunicorn(port, workers=args.workers, env=env) as master:
+    with gunicorn(port, workers=args.workers, threads=args.threads, env=env) as master:
         for _ in range(20):  # warm every worker's connections
             urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz").read()
         time.sleep(2)
@@ -46,7 +47,7 @@ def main() -> None:
         base = f"http://127.0.0.1:{port}"
         bare = wrk(base + "/bench/bare", args.seconds, args.connections)
         health = wrk(base + "/healthz", args.seconds, args.connections)
-    print(f"gunicorn {args.workers} sync workers, PostgreSQL + Redis, wrk -t2 -c{args.connections} "
+    print(f"gunicorn {args.workers} workers x {args.threads} threads, PostgreSQL + Redis, wrk -t2 -c{args.connections} "
           f"-d{args.seconds}s on loopback (2-core machine; wrk shares the cores)")
     print(f"worker RSS at rest: {', '.join(f'{m:.1f}' for m in rest)} MiB")
     print(f"{'view':<12}{'req/s':>10}{'p50':>10}{'p99':>10}{'non-2xx':>10}")
