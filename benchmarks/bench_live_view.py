@@ -114,6 +114,8 @@ def main() -> None:
     from django.test import Client
     from django.urls import reverse
 
+    from classrooms.services import class_session_end
+
     settings.ALLOWED_HOSTS = ["*"]
     # A database of its own, so that it never collides with a test run on the same server.
     connection.settings_dict.setdefault("TEST", {})["NAME"] = (
@@ -142,6 +144,8 @@ def main() -> None:
                 assert poll_status in (200, 204), poll_status
                 print(f"{n_tables:>6} {total:>6} {median:>10.1f} {p95:>8.1f} {queries:>8}   "
                       f"{poll_median:>11.1f} {poll_queries:>8}   ({label} moves)")
+            # The class's children sit at one class game at a time: end it before the next.
+            class_session_end(session=session, by=teacher)
     finally:
         teardown_databases(old, verbosity=0)
 

@@ -147,6 +147,9 @@ class LevelChange(models.Model):
     class Meta:
         ordering = ["changed_at", "pk"]
 
+    def __str__(self) -> str:
+        return f"{self.student}: {self.number_range}/{self.tier} ({self.changed_at:%Y-%m-%d})"
+
 
 class ParentLink(models.Model):
     """A parent may read this child's reports; a revoked link no longer opens anything."""
@@ -160,6 +163,9 @@ class ParentLink(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["parent", "student"], name="parentlink_unique")
         ]
+
+    def __str__(self) -> str:
+        return f"{self.parent} → {self.student}"
 
 
 class TeacherInvite(models.Model):

@@ -598,6 +598,20 @@ def levels_set_each(*, changes: Sequence[tuple[Student, int, int]], by: User | N
 # through games.services; this code arranges the tables and acts on all of them at once.
 
 
+def _already_playing(tables: Sequence) -> list[str]:
+    """A child sits at one table at a time: students of the plan seated at a class game going on."""
+    from games.models import Game, Seat
+
+    students = [s for t in tables for s in t.students]
+    busy = (Seat.objects.filter(student__in=students, game__kind=Game.Kind.CLASS,
+                                game__status__in=[Game.Status.SETUP, Game.Status.RUNNING,
+                                                  Game.Status.PAUSED])
+            .select_related("student").order_by("student__name"))
+    names = sorted({seat.student.name for seat in busy})
+    return [_("%(name)s is already playing at a class game that has not ended: end that game "
+              "or leave %(name)s out.") % {"name": name} for name in names]
+
+
 @transaction.atomic
 def class_session_start(
     *, classroom: Classroom, tables: Sequence, settings: dict, by: User | None = None,
@@ -618,6 +632,9 @@ def class_session_start(
     errors = tables_check(tables)
     if any(s.classroom_id != classroom.pk for t in tables for s in t.students):
         errors.append(_("Only students of this class can play in its class game."))
+    if classroom.archived_at is not None:
+        errors.append(_("This class is archived: restore it before starting a class game."))
+    errors.extend(_already_playing(tables))
     if errors:
         raise ValidationError(errors, code="tables_invalid")
     rng = rng or random.SystemRandom()

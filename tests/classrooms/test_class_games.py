@@ -120,6 +120,7 @@ def test_each_table_plays_at_its_weakest_students_level_and_the_teachers_cap(tea
     session = start_session(classroom, teacher, [[anna, corentin], [dewi, elouan]])
     rules = [g.config["rules"] for g in session.games.order_by("pk")]
     assert [(r["max_number"], r["tier"]) for r in rules] == [(10, 1), (20, 2)]
+    services.class_session_end(session=session, by=teacher)
     capped = services.class_session_start(
         classroom=classroom, tables=[PlannedTable(number=1, students=[dewi, elouan])],
         settings={"copies": 1, "x_cards": 0, "events": False}, cap_range=10, cap_tier=1, by=teacher)
@@ -133,6 +134,23 @@ def test_a_student_of_another_class_cannot_be_seated(teacher, classroom, kids, s
     stranger = factories.student(classroom=other, name="Zoé")
     with pytest.raises(Exception, match="Only students of this class"):
         start_session(classroom, teacher, [[kids[0], stranger]])
+    assert not Game.objects.exists()
+
+
+def test_a_student_already_at_a_class_game_is_not_seated_again(teacher, classroom, kids):
+    anna, bleuenn, corentin, dewi, elouan = kids
+    start_session(classroom, teacher, [[anna, bleuenn]])
+    with pytest.raises(Exception, match="Anna is already playing"):
+        start_session(classroom, teacher, [[anna, corentin], [dewi, elouan]])
+    assert Game.objects.count() == 1  # nothing half-created
+    assert ClassSession.objects.count() == 1
+
+
+def test_an_archived_class_cannot_start_a_class_game(teacher, classroom, kids):
+    services.classroom_archive(classroom=classroom, by=teacher)
+    classroom.refresh_from_db()
+    with pytest.raises(Exception, match="archived"):
+        start_session(classroom, teacher, [kids[:2]])
     assert not Game.objects.exists()
 
 
@@ -209,8 +227,8 @@ def _live_queries(client, url) -> int:
 
 def test_the_live_views_queries_do_not_grow_with_tables_or_moves(client, teacher, classroom,
                                                                  school):
-    kids = [factories.student(classroom=classroom, name=f"K{i:02}") for i in range(16)]
-    small = start_session(classroom, teacher, [kids[0:2], kids[2:4]], bots=1)
+    kids = [factories.student(classroom=classroom, name=f"K{i:02}") for i in range(20)]
+    small = start_session(classroom, teacher, [kids[16:18], kids[18:20]], bots=1)
     big = start_session(classroom, teacher, [kids[i:i + 2] for i in range(0, 16, 2)], bots=1)
     client.force_login(teacher)
     small_url = reverse("classrooms:session_live", args=[small.pk])
