@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.reference import reference_step  # noqa: E402
 from games.engine import DeckSpec, RuleSet, best_operation, build_deck, can_make, find_operation  # noqa: E402
 from games.engine.solver import clear_caches  # noqa: E402
 
@@ -33,26 +34,6 @@ class _Timeout(Exception):
 
 
 # --- the straightforward exhaustive search -------------------------------------------------
-
-
-def _apply(sym: str, a: Fraction, b: Fraction, rules: RuleSet) -> Fraction | None:
-    if sym == "+":
-        v = a + b
-    elif sym == "-":
-        v = a - b
-    elif sym == "*":
-        v = a * b
-    elif sym == "/":
-        if b == 0:
-            return None
-        v = a / b
-    else:
-        if b.denominator != 1 or not 0 <= b <= 10 or (a == 0 and b == 0):
-            return None
-        v = a ** int(b)
-    if rules.tier < 3:
-        return v if v.denominator == 1 and 0 <= v <= (rules.bound or 0) else None
-    return v if abs(v.numerator) <= 10_000 and v.denominator <= 1_000 else None
 
 
 def _makes(
@@ -70,7 +51,7 @@ def _makes(
         rest = [v for k, v in enumerate(values) if k not in (i, j)]
         for sym in rules.operators or "":
             for a, b in ((values[i], values[j]), (values[j], values[i])):
-                v = _apply(sym, a, b, rules)
+                v = reference_step(sym, a, b, rules)
                 if v is not None and _makes([*rest, v], target, rules, deadline):
                     return True
     return False

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from benchmarks.reference import reference_step
 from games.engine import RuleSet, best_operation, can_make, check_operation, find_operation
 
 TIER1, TIER2, TIER3 = RuleSet(tier=1), RuleSet(tier=2), RuleSet(tier=3)
@@ -18,26 +19,6 @@ SMALL_X_RULES = [RuleSet(max_number=10, tier=1, bound=10), RuleSet(max_number=10
 
 
 # --- A reference written straight from R2.2, as slow and plain as possible -------------------
-
-
-def _apply(sym: str, a: Fraction, b: Fraction, rules: RuleSet) -> Fraction | None:
-    if sym == "+":
-        v = a + b
-    elif sym == "-":
-        v = a - b
-    elif sym == "*":
-        v = a * b
-    elif sym == "/":
-        if b == 0:
-            return None
-        v = a / b
-    else:
-        if b.denominator != 1 or not 0 <= b <= 10 or (a == 0 and b == 0):
-            return None
-        v = a ** int(b)
-    if rules.tier < 3:
-        return v if v.denominator == 1 and 0 <= v <= (rules.bound or 0) else None
-    return v if abs(v.numerator) <= 10_000 and v.denominator <= 1_000 else None
 
 
 @cache
@@ -50,7 +31,7 @@ def _reachable(values: tuple[Fraction, ...], rules: RuleSet) -> frozenset[Fracti
         rest = tuple(v for k, v in enumerate(values) if k not in (i, j))
         for sym in rules.operators or "":
             for a, b in ((values[i], values[j]), (values[j], values[i])):
-                v = _apply(sym, a, b, rules)
+                v = reference_step(sym, a, b, rules)
                 if v is not None:
                     out |= _reachable(tuple(sorted((*rest, v))), rules)
     return frozenset(out)
