@@ -7,6 +7,7 @@ REDIS_URL set: Redis is the cache and the Celery broker; tasks go to real worker
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -56,6 +57,8 @@ INSTALLED_APPS = [
     "classrooms",
     "classrooms.reports",
     "games",
+    # Password-login throttling (per account and per client); keep it last (axes' docs).
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -72,6 +75,10 @@ MIDDLEWARE = [
     "games.middleware.StudentIdleMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Content-Security-Policy header on every response (django-csp; policy in "Security").
+    "csp.middleware.CSPMiddleware",
+    # Last, as axes asks: turns a locked-out login into its lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 # Benchmarks mount extra views (a bare view to compare with) through their own URLconf.
@@ -111,7 +118,13 @@ else:
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": os.environ.get("SQLITE_PATH", str(BASE_DIR / "db.sqlite3")),
             # Tables are shared by several tablets: wait for a write lock rather than fail.
-            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
+            # WAL lets tablets read while one writes; IMMEDIATE takes the write lock at BEGIN,
+            # so two writers queue (busy timeout, in seconds) instead of failing mid-move.
+            "OPTIONS": {
+                "timeout": 20,
+                "transaction_mode": "IMMEDIATE",
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            },
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -164,12 +177,38 @@ AUTH_USER_MODEL = "classrooms.User"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
+# axes first: it refuses a locked-out login before any password is checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Password logins (teachers, parents, school admins, /admin/login/). A lock is keyed on the
+# account *and* the client together, so a guesser locks themselves out, not the teacher at
+# another computer; a second key on the client alone stops one client trying many accounts.
+AXES_ENABLED = env_bool("AXES_ENABLED", True)
+AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_USERNAME_FORM_FIELD = "username"
+AXES_IPWARE_PROXY_COUNT = None  # set below from KAVET_TRUSTED_PROXIES
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# Password reset by email (teachers and parents), with Django's own views.
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Kavet 'm eus <no-reply@localhost>")
+PASSWORD_RESET_TIMEOUT = 60 * 60 * 24  # one day
 
 # --- Languages ------------------------------------------------------------------------------
 LANGUAGE_CODE = "en"
@@ -195,6 +234,20 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = env_bool("WHITENOISE_USE_FINDERS", True)
 
+# --- Client address ---------------------------------------------------------------------
+# How many reverse proxies (load balancers) sit in front of the web processes. The client's
+# address is read from X-Forwarded-For that many hops from the right; with 0 it is
+# REMOTE_ADDR and X-Forwarded-For is ignored (a client can write anything there).
+KAVET_TRUSTED_PROXIES = int(os.environ.get("KAVET_TRUSTED_PROXIES", "0"))
+AXES_IPWARE_PROXY_COUNT = KAVET_TRUSTED_PROXIES or None
+AXES_IPWARE_META_PRECEDENCE_ORDER = (
+    ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"] if KAVET_TRUSTED_PROXIES else ["REMOTE_ADDR"]
+)
+
+# /healthz answers only ok / not ok to the public; the details go to staff or to a caller
+# that sends this token (header X-Healthz-Token), for monitoring.
+KAVET_HEALTHZ_TOKEN = os.environ.get("KAVET_HEALTHZ_TOKEN", "")
+
 # --- Security (production: `manage.py check --deploy` is clean with KAVET_PRODUCTION=1) -----
 if env_bool("KAVET_PRODUCTION", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
@@ -205,6 +258,24 @@ if env_bool("KAVET_PRODUCTION", False):
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
     SECURE_CONTENT_TYPE_NOSNIFF = True
+# The product's own cookies (kavet_class, kavet_tablet) follow the session cookie.
+KAVET_COOKIE_SECURE = env_bool("KAVET_PRODUCTION", False)
+# Content-Security-Policy (django-csp 4): no inline script, no inline event handler anywhere;
+# every script is a static file of the project's own.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 
