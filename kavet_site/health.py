@@ -1,6 +1,12 @@
-"""/healthz: the state of the database, the cache and the broker, as JSON (200 or 503)."""
+"""/healthz: the state of the database, the cache and the broker, as JSON (200 or 503).
+
+Anyone gets only {"ok": true/false}; the details (each check, its timing, its error) are for
+staff users and for a caller sending `X-Healthz-Token` equal to settings.KAVET_HEALTHZ_TOKEN
+(an empty setting turns the token off). Hosts, ports and error texts never go out in public.
+"""
 from __future__ import annotations
 
+import hmac
 import time
 import uuid
 
@@ -52,6 +58,18 @@ def check_broker() -> dict:
     return {"mode": "broker"}
 
 
+def may_see_details(request: HttpRequest) -> bool:
+    """Staff users, or a caller holding the configured token (compared in constant time)."""
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated and user.is_staff:
+        return True
+    expected = getattr(settings, "KAVET_HEALTHZ_TOKEN", "") or ""
+    given = request.headers.get("X-Healthz-Token", "")
+    if not expected or not given:
+        return False
+    return hmac.compare_digest(given.encode("utf-8"), expected.encode("utf-8"))
+
+
 @never_cache
 @require_GET
 def healthz(request: HttpRequest) -> JsonResponse:
@@ -61,5 +79,9 @@ def healthz(request: HttpRequest) -> JsonResponse:
         "broker": _timed(check_broker),
     }
     healthy = all(c["ok"] for c in checks.values())
-    return JsonResponse({"status": "ok" if healthy else "fail", "checks": checks},
-                        status=200 if healthy else 503)
+    body: dict = {"ok": healthy}
+    if may_see_details(request):
+        body.update(status="ok" if healthy else "fail", checks=checks)
+    response = JsonResponse(body, status=200 if healthy else 503)
+    response["Vary"] = "Cookie, X-Healthz-Token"
+    return response
