@@ -1,9 +1,17 @@
-"""Tablet sign-in for children: the tablet remembers its class, the child taps a name then 3 pictures."""
+"""Tablet sign-in for children: the tablet remembers its class, the child taps a name then 3 pictures.
+
+Wrong tries are counted on what the client cannot choose: a tablet id the server signs and hands
+out (minting new ids is itself limited per client address, so throwing the cookie away buys no
+tries), per (tablet, child) and per tablet. A classmate guessing on one tablet never keeps the
+child out on another, and the teacher can lift a pause from the student's page.
+"""
 from __future__ import annotations
 
+import re
 import secrets
 import time
 
+from django.conf import settings
 from django.contrib.auth import login, logout
 from django.core.cache import cache
 from django.core.signing import BadSignature
@@ -15,20 +23,38 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from classrooms.models import Classroom, Student
 from classrooms.pictures import CODE_LENGTH, PICTURE_COUNT, PICTURES, decode, encode
+from kavet_site.clientip import client_bucket
 
 CLASS_COOKIE = "kavet_class"
 TABLET_COOKIE = "kavet_tablet"
 COOKIE_AGE = 400 * 24 * 3600  # a school year and then some: entered once per tablet
 SALT = "kavet.tablet.class"
-# Wrong tries allowed within the window before a pause (per student, and per tablet).
+TABLET_SALT = "kavet.tablet.id"
+# Wrong tries allowed within the window before a pause (per student on a tablet, and per tablet).
 STUDENT_TRIES = 5
 TABLET_TRIES = 15
 TRY_WINDOW = 5 * 60
+# New tablet ids handed out per client address (a school shares one) within the mint window.
+MINT_TRIES = 30
+MINT_WINDOW = 60 * 60
 SESSION_KEY = "kv_student"  # {"idle": minutes, "classroom": id}
 SEEN_KEY = "kv_seen"  # last activity, seconds since the epoch
+CLASS_CODE_MAX = 8
+_TABLET_ID = re.compile(r"[A-Za-z0-9_-]{16,40}")
+_CLASS_CODE = re.compile(r"[A-Z0-9]+")
+
+
+def _too_many() -> str:
+    return _("Too many tries. Wait a few minutes, or ask your teacher for help.")
 
 
 # --- small services ---------------------------------------------------------------------------
+
+
+def cookie_options() -> dict:
+    """HttpOnly, SameSite=Lax, and Secure whenever the site is served over HTTPS."""
+    return {"max_age": COOKIE_AGE, "httponly": True, "samesite": "Lax",
+            "secure": bool(getattr(settings, "KAVET_COOKIE_SECURE", False))}
 
 
 def tablet_classroom(request: HttpRequest) -> Classroom | None:
@@ -37,45 +63,121 @@ def tablet_classroom(request: HttpRequest) -> Classroom | None:
         code = request.get_signed_cookie(CLASS_COOKIE, salt=SALT)
     except (KeyError, BadSignature):
         return None
+    if not code or not _CLASS_CODE.fullmatch(code):
+        return None
     return Classroom.objects.filter(code=code, archived_at__isnull=True).select_related("school").first()
 
 
-def tablet_id(request: HttpRequest) -> str:
-    return request.COOKIES.get(TABLET_COOKIE) or f"ip-{request.META.get('REMOTE_ADDR', '?')}"
+def tablet_id(request: HttpRequest, *, mint: bool = False) -> str | None:
+    """The id this tablet was given and signed by the server; None when it has none.
+
+    With ``mint`` a tablet without a valid id gets a new one (sent back by ``with_tablet_cookie``),
+    unless its address has had too many new ids lately: then it shares one id with every other
+    tablet of that address, so clearing the cookie never gives fresh tries.
+    """
+    known = getattr(request, "_kavet_tablet", None)
+    if known:
+        return known
+    try:
+        value = request.get_signed_cookie(TABLET_COOKIE, salt=TABLET_SALT)
+    except (KeyError, BadSignature):
+        value = None
+    if value and _TABLET_ID.fullmatch(value):
+        request._kavet_tablet = value
+        return value
+    if not mint:
+        return None
+    bucket = client_bucket(request)
+    if _count("mint", bucket, MINT_WINDOW) > MINT_TRIES:
+        ident = f"ip-{bucket}"
+    else:
+        ident = secrets.token_urlsafe(18)
+        request._kavet_new_tablet = ident
+    request._kavet_tablet = ident
+    return ident
+
+
+def with_tablet_cookie(request: HttpRequest, response: HttpResponse) -> HttpResponse:
+    """Send the tablet id minted during this request, signed."""
+    new = getattr(request, "_kavet_new_tablet", None)
+    if new:
+        response.set_signed_cookie(TABLET_COOKIE, new, salt=TABLET_SALT, **cookie_options())
+    return response
 
 
 def _key(kind: str, ident: object) -> str:
     return f"kv:signin:{kind}:{ident}"
 
 
-def tries_left(*, student: Student, tablet: str) -> int:
-    """How many wrong tries are left before a pause; 0 means wait."""
-    used_student = cache.get(_key("s", student.pk), 0)
-    used_tablet = cache.get(_key("t", tablet), 0)
-    return max(0, min(STUDENT_TRIES - used_student, TABLET_TRIES - used_tablet))
-
-
-def _count_failure(kind: str, ident: object) -> None:
+def _count(kind: str, ident: object, window: int) -> int:
+    """Add one to a counter whose window starts at its first count; the new value."""
     key = _key(kind, ident)
     # add() starts the window; incr() counts within it without extending it.
-    if not cache.add(key, 1, TRY_WINDOW):
-        try:
-            cache.incr(key)
-        except ValueError:
-            cache.set(key, 1, TRY_WINDOW)
+    if cache.add(key, 1, window):
+        return 1
+    try:
+        return cache.incr(key)
+    except ValueError:  # expired in between
+        cache.set(key, 1, window)
+        return 1
+
+
+def _generation(student: Student) -> str:
+    return cache.get(_key("gen", student.pk)) or "0"
+
+
+def _pair_key(student: Student, tablet: str) -> str:
+    return f"{student.pk}:{_generation(student)}:{tablet}"
+
+
+def tries_left(*, student: Student, tablet: str | None) -> int:
+    """How many wrong tries are left on this tablet before a pause; 0 means wait."""
+    if tablet is None:
+        return STUDENT_TRIES
+    used_pair = cache.get(_key("st", _pair_key(student, tablet)), 0)
+    used_tablet = cache.get(_key("t", tablet), 0)
+    return max(0, min(STUDENT_TRIES - used_pair, TABLET_TRIES - used_tablet))
+
+
+def _note_lock(student: Student, tablet: str) -> None:
+    """Remember that this child is kept out on this tablet, for the teacher's page."""
+    key = _key("locks", student.pk)
+    locks = cache.get(key) or {}
+    now = time.time()
+    locks = {t: until for t, until in locks.items() if until > now}
+    locks[tablet] = now + TRY_WINDOW
+    cache.set(key, locks, TRY_WINDOW)
+
+
+def signin_locks(student: Student) -> int:
+    """On how many tablets this child's sign-in is paused right now."""
+    locks = cache.get(_key("locks", student.pk)) or {}
+    now = time.time()
+    return sum(1 for tablet, until in locks.items()
+               if until > now and tries_left(student=student, tablet=tablet) <= 0)
+
+
+def signin_unlock(student: Student) -> None:
+    """The teacher lets the child sign in again at once, on every tablet where it was paused."""
+    cache.set(_key("gen", student.pk), secrets.token_hex(6), None)  # every per-tablet count: gone
+    for tablet in (cache.get(_key("locks", student.pk)) or {}):
+        cache.delete(_key("t", tablet))
+    cache.delete(_key("locks", student.pk))
 
 
 def signin_check(*, student: Student, pictures: tuple[int, ...], tablet: str) -> str | None:
     """None when the pictures are the student's; else a friendly reason. Counts failures."""
     if tries_left(student=student, tablet=tablet) <= 0:
-        return _("Too many tries. Wait a few minutes, or ask your teacher for help.")
+        _note_lock(student, tablet)
+        return _too_many()
     if encode(pictures) == student.picture_code:
-        cache.delete(_key("s", student.pk))
+        cache.delete(_key("st", _pair_key(student, tablet)))
         return None
-    _count_failure("s", student.pk)
-    _count_failure("t", tablet)
+    _count("st", _pair_key(student, tablet), TRY_WINDOW)
+    _count("t", tablet, TRY_WINDOW)
     if tries_left(student=student, tablet=tablet) <= 0:
-        return _("Too many tries. Wait a few minutes, or ask your teacher for help.")
+        _note_lock(student, tablet)
+        return _too_many()
     return _("Those are not your pictures. Try again!")
 
 
@@ -84,6 +186,18 @@ def student_signin(request: HttpRequest, student: Student) -> None:
     request.session[SESSION_KEY] = {"idle": student.classroom.student_idle_minutes,
                                     "classroom": student.classroom_id}
     request.session[SEEN_KEY] = time.time()
+
+
+def _class_code(raw: str) -> tuple[str, str]:
+    """The code typed, cleaned, and an error when it can't be a class code."""
+    code = (raw or "").strip().upper().replace(" ", "").replace("-", "")
+    if not code:
+        return "", _("Type the class code.")
+    if not _CLASS_CODE.fullmatch(code) or not code.isascii():
+        return "", _("A class code has only letters and numbers. Check it with your teacher.")
+    if len(code) > CLASS_CODE_MAX:
+        return "", _("There is no class with this code. Check it with your teacher.")
+    return code, ""
 
 
 # --- views ------------------------------------------------------------------------------------
@@ -101,35 +215,59 @@ def tablet_signin(request: HttpRequest) -> HttpResponse:
     classroom = tablet_classroom(request)
     error = ""
     if request.method == "POST":
-        tablet = tablet_id(request)
-        code = (request.POST.get("code") or "").strip().upper().replace(" ", "")[:8]
+        tablet = tablet_id(request, mint=True)
+        raw = request.POST.get("code", "")
+        code, error = _class_code(raw)
         if cache.get(_key("code", tablet), 0) >= TABLET_TRIES:
-            error = _("Too many tries. Wait a few minutes, or ask your teacher for help.")
-        else:
-            found = Classroom.objects.filter(code=code, archived_at__isnull=True).first() if code else None
+            error = _too_many()
+        elif not error:
+            found = Classroom.objects.filter(code=code, archived_at__isnull=True).first()
             if found is not None:
                 response = redirect("games:tablet_signin")
-                response.set_signed_cookie(CLASS_COOKIE, found.code, salt=SALT, max_age=COOKIE_AGE,
-                                           httponly=True, samesite="Lax")
-                if TABLET_COOKIE not in request.COOKIES:
-                    response.set_cookie(TABLET_COOKIE, secrets.token_urlsafe(12), max_age=COOKIE_AGE,
-                                        httponly=True, samesite="Lax")
-                return response
-            _count_failure("code", tablet)
+                response.set_signed_cookie(CLASS_COOKIE, found.code, salt=SALT, **cookie_options())
+                return with_tablet_cookie(request, response)
             error = _("There is no class with this code. Check it with your teacher.")
+            _count("code", tablet, TRY_WINDOW)
+        elif raw.strip():
+            _count("code", tablet, TRY_WINDOW)  # junk costs a try like a wrong code
         classroom = None
     if classroom is None:
-        return render(request, "games/signin_class.html", {"error": error}, status=400 if error else 200)
+        response = render(request, "games/signin_class.html", {"error": error}, status=400 if error else 200)
+        return with_tablet_cookie(request, response)
     students = Student.objects.filter(classroom=classroom).order_by("name")
     return render(request, "games/signin_names.html", {"classroom": classroom, "students": students})
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 def tablet_forget(request: HttpRequest) -> HttpResponse:
-    """The teacher moves the tablet to another class."""
-    response = redirect("games:tablet_signin")
-    response.delete_cookie(CLASS_COOKIE)
-    return response
+    """The teacher moves the tablet to another class: asked first, as one tap would lose the class."""
+    classroom = tablet_classroom(request)
+    if classroom is None:
+        return redirect("games:tablet_signin")
+    if request.method == "POST" and request.POST.get("confirm") == "yes":
+        response = redirect("games:tablet_signin")
+        response.delete_cookie(CLASS_COOKIE, samesite="Lax")
+        return response
+    return render(request, "games/signin_forget.html", {"classroom": classroom})
+
+
+def _picks_posted(request: HttpRequest) -> tuple[list[int], int] | None:
+    """The pictures tapped so far and the new one (-1 for none); None when the form is junk."""
+    so_far = request.POST.get("so_far", "")
+    pick_text = request.POST.get("pick", "")
+    if len(so_far) > 40 or len(pick_text) > 4 or not re.fullmatch(r"[0-9-]*", so_far) \
+            or not re.fullmatch(r"[0-9]*", pick_text):
+        return None
+    try:
+        picks = list(decode(so_far))
+    except ValueError:
+        return None
+    if len(picks) > CODE_LENGTH or any(not 0 <= i < PICTURE_COUNT for i in picks):
+        return None
+    pick = int(pick_text) if pick_text else -1
+    if pick >= PICTURE_COUNT:
+        return None
+    return picks, pick
 
 
 @require_http_methods(["GET", "POST"])
@@ -140,20 +278,20 @@ def tablet_pictures(request: HttpRequest, student_id: int) -> HttpResponse:
         return redirect("games:tablet_signin")
     student = get_object_or_404(Student.objects.select_related("user", "classroom"),
                                 pk=student_id, classroom=classroom)
-    tablet = tablet_id(request)
+    tablet = tablet_id(request, mint=request.method == "POST")
     picks: list[int] = []
     message = ""
     status = 200
     if request.method == "POST":
-        try:
-            picks = [i for i in decode(request.POST.get("so_far", "")) if 0 <= i < PICTURE_COUNT][:CODE_LENGTH]
-            pick = int(request.POST.get("pick", ""))
-        except ValueError:
-            picks, pick = [], -1
-        if request.POST.get("undo"):
-            picks = picks[:-1]
-        elif 0 <= pick < PICTURE_COUNT and len(picks) < CODE_LENGTH:
-            picks.append(pick)
+        posted = _picks_posted(request)
+        if posted is None:
+            message, status = _("Something went wrong. Tap your pictures again."), 400
+        else:
+            picks, pick = posted
+            if request.POST.get("undo"):
+                picks = picks[:-1]
+            elif 0 <= pick and len(picks) < CODE_LENGTH:
+                picks.append(pick)
         if len(picks) == CODE_LENGTH:
             reason = signin_check(student=student, pictures=tuple(picks), tablet=tablet)
             if reason is None:
@@ -161,19 +299,21 @@ def tablet_pictures(request: HttpRequest, student_id: int) -> HttpResponse:
                 if request.htmx:
                     response = HttpResponse(status=204)
                     response["HX-Redirect"] = reverse("games:student_home")
-                    return response
-                return redirect("games:student_home")
+                    return with_tablet_cookie(request, response)
+                return with_tablet_cookie(request, redirect("games:student_home"))
             message, picks, status = reason, [], 200
     locked = tries_left(student=student, tablet=tablet) <= 0
-    if locked and not message:
-        message = _("Too many tries. Wait a few minutes, or ask your teacher for help.")
+    if locked:
+        _note_lock(student, tablet)
+        if not message:
+            message = _too_many()
     ctx = {
         "student": student, "pictures": PICTURES, "picks": picks, "so_far": encode(picks),
         "chosen": [PICTURES[i] for i in picks], "slots": range(CODE_LENGTH - len(picks)),
         "message": message, "locked": locked,
     }
     template = "games/signin_pictures.html#pictures" if request.htmx else "games/signin_pictures.html"
-    return render(request, template, ctx, status=status)
+    return with_tablet_cookie(request, render(request, template, ctx, status=status))
 
 
 @require_POST
