@@ -1,29 +1,122 @@
-"""The Django admin for school admins: every list is scoped to their own school."""
+"""The Django admin for school admins: every list, form, choice and lookup is scoped to their school.
+
+A superuser sees everything. A school admin (role SCHOOL_ADMIN, staff) sees and edits only rows of
+their own school, and every foreign key or many-to-many choice they are offered — and every id they
+post — is checked against the same scope: a forged id from another school is a form error, never a
+saved row. Anything the scope does not know is closed (fails shut). A NUL byte in a query string is
+answered 400 (PostgreSQL refuses NUL in text, which would otherwise be a 500).
+"""
 from __future__ import annotations
 
-from django.contrib import admin
+import axes.admin as axes_admin  # registers axes' models now, so they can be re-registered below
+from axes.conf import settings as axes_settings
+from axes.helpers import get_cool_off
+from axes.models import AccessAttempt, AccessFailureLog, AccessLog
+from axes.utils import reset as axes_reset
+from django.contrib import admin, messages
+from django.contrib.auth.admin import GroupAdmin as BaseGroupAdmin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
-from django.http import HttpRequest
+from django.contrib.auth.models import Group
+from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.http import HttpRequest, HttpResponseBadRequest
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from .models import Classroom, LevelChange, ParentLink, School, Student, User
+from .services import student_create
 
 
-class SchoolScopedAdmin(admin.ModelAdmin):
-    """Superusers see everything; a school admin sees only rows of their school."""
+def _is_school_admin(user) -> bool:
+    return bool(user.is_active and user.is_staff and not user.is_superuser
+                and user.role == User.Role.SCHOOL_ADMIN and user.school_id)
 
-    school_path = "school"
+
+def users_in_school(school_id: int) -> QuerySet:
+    """The accounts a school admin may see and edit: their school's, never a superuser, never a
+    parent who also follows a child of another school (their password opens that child too)."""
+    elsewhere = ParentLink.objects.filter(parent=OuterRef("pk")).exclude(
+        student__classroom__school_id=school_id)
+    return (User.objects.filter(school_id=school_id, is_superuser=False)
+            .exclude(Exists(elsewhere)))
+
+
+def scoped(model, user) -> QuerySet:
+    """Every row of `model` this admin user may see or pick; none for a model the scope does not
+    know (a newly registered model is closed until it is scoped here)."""
+    qs = model._default_manager.all()
+    if user.is_superuser:
+        return qs
+    if not _is_school_admin(user):
+        return qs.none()
+    sid = user.school_id
+    if model is School:
+        return qs.filter(pk=sid)
+    if model is User:
+        return qs.filter(pk__in=users_in_school(sid).values("pk"))
+    if model is Classroom:
+        return qs.filter(school_id=sid)
+    if model is Student:
+        return qs.filter(classroom__school_id=sid)
+    if model in (LevelChange, ParentLink):
+        return qs.filter(student__classroom__school_id=sid)
+    if model in (AccessAttempt, AccessLog, AccessFailureLog):
+        return qs.filter(username__in=users_in_school(sid).values("username"))
+    return qs.none()
+
+
+def _has_nul(request: HttpRequest) -> bool:
+    return any("\x00" in k or any("\x00" in v for v in request.GET.getlist(k)) for k in request.GET)
+
+
+class ScopeGuardMixin:
+    """Refuses a NUL byte in the query string, and scopes the queryset and every relation field."""
+
+    def _nul_guard(self, request):
+        if _has_nul(request):
+            return HttpResponseBadRequest(_("Bad request."))
+        return None
+
+    def changelist_view(self, request, extra_context=None):
+        return self._nul_guard(request) or super().changelist_view(request, extra_context)
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        return self._nul_guard(request) or super().changeform_view(
+            request, object_id, form_url, extra_context)
+
+    def delete_view(self, request, object_id, extra_context=None):
+        return self._nul_guard(request) or super().delete_view(request, object_id, extra_context)
+
+    def history_view(self, request, object_id, extra_context=None):
+        return self._nul_guard(request) or super().history_view(request, object_id, extra_context)
 
     def get_queryset(self, request: HttpRequest):
         qs = super().get_queryset(request)
         if request.user.is_superuser:
             return qs
-        if not getattr(request.user, "school_id", None):
-            return qs.none()
-        return qs.filter(**{self.school_path: request.user.school_id})
+        return qs.filter(pk__in=scoped(self.model, request.user).values("pk"))
+
+    def relation_choices(self, db_field, request: HttpRequest) -> QuerySet:
+        """The rows a relation field may point at; override for a narrower choice."""
+        return scoped(db_field.related_model, request.user)
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if not request.user.is_superuser:
+            kwargs["queryset"] = self.relation_choices(db_field, request)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def formfield_for_manytomany(self, db_field, request, **kwargs):
+        if not request.user.is_superuser:
+            kwargs["queryset"] = self.relation_choices(db_field, request)
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
+
+
+class SchoolScopedAdmin(ScopeGuardMixin, admin.ModelAdmin):
+    """Superusers see everything; a school admin sees only rows of their school."""
 
     def _allowed(self, request: HttpRequest) -> bool:
         return request.user.is_active and request.user.is_staff and (
-            request.user.is_superuser or request.user.role == User.Role.SCHOOL_ADMIN
+            request.user.is_superuser or _is_school_admin(request.user)
         )
 
     def has_module_permission(self, request: HttpRequest) -> bool:
@@ -41,15 +134,9 @@ class SchoolScopedAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None) -> bool:
         return self._allowed(request)
 
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        if not request.user.is_superuser and db_field.related_model is School:
-            kwargs["queryset"] = School.objects.filter(pk=request.user.school_id)
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
-
 
 @admin.register(School)
 class SchoolAdmin(SchoolScopedAdmin):
-    school_path = "pk"
     list_display = ("name", "slug", "time_zone")
 
     def has_add_permission(self, request) -> bool:
@@ -59,20 +146,89 @@ class SchoolAdmin(SchoolScopedAdmin):
         return request.user.is_superuser
 
 
+def _locked_out_attempts() -> QuerySet:
+    qs = AccessAttempt.objects.filter(failures_since_start__gte=_failure_limit())
+    cool_off = get_cool_off()
+    if cool_off:
+        qs = qs.filter(attempt_time__gte=timezone.now() - cool_off)
+    return qs
+
+
+def _failure_limit() -> int:
+    limit = axes_settings.AXES_FAILURE_LIMIT
+    return limit if isinstance(limit, int) else 5
+
+
 @admin.register(User)
 class UserAdmin(SchoolScopedAdmin, BaseUserAdmin):
-    list_display = ("username", "first_name", "last_name", "role", "is_active")
+    list_display = ("username", "first_name", "last_name", "role", "is_active", "signin_locked")
     list_filter = ("role", "is_active")
     fieldsets = BaseUserAdmin.fieldsets + (("Kavet 'm eus", {"fields": ("role", "school", "language")}),)
+    add_fieldsets = BaseUserAdmin.add_fieldsets + (
+        ("Kavet 'm eus", {"fields": ("role", "school", "first_name", "last_name")}),)
+    actions = ["unlock_signin"]
+
+    # Fields a school admin never sets: rights beyond their school, and the school itself.
+    _superuser_only = {"is_superuser", "is_staff", "groups", "user_permissions", "school"}
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(
+            _locked=Exists(_locked_out_attempts().filter(username=OuterRef("username"))))
+
+    @admin.display(boolean=True, description=_("locked out"))
+    def signin_locked(self, obj) -> bool:
+        locked = getattr(obj, "_locked", None)
+        if locked is None:
+            locked = _locked_out_attempts().filter(username=obj.username).exists()
+        return locked
+
+    @admin.action(description=_("Unlock sign-in"))
+    def unlock_signin(self, request, queryset):
+        # The queryset is the admin's own (scoped): another school's account is never reset.
+        count = sum(1 for username in queryset.values_list("username", flat=True)
+                    if axes_reset(username=username))
+        self.message_user(request, ngettext("%(count)d account unlocked.",
+                                            "%(count)d accounts unlocked.", count) % {"count": count},
+                          messages.SUCCESS)
 
     def get_fieldsets(self, request, obj=None):
         fieldsets = super().get_fieldsets(request, obj)
         if request.user.is_superuser:
             return fieldsets
-        # A school admin never hands out superuser or arbitrary permissions.
-        return [(name, {**opts, "fields": tuple(f for f in opts["fields"]
-                                                if f not in {"is_superuser", "groups", "user_permissions"})})
+        hidden = self._superuser_only - {"school"}  # the school is shown, read-only
+        if obj is None:
+            hidden = hidden | {"school"}
+        return [(name, {**opts, "fields": tuple(f for f in opts["fields"] if f not in hidden)})
                 for name, opts in fieldsets]
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = tuple(super().get_readonly_fields(request, obj))
+        if request.user.is_superuser:
+            return fields
+        fields += ("school",)
+        if obj is not None and obj.role == User.Role.STUDENT:
+            fields += ("role",)  # a student's account belongs to their student row
+        return fields
+
+    def formfield_for_choice_field(self, db_field, request, **kwargs):
+        if db_field.name == "role" and not request.user.is_superuser:
+            # Student accounts are made with their student row, never by hand.
+            kwargs["choices"] = [c for c in User.Role.choices if c[0] != User.Role.STUDENT]
+        return super().formfield_for_choice_field(db_field, request, **kwargs)
+
+    def save_model(self, request, obj, form, change):
+        if not request.user.is_superuser:
+            # Whatever was posted: the admin's own school, never superuser, staff only as admin.
+            obj.school_id = request.user.school_id
+            obj.is_superuser = False
+            obj.is_staff = obj.role == User.Role.SCHOOL_ADMIN
+        super().save_model(request, obj, form, change)
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        if not request.user.is_superuser:
+            form.instance.groups.clear()
+            form.instance.user_permissions.clear()
 
 
 @admin.register(Classroom)
@@ -80,36 +236,118 @@ class ClassroomAdmin(SchoolScopedAdmin):
     list_display = ("name", "school_year", "code", "archived_at")
     filter_horizontal = ("teachers",)
 
-    def formfield_for_manytomany(self, db_field, request, **kwargs):
-        if db_field.name == "teachers" and not request.user.is_superuser:
-            kwargs["queryset"] = User.objects.filter(school_id=request.user.school_id,
-                                                     role=User.Role.TEACHER)
-        return super().formfield_for_manytomany(db_field, request, **kwargs)
+    def relation_choices(self, db_field, request):
+        qs = super().relation_choices(db_field, request)
+        if db_field.name == "teachers":
+            qs = qs.filter(role=User.Role.TEACHER)
+        return qs
 
 
 @admin.register(Student)
 class StudentAdmin(SchoolScopedAdmin):
-    school_path = "classroom__school"
     list_display = ("name", "classroom", "number_range", "tier")
-    list_filter = ("number_range", "tier")
-    raw_id_fields = ("user",)
+    list_filter = ("number_range", "tier", ("classroom", admin.RelatedOnlyFieldListFilter))
+    # The sign-in account is made by the service with the student; nobody picks it by hand.
+    readonly_fields = ("user",)
 
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        if db_field.name == "classroom" and not request.user.is_superuser:
-            kwargs["queryset"] = Classroom.objects.filter(school_id=request.user.school_id)
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+    def get_fields(self, request, obj=None):
+        fields = super().get_fields(request, obj)
+        return [f for f in fields if f != "user"] if obj is None else fields
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)
+        if obj is None and "picture_code" in form.base_fields:
+            form.base_fields["picture_code"].required = False
+            form.base_fields["picture_code"].help_text = _("Leave empty to draw three pictures.")
+        return form
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            return super().save_model(request, obj, form, change)
+        made = student_create(classroom=obj.classroom, name=obj.name, number_range=obj.number_range,
+                              tier=obj.tier, changed_by=request.user,
+                              picture_code=obj.picture_code or None)
+        obj.pk, obj.user, obj.picture_code, obj.created_at = (
+            made.pk, made.user, made.picture_code, made.created_at)
+        obj._state.adding = False
 
 
 @admin.register(LevelChange)
 class LevelChangeAdmin(SchoolScopedAdmin):
-    school_path = "student__classroom__school"
     list_display = ("student", "number_range", "tier", "changed_at", "changed_by")
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False  # history is append-only
 
+    def relation_choices(self, db_field, request):
+        qs = super().relation_choices(db_field, request)
+        if db_field.name == "changed_by":
+            qs = qs.exclude(role__in=[User.Role.STUDENT, User.Role.PARENT])
+        return qs
+
 
 @admin.register(ParentLink)
 class ParentLinkAdmin(SchoolScopedAdmin):
-    school_path = "student__classroom__school"
     list_display = ("parent", "student", "created_at", "revoked_at")
+
+    def relation_choices(self, db_field, request):
+        if db_field.name == "parent" and not request.user.is_superuser:
+            # Parents have no school of their own: those of this school, or already following
+            # one of its children.
+            sid = request.user.school_id
+            if not _is_school_admin(request.user):
+                return User.objects.none()
+            return (User.objects.filter(role=User.Role.PARENT, is_superuser=False, is_staff=False)
+                    .filter(Q(school_id=sid) | Q(parent_links__student__classroom__school_id=sid))
+                    .distinct())
+        return super().relation_choices(db_field, request)
+
+
+# django-axes' own admin pages, scoped: a school admin reads the attempts for their school's
+# accounts (and may delete an attempt, which unlocks); everything else stays superuser-only.
+class AxesScopedMixin(ScopeGuardMixin):
+    def has_module_permission(self, request):
+        return request.user.is_superuser or _is_school_admin(request.user)
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.is_superuser or _is_school_admin(request.user)
+
+    def has_change_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+    def has_add_permission(self, request):
+        return False
+
+
+class AccessAttemptAdmin(AxesScopedMixin, axes_admin.AccessAttemptAdmin):
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_superuser or _is_school_admin(request.user)
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        if not request.user.is_superuser:
+            actions.pop("cleanup_expired_attempts", None)  # it cleans every school's rows
+        return actions
+
+
+class AccessLogAdmin(AxesScopedMixin, axes_admin.AccessLogAdmin):
+    pass
+
+
+class AccessFailureLogAdmin(AxesScopedMixin, axes_admin.AccessFailureLogAdmin):
+    pass
+
+
+class GroupAdmin(ScopeGuardMixin, BaseGroupAdmin):
+    """Groups hand out permissions: superusers only (the default permission checks)."""
+
+
+for _model, _admin_class in ((AccessAttempt, AccessAttemptAdmin), (AccessLog, AccessLogAdmin),
+                             (AccessFailureLog, AccessFailureLogAdmin), (Group, GroupAdmin)):
+    if admin.site.is_registered(_model):
+        admin.site.unregister(_model)
+    admin.site.register(_model, _admin_class)
+
