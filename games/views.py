@@ -1,26 +1,23 @@
 """The students' pages: their home, practice games, and the live game table (HTMX polling)."""
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from typing import Any
 
 from django.contrib import messages
 from django.core.signing import BadSignature, Signer
 from django.db import connection
-from django.http import Http404, HttpRequest, HttpResponse, QueryDict
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from games import selectors, services
-from games.forms import PracticeForm
+from games.forms import MoveRefused, PracticeForm, parse_move, seen_version
 from games.messages import refusal_message
 
 from .models import Game, Move
-
-MAX_FIELD = 4000
 
 
 def _student_or_redirect(request: HttpRequest):
@@ -153,61 +150,30 @@ def table(request: HttpRequest, game_id: int) -> HttpResponse:
     return render(request, "games/table.html#board" if request.htmx else "games/table.html", ctx)
 
 
-def _int(value: Any, default: int | None = None) -> int | None:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return default
-
-
-def _parse_move(data: QueryDict) -> dict[str, Any] | None:
-    """The move a tablet posted, or None when it can't be read. The seat never comes from here."""
-    kind = data.get("type", "")
-    if kind in ("chwech_yes", "chwech_no"):
-        return {"type": "chwech", "use": kind == "chwech_yes"}  # R7.7: the second chance
-    if kind not in services.PLAYER_MOVES - {"chwech"}:
-        return None
-    move: dict[str, Any] = {"type": kind}
-    if kind != "announce":
-        return move
-    text = (data.get("text") or "").strip()[:MAX_FIELD]
-    raw_tokens = (data.get("tokens") or "").strip()[:MAX_FIELD]
-    if text:
-        move["text"] = text
-    elif raw_tokens:
-        try:
-            tokens = json.loads(raw_tokens)
-            x_values = json.loads(data.get("x_values") or "{}")
-        except ValueError:
-            return None
-        if not isinstance(tokens, list) or not isinstance(x_values, dict):
-            return None
-        move["tokens"] = tokens
-        move["x_values"] = x_values
-    else:
-        return {"type": "announce", "empty": True}
-    place = data.get("place") or None
-    if place is not None:
-        move["place"] = place
-    return move
-
-
 @require_POST
 def table_move(request: HttpRequest, game_id: int) -> HttpResponse:
-    """A move from a tablet, posted with the version the player saw (R5.1: first call wins)."""
+    """A move from a tablet, posted with the version the player saw (R5.1: first call wins).
+
+    The post is read at the boundary (games.forms.parse_move): bounded in size and depth, typed.
+    One that can't be a move answers 422 with the engine's refusal on the table; nothing changes.
+    """
     game, seat = selectors.game_for_seat(user=request.user, game_id=game_id)
-    seen = _int(request.POST.get("seen_version"), -1)
-    move = _parse_move(request.POST)
-    if move is None:
-        outcome = services.MoveOutcome(applied=False, game=game, refusal_code="bad_move",
-                                       message=refusal_message("bad_move"))
-    elif move.pop("empty", False):
-        outcome = services.MoveOutcome(applied=False, game=game, refusal_code="empty",
-                                       message=refusal_message("empty"))
+    seen = seen_version(request.POST)
+    status = 200
+    try:
+        move = parse_move(request.POST)
+    except MoveRefused as refused:
+        outcome = services.MoveOutcome(applied=False, game=game, refusal_code=refused.code,
+                                       message=refusal_message(refused.code))
+        status = 422
     else:
-        outcome = services.move_submit(game_id=game.pk, seat=seat.position, move=move,
-                                       seen_version=seen, by=request.user)
-    if not request.htmx:
+        if move.pop("empty", False):
+            outcome = services.MoveOutcome(applied=False, game=game, refusal_code="empty",
+                                           message=refusal_message("empty"))
+        else:
+            outcome = services.move_submit(game_id=game.pk, seat=seat.position, move=move,
+                                           seen_version=seen, by=request.user)
+    if not request.htmx and status == 200:
         if outcome.message:
             messages.warning(request, outcome.message)
         return redirect("games:table", game_id=game.pk)
@@ -215,7 +181,8 @@ def table_move(request: HttpRequest, game_id: int) -> HttpResponse:
     ctx = selectors.table_context(game=game, seat=seat, since=seen if outcome.applied else None)
     ctx.update(flash=outcome.message, applied=outcome.applied, refused=not outcome.applied,
                poll_token=poll_token(game, seat.position, request.user.pk))
-    return render(request, "games/table.html#board", ctx)
+    template = "games/table.html#board" if request.htmx else "games/table.html"
+    return render(request, template, ctx, status=status)
 
 
 @require_GET
