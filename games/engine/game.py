@@ -946,36 +946,38 @@ def _give_from_pile(s: GameState, giver: int, receiver: int, count: int) -> list
 
 
 def _finish(s: GameState, reason: str, events: list[Event]) -> None:
+    """R6.2, in its order: UNAN takes the table; held and event cards join their owner's pile;
+    only then are an unused DAOU and an unused PEMP paid, so no card is sheltered from them.
+    Payments come from the pile alone, never from the tricks laid on PEVAR or PEMP."""
     settlements: list[dict[str, Any]] = []
     n = s.n_seats
-    for seat in range(n):  # R6.2 (1): the rest is yours
-        unan = s.event_held(seat, "UNAN")
-        if unan is not None:
+    for seat in range(n):  # (1) the rest is yours
+        if s.event_held(seat, "UNAN") is not None:
             taken = list(s.table)
             s.piles[seat].extend(taken)
             s.table.clear()
             settlements.append({"kind": "unan", "seat": seat, "cards": taken, "count": len(taken)})
-    for seat in range(n):  # R6.2 (2): an unused DAOU
-        daou = s.event_held(seat, "DAOU")
-        if daou is not None:
-            neighbour = (seat - 1) % n
-            given = _give_from_pile(s, seat, neighbour, DAOU_PENALTY)
-            settlements.append({"kind": "daou", "seat": seat, "to": neighbour, "cards": given,
-                                "count": len(given)})
-    for seat in range(n):  # R6.2 (3): an unused PEMP
-        if s.event_held(seat, "PEMP") is not None:
-            for step in range(1, n):
-                other = (seat + step) % n
-                given = _give_from_pile(s, seat, other, PEMP_PENALTY)
-                settlements.append({"kind": "pemp", "seat": seat, "to": other, "cards": given,
-                                    "count": len(given)})
-    for seat in range(n):  # held cards and event cards count in their owner's pile
+    # Who holds an unused DAOU / PEMP, read before the event cards leave the rows.
+    daou = [seat for seat in range(n) if s.event_held(seat, "DAOU") is not None]
+    pemp = [seat for seat in range(n) if s.event_held(seat, "PEMP") is not None]
+    for seat in range(n):  # (2) held cards and event cards, used or not, join the pile
         s.piles[seat].extend(s.held[seat] + s.events_row[seat])
         s.held[seat].clear()
         s.events_row[seat].clear()
-    scores = [score_of(s, seat) for seat in range(n)]
-    places = [1 + sum(other > mine for other in scores) for mine in scores]  # R6.3: shared places
-    s.result = {"reason": reason, "scores": scores, "places": places, "settlements": settlements,
+    for seat in daou:  # (3) an unused DAOU: 5 cards to the right-hand neighbour
+        neighbour = (seat - 1) % n
+        given = _give_from_pile(s, seat, neighbour, DAOU_PENALTY)
+        settlements.append({"kind": "daou", "seat": seat, "to": neighbour, "cards": given,
+                            "count": len(given)})
+    for seat in pemp:  # (4) an unused PEMP: 2 cards to each other player, the next seat first
+        for step in range(1, n):
+            other = (seat + step) % n
+            given = _give_from_pile(s, seat, other, PEMP_PENALTY)
+            settlements.append({"kind": "pemp", "seat": seat, "to": other, "cards": given,
+                                "count": len(given)})
+    scores = scores_of(s)
+    s.result = {"reason": reason, "scores": scores, "places": places_of(scores),
+                "settlements": settlements,
                 "cards": [len(s.piles[i]) + sum(len(t) for t in s.laid[i].values()) for i in range(n)]}
     s.phase = "over"
     s.pending = None
@@ -984,16 +986,29 @@ def _finish(s: GameState, reason: str, events: list[Event]) -> None:
 
 
 def score_of(s: GameState, seat: int) -> int:
-    """R6.3: one point a card, the PEVAR trick again, minus half the PEMP trick."""
+    """R6.3: one point a card, the PEVAR trick again, minus half the PEMP trick.
+
+    At any moment of the game: held cards and unused event cards count one each, as they will
+    once they join the pile (R6.2); a game's final score is this after the settlements.
+    """
     pevar = len(s.laid[seat].get("pevar", []))
     pemp = len(s.laid[seat].get("pemp", []))
-    return len(s.piles[seat]) + 2 * pevar + pemp - pemp // 2
+    cards = len(s.piles[seat]) + len(s.held[seat]) + len(s.events_row[seat])
+    return cards + 2 * pevar + pemp - pemp // 2
 
 
-# The contract names seat_view with the game; it lives in view.py, which imports this module.
-from .view import seat_view  # noqa: E402
+def scores_of(s: GameState) -> list[int]:
+    """R6.3: every seat's score, in seat order (final once the game is over)."""
+    return [score_of(s, seat) for seat in range(s.n_seats)]
+
+
+def places_of(scores: Sequence[int]) -> list[int]:
+    """R6.3: finishing places, 1 for the highest score; equal scores share the place."""
+    return [1 + sum(other > mine for other in scores) for mine in scores]
+
 
 __all__ = [
     "GameConfig", "GameState", "PHASES", "all_places", "apply_move", "check_invariants", "legal_moves",
-    "new_game", "operation_dict", "player_operation", "replay", "score_of", "seat_view", "start_game",
+    "new_game", "operation_dict", "places_of", "player_operation", "replay", "score_of", "scores_of",
+    "start_game",
 ]

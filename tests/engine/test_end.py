@@ -46,19 +46,53 @@ def test_a_trick_restarts_the_round_of_nothing(scene):
 
 
 def test_settlements_in_order_unan_then_daou_then_pemp(scene):
-    # R6.2 — UNAN takes the table first, so the DAOU and PEMP costs can be paid with it
+    # R6.2 — UNAN takes the table first, the event cards join the pile, then DAOU and PEMP
+    # are paid: the payments can use the table's cards and the event cards themselves
     s = scene(table=[4, 9, 10], draw=[], events={1: ["UNAN", "DAOU", "PEMP"]}, rest=0)
     s.nothing(0)
     events = s.ok_all()
     over = s.first(events, "game_over")
     kinds = [(x["kind"], x.get("to"), x["count"]) for x in over["settlements"]]
-    assert kinds == [("unan", None, 3), ("daou", 0, 3), ("pemp", 2, 0), ("pemp", 0, 0)]
-    assert sorted(map(str, s.pile(1))) == ["DAOU", "PEMP", "UNAN"]
-    assert over["scores"] == [12 + 3, 3, 0]
+    # 3 table cards + 3 event cards = 6: DAOU pays 5 to seat 0, PEMP the last one to seat 2
+    assert kinds == [("unan", None, 3), ("daou", 0, 5), ("pemp", 2, 1), ("pemp", 0, 0)]
+    assert s.pile(1) == []
+    assert over["scores"] == [12 + 5, 0, 1]
+
+
+def test_held_cards_join_the_pile_before_daou_is_paid(scene):
+    # R6.2 — a held row no longer shelters cards from the DAOU payment; the trick laid on
+    # PEVAR is never taken
+    s = scene(table=[9, 10], draw=[], held={0: [5, 7]}, events={0: ["DAOU"]}, rest=1)
+    laid = s.state.piles[1][:3]
+    s.state.piles[1] = s.state.piles[1][3:]
+    s.state.laid[0] = {"pevar": list(laid)}
+    s.nothing(0)
+    over = s.first(s.ok_all(), "game_over")
+    daou = [x for x in over["settlements"] if x["kind"] == "daou"]
+    # seat 0's pile is 5, 7 and DAOU: all three go to the right-hand neighbour, seat 2
+    assert [(x["to"], x["count"]) for x in daou] == [(2, 3)]
+    assert sorted(map(str, s.pile(2))) == ["5", "7", "DAOU"]
+    assert s.state.piles[0] == [] and s.state.laid[0]["pevar"] == laid
+    assert over["scores"][0] == 2 * 3  # the PEVAR trick, counted double (R6.3)
+
+
+def test_pemp_is_paid_from_the_pile_never_from_the_pemp_trick(scene):
+    # R6.2 — "payments never take cards from the tricks laid on PEVAR or PEMP"
+    s = scene(table=[9, 10], draw=[], events={2: ["PEMP", "CHWECH"]}, rest=1)
+    laid = s.state.piles[1][:2]
+    s.state.piles[1] = s.state.piles[1][2:]
+    s.state.laid[2] = {"pemp": list(laid)}
+    s.nothing(0)
+    over = s.first(s.ok_all(), "game_over")
+    pemp = [(x["to"], x["count"]) for x in over["settlements"] if x["kind"] == "pemp"]
+    assert pemp == [(0, 2), (1, 0)]  # PEMP and C'HWEC'H, the only cards of seat 2's pile
+    assert s.state.piles[2] == [] and s.state.laid[2]["pemp"] == laid
+    assert over["scores"][2] == 1  # half of the two-card PEMP trick
 
 
 def test_daou_and_pemp_settlements_in_a_played_game(scene):
-    # R6.2 — unused DAOU and PEMP, after a game that was played to the end
+    # R6.2 — unused DAOU and PEMP, after a game that was played to the end; DAOU and PEMP
+    # join their holders' piles before the payments
     s = scene(table=[1, 2, 3, 4, 5, 9], draw=[], events={0: ["DAOU"], 2: ["PEMP"]}, rest=2)
     s.announce(0, "1 + 2 = 3")
     s.ok_all()

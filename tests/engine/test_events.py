@@ -55,15 +55,16 @@ def test_a_place_needs_its_event_card(scene):
 
 
 def test_daou_unused_at_the_end_costs_five_cards(scene):
-    # R6.2 — an unused DAOU costs its holder 5 cards to the right-hand neighbour
+    # R6.2 — an unused DAOU costs its holder 5 cards to the right-hand neighbour, paid once
+    # DAOU itself has joined the pile (the last cards of the pile go first)
     s = scene(table=[4, 9, 10], draw=[], events={1: ["DAOU"]}, piles={1: [0, 1, 2, 3, 5, 6, 7]},
               rest=2)
     s.nothing(0)
     events = s.ok_all()
     settlement = s.first(events, "game_over")["settlements"][0]
     assert settlement["kind"] == "daou" and settlement["to"] == 0 and settlement["count"] == 5
-    assert sorted(s.pile(0)) == [2, 3, 5, 6, 7]
-    assert sorted(map(str, s.pile(1))) == ["0", "1", "DAOU"]
+    assert sorted(map(str, s.pile(0))) == ["3", "5", "6", "7", "DAOU"]
+    assert s.pile(1) == [0, 1, 2]
 
 
 def test_tri_takes_a_random_card_from_every_other_pile(scene):
@@ -141,13 +142,14 @@ def test_pemp_takes_even_tricks_only_and_counts_half(scene):
 
 
 def test_pemp_unused_costs_two_cards_to_each_other_player(scene):
-    # R6.2 — an unused PEMP: 2 cards to each other player, fewer when the pile runs out
+    # R6.2 — an unused PEMP: 2 cards to each other player, fewer when the pile runs out;
+    # PEMP joins the pile first, so it is paid too
     s = scene(table=[4, 9, 10], draw=[], events={1: ["PEMP"]}, piles={1: [1, 2, 3]}, rest=0)
     s.nothing(0)
     events = s.ok_all()
     pemp = [x for x in s.first(events, "game_over")["settlements"] if x["kind"] == "pemp"]
-    assert [(x["to"], x["count"]) for x in pemp] == [(2, 2), (0, 1)]
-    assert s.pile(1) == ["PEMP"]
+    assert [(x["to"], x["count"]) for x in pemp] == [(2, 2), (0, 2)]
+    assert s.pile(1) == []
 
 
 def test_pemp_turned_up_last_still_costs(scene):
