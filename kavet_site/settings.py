@@ -7,6 +7,7 @@ REDIS_URL set: Redis is the cache and the Celery broker; tasks go to real worker
 from __future__ import annotations
 
 import os
+import tempfile
 from datetime import timedelta
 from pathlib import Path
 
@@ -125,6 +126,10 @@ else:
                 "transaction_mode": "IMMEDIATE",
                 "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
             },
+            # Tests use a file too, one per test run: an in-memory test database is shared-cache,
+            # which locks whole tables ("database table is locked") and ignores WAL and the timeout.
+            "TEST": {"NAME": os.environ.get("SQLITE_TEST_PATH") or os.path.join(
+                tempfile.gettempdir(), f"kavet-test-{os.getpid()}.sqlite3")},
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
