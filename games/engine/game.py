@@ -756,6 +756,10 @@ def _pass_turn(s: GameState, passer: int, events: list[Event]) -> None:
             _finish(s, "all_said_nothing", events)  # R6.1, second half
             return
     start = passer if s.anchor is None else s.anchor
+    if s.anchor is not None and (s.anchor + 1) % s.n_seats == passer:
+        # R5.4: the seat after the challenged player is the challenger who has just played
+        # on; that play-on was their turn, so play goes to the seat after them.
+        start = passer
     s.anchor = None
     nxt = (start + 1) % s.n_seats
     while s.skips[nxt] > 0:  # ends: every pass consumes one pending skip

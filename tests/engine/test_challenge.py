@@ -242,3 +242,36 @@ def test_a_right_challenge_during_a_challengers_run_keeps_where_play_resumes(sce
     s.nothing(3)
     events = s.ok_all()
     assert s.first(events, "turn")["seat"] == 1 and s.state.active == 1
+
+
+def test_two_players_right_challenge_never_gives_three_turns_in_a_row(scene):
+    # R5.4 — with two players the seat after the challenged one is the challenger: their
+    # play-on was their turn. B plays on, A skips, B plays again, then A plays.
+    s = scene(table=[2, 3, 5], draw=[4, 9, 10, 7, 8, 6, 1, 0], players=2)
+    s.announce(0, "2 + 5 = 3")
+    s.play({"type": "challenge", "seat": 1})
+    s.announce(1, "2 + 3 = 5")
+    assert s.state.active == 1 and s.state.skips == [1, 0]  # B plays on
+    s.nothing(1)
+    events = s.ok_all()
+    assert {"type": "skipped", "seat": 0} in events  # A skips ...
+    turns = [e["seat"] for e in events if e["type"] == "turn"]
+    assert turns == [1] and s.state.active == 1  # ... and B plays again: its second turn
+    s.nothing(1)
+    s.ok_all()
+    assert s.state.active == 0  # never a third
+
+
+def test_right_challenge_by_the_next_seat_sends_play_after_the_challenger(scene):
+    # R5.4 — three players: B (next after A) challenges A rightly and plays on; then C plays,
+    # not B again
+    s = scene(table=[2, 3, 5], draw=[4, 9, 10, 7, 8, 6, 1, 0])
+    s.announce(0, "2 + 5 = 3")
+    s.play({"type": "challenge", "seat": 1})
+    s.announce(1, "2 + 3 = 5")
+    s.nothing(1)
+    s.ok_all()
+    assert s.state.active == 2
+    s.nothing(2)
+    events = s.ok_all()
+    assert {"type": "skipped", "seat": 0} in events and s.state.active == 1
