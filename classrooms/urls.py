@@ -20,6 +20,7 @@ urlpatterns = [
     path(_student + "move/", views.student_move, name="student_move"),
     path(_student + "remove/", views.student_remove, name="student_remove"),
     path(_student + "new-pictures/", views.student_code_reset, name="student_code_reset"),
+    path(_student + "unlock-sign-in/", views.student_signin_unlock, name="student_signin_unlock"),
     path(_class + "levels/", views.levels, name="levels"),
     path(_class + "sign-in-cards/", views.signin_cards, name="signin_cards"),
     path(_class + "find-pictures/", views.code_lookup, name="code_lookup"),

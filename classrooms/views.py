@@ -22,6 +22,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from games.selectors import name_seats
+from games.signin import signin_locks, signin_unlock
 from games.services import game_tick
 
 from . import selectors, services
@@ -240,7 +241,19 @@ def student_edit(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
         "form": form, "classroom": classroom, "student": student,
         "pictures": pictures_of(student.picture_code),
         "history": selectors.level_history(student),
+        "signin_locks": signin_locks(student),
     })
+
+
+@staff_required
+@require_POST
+def student_signin_unlock(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
+    """One tap: the child may sign in again at once, after too many wrong pictures."""
+    classroom = selectors.classroom_get(request.user, pk)
+    student = selectors.student_get(request.user, classroom=classroom, pk=sid)
+    signin_unlock(student)
+    messages.success(request, _("%(name)s can sign in again.") % {"name": student.name})
+    return redirect("classrooms:student_edit", pk=classroom.pk, sid=student.pk)
 
 
 @staff_required

@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
+import re
+import unicodedata
 from datetime import date, datetime
 
 from django.contrib import messages
@@ -15,10 +18,12 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import slugify
+from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from classrooms.models import User
+from kavet_site.clientip import client_bucket
 
 from . import selectors, services
 from .charts import report_charts
@@ -48,26 +53,42 @@ def _error_text(error: ValidationError) -> str:
 
 
 # --- wrong-code rate limit --------------------------------------------------------------------
+# Counted per client address (as the trusted proxies saw it: never the load balancer's, which
+# would be every parent at once), per signed-in account, and per code typed. Each key locks only
+# the one client, account or code, for at most one window.
 
 
-def _code_keys(request: HttpRequest) -> list[str]:
-    keys = [f"reports:codetries:ip:{request.META.get('REMOTE_ADDR', '')}"]
+def _code_keys(request: HttpRequest, code: str = "") -> list[str]:
+    keys = [f"reports:codetries:ip:{client_bucket(request)}"]
     if request.user.is_authenticated:
         keys.append(f"reports:codetries:user:{request.user.pk}")
+    normalised = services.invite_code_normalise(code)[:64]
+    if normalised:
+        digest = hashlib.sha256(normalised.encode()).hexdigest()[:32]
+        keys.append(f"reports:codetries:code:{digest}")
     return keys
 
 
-def _too_many_code_tries(request: HttpRequest) -> bool:
-    return any((cache.get(key) or 0) >= CODE_TRIES for key in _code_keys(request))
+def _too_many_code_tries(request: HttpRequest, code: str = "") -> bool:
+    return any((cache.get(key) or 0) >= CODE_TRIES for key in _code_keys(request, code))
 
 
-def _count_code_try(request: HttpRequest) -> None:
-    for key in _code_keys(request):
+def _count_code_try(request: HttpRequest, code: str = "") -> None:
+    for key in _code_keys(request, code):
         if not cache.add(key, 1, timeout=CODE_TRIES_WINDOW):
             try:
                 cache.incr(key)
             except ValueError:
                 cache.set(key, 1, timeout=CODE_TRIES_WINDOW)
+
+
+def _has_junk(*values: str) -> bool:
+    """A NUL byte or another control character: no name, code or password has one."""
+    return any(unicodedata.category(ch) in ("Cc", "Cs") for value in values for ch in value)
+
+
+def _junk_error() -> str:
+    return _("Some of the text has a character that is not allowed. Please type it again.")
 
 
 # --- parents ----------------------------------------------------------------------------------
@@ -88,14 +109,17 @@ def join(request: HttpRequest) -> HttpResponse:
     """A parent creates an account with the code the teacher gave them."""
     if request.user.is_authenticated and request.user.role == User.Role.PARENT:
         return redirect(reverse("reports:parent_home") + (
-            f"?code={request.GET['code']}" if request.GET.get("code") else ""))
+            f"?{urlencode({'code': request.GET['code'][:64]})}" if request.GET.get("code") else ""))
     values = {"code": request.POST.get("code", request.GET.get("code", "")),
               "username": request.POST.get("username", ""),
               "first_name": request.POST.get("first_name", ""),
               "email": request.POST.get("email", "")}
     error = ""
     if request.method == "POST":
-        if _too_many_code_tries(request):
+        if _has_junk(*values.values(), request.POST.get("password", ""), request.POST.get("password2", "")):
+            error = _junk_error()
+            values = {key: "" if _has_junk(value) else value for key, value in values.items()}
+        elif _too_many_code_tries(request, values["code"]):
             error = _("Too many tries with a wrong code. Please wait a quarter of an hour.")
         elif request.POST.get("password", "") != request.POST.get("password2", ""):
             error = _("The two passwords are not the same.")
@@ -107,7 +131,7 @@ def join(request: HttpRequest) -> HttpResponse:
                     first_name=values["first_name"], email=values["email"])
             except ValidationError as exc:
                 if any(code.startswith("invite") for code in _codes(exc)):
-                    _count_code_try(request)
+                    _count_code_try(request, values["code"])
                 error = _error_text(exc)
             else:
                 login(request, user, backend="django.contrib.auth.backends.ModelBackend")
@@ -127,13 +151,17 @@ def link_child(request: HttpRequest) -> HttpResponse:
     """A parent with an account adds another child with a new code."""
     if request.user.role != User.Role.PARENT:
         raise Http404("parents only")
-    if _too_many_code_tries(request):
+    code = request.POST.get("code", "")
+    if _has_junk(code):
+        messages.error(request, _junk_error())
+        return redirect("reports:parent_home")
+    if _too_many_code_tries(request, code):
         messages.error(request, _("Too many tries with a wrong code. Please wait a quarter of an hour."))
         return redirect("reports:parent_home")
     try:
-        link = services.parent_invite_redeem(code=request.POST.get("code", ""), parent=request.user)
+        link = services.parent_invite_redeem(code=code, parent=request.user)
     except ValidationError as exc:
-        _count_code_try(request)
+        _count_code_try(request, code)
         messages.error(request, _error_text(exc))
         return redirect("reports:parent_home")
     messages.success(request, _("%(name)s is now linked to your account.") % {"name": link.student.name})
@@ -235,9 +263,24 @@ def class_report_csv(request: HttpRequest, classroom_id: int) -> HttpResponse:
         f'attachment; filename="{slugify(classroom.name) or "class"}-{week}.csv"')
     response.write("\ufeff")
     writer = csv.writer(response)
-    writer.writerow(header)
-    writer.writerows(rows)
+    writer.writerow(header)  # our own words; the rows hold what people typed
+    writer.writerows([csv_cell(cell) for cell in row] for row in rows)
     return response
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?\d+(?:[.,]\d+)?(?: ?%)?", re.ASCII)
+
+
+def csv_cell(value: object) -> object:
+    """A cell a spreadsheet shows as text, never runs as a formula (=HYPERLINK(...) in a name);
+    numbers, negative ones too, stay numbers."""
+    if isinstance(value, (int, float)) or value is None:
+        return value
+    text = str(value)
+    if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
+        return "'" + text
+    return text
 
 
 def _level_step_text(rec) -> str:
