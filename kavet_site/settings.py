@@ -113,6 +113,9 @@ if DATABASE_URL:
             conn_health_checks=True,
         )
     }
+    # A PostgreSQL that does not answer costs a request at most this long, not the OS's minutes.
+    DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = int(
+        os.environ.get("DB_CONNECT_TIMEOUT", "3"))
 else:
     DATABASES = {
         "default": {
@@ -133,15 +136,33 @@ else:
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# A database outage answers a 503 "try again" page (templates/503.html), not a bare 500: this
+# middleware goes right after SecurityMiddleware, outside everything that may touch the database.
+MIDDLEWARE.insert(MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1,
+                  "kavet_site.middleware.DatabaseUnavailableMiddleware")
 
 # --- Cache and Celery -----------------------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# Seconds a Redis call may take before it counts as "Redis is down" (cache, sessions, broker).
+REDIS_SOCKET_TIMEOUT = float(os.environ.get("REDIS_SOCKET_TIMEOUT", "0.5"))
 if REDIS_URL:
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Degrades instead of failing: with Redis down, reads miss and writes are dropped,
+            # behind a 5 s circuit breaker (kavet_site/cache.py); sessions then use the database.
+            "BACKEND": "kavet_site.cache.ResilientRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "kavet",
+            "OPTIONS": {
+                "socket_connect_timeout": REDIS_SOCKET_TIMEOUT,
+                "socket_timeout": REDIS_SOCKET_TIMEOUT,
+                # redis-py retries 3 times with back-off by default: once is enough for a cache.
+                "retry": Retry(NoBackoff(), 1),
+                "health_check_interval": 30,
+            },
         }
     }
     CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL)
@@ -162,11 +183,39 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
+# A message a worker took but never acknowledged (the worker was killed, or lost Redis) goes back
+# to the queue this long after it was delivered. It must exceed the longest task PLUS the longest
+# countdown, or a task still running (or still waiting for its ETA) is handed out a second time:
+# a class of 30 reports builds in well under a minute (benchmarks/bench_reports.py), a computer
+# player's countdown is at most ~10 s, and a report retry's back-off waits up to 120 s. 300 s
+# covers that with a wide margin and bounds how late a job lost with a killed worker runs.
+CELERY_VISIBILITY_TIMEOUT = int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "300"))
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
+    "socket_connect_timeout": 2,
+    "socket_timeout": 10,
+    "retry_on_timeout": True,
+}
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT}
+# Results are only read by /healthz-style round trips and tests: keep them an hour, not a day.
+CELERY_RESULT_EXPIRES = 3600
+# A publish while Redis is down fails after ~1 s instead of hanging the request; the job is
+# found again from the database by the beat sweeps (games.tasks, classrooms.reports.tasks).
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0,
+                                    "interval_step": 0.2, "interval_max": 0.5}
+# Reconnect forever after the broker comes back (a worker must never give up on Redis).
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 # The beat schedule lives in code; exactly one beat process runs it (see README).
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     "games-sweep-timers": {
         "task": "games.tasks.sweep_due_games",
         "schedule": 5.0,
+    },
+    "reports-sweep-jobs": {
+        # Build requests whose message was lost (Redis down when they were queued, or a
+        # worker killed with a Redis that forgot it): queued again from the database.
+        "task": "classrooms.reports.tasks.sweep_report_jobs",
+        "schedule": 60.0,
     },
     "reports-weekly": {
         # Hourly: the task itself picks the schools where it is Monday morning now.
@@ -175,7 +224,8 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     },
 }
 
-SESSION_ENGINE = "django.contrib.sessions.backends.cached_db" if REDIS_URL else "django.contrib.sessions.backends.db"
+# In the database behind the cache; every cache failure falls back to the database (sessions.py).
+SESSION_ENGINE = "kavet_site.sessions" if REDIS_URL else "django.contrib.sessions.backends.db"
 
 # --- Auth -----------------------------------------------------------------------------------
 AUTH_USER_MODEL = "classrooms.User"
@@ -189,14 +239,23 @@ AUTHENTICATION_BACKENDS = [
 ]
 # Password logins (teachers, parents, school admins, /admin/login/). A lock is keyed on the
 # account *and* the client together, so a guesser locks themselves out, not the teacher at
-# another computer; a second key on the client alone stops one client trying many accounts.
+# another computer; a second key on the client alone stops one client trying many accounts,
+# with a higher limit because a whole school often shares one address (kavet_site/auth_throttle.py).
+# Students never type a password (tablet sign-in calls login() directly): axes never refuses them.
 AXES_ENABLED = env_bool("AXES_ENABLED", True)
 AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
+KAVET_AXES_CLIENT_FAILURE_LIMIT = int(os.environ.get("AXES_CLIENT_FAILURE_LIMIT", "20"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES", "15")))
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
+AXES_HANDLER = "kavet_site.auth_throttle.KavetAxesHandler"
+# A success forgives that account's own failures from that address (never the client-wide count).
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_LOCKOUT_CALLABLE = "kavet_site.auth_throttle.lockout_response"
 AXES_USERNAME_FORM_FIELD = "username"
+# Only failures are kept (and only for the cool-off): no row per successful sign-in, which
+# would be a lasting trail of every child's tablet sign-in.
+AXES_DISABLE_ACCESS_LOG = True
 AXES_IPWARE_PROXY_COUNT = None  # set below from KAVET_TRUSTED_PROXIES
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -213,7 +272,9 @@ EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
 EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Kavet 'm eus <no-reply@localhost>")
-PASSWORD_RESET_TIMEOUT = 60 * 60 * 24  # one day
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+EMAIL_TIMEOUT = int(os.environ.get("EMAIL_TIMEOUT", "10"))
+PASSWORD_RESET_TIMEOUT = int(os.environ.get("PASSWORD_RESET_TIMEOUT", str(60 * 60 * 24)))  # one day
 
 # --- Languages ------------------------------------------------------------------------------
 LANGUAGE_CODE = "en"

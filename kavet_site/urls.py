@@ -3,7 +3,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from . import health, views
+from . import auth_forms, health, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -11,6 +11,17 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # Password reset by email (teachers and parents), Django's views under Django's names.
+    path("password-reset/", auth_forms.KavetPasswordResetView.as_view(), name="password_reset"),
+    path("password-reset/sent/", auth_views.PasswordResetDoneView.as_view(),
+         name="password_reset_done"),
+    path("password-reset/<uidb64>/<token>/", auth_forms.KavetPasswordResetConfirmView.as_view(),
+         name="password_reset_confirm"),
+    path("password-reset/done/", auth_views.PasswordResetCompleteView.as_view(),
+         name="password_reset_complete"),
+    # The admin's sign-in page shows "Forgotten your password?" when this name exists.
+    path("admin/password-reset/", auth_forms.KavetPasswordResetView.as_view(),
+         name="admin_password_reset"),
     path("admin/", admin.site.urls),
     path("", include("classrooms.urls")),
     path("", include("games.urls")),

@@ -1,0 +1,72 @@
+"""Password-login throttling on top of django-axes (settings: the AXES_* lines in "Auth").
+
+Two locks, both counted over the cool-off window (AXES_COOLOFF_TIME) from axes' AccessAttempt rows:
+
+- one account from one client address (AXES_FAILURE_LIMIT, 5): a guesser locks themselves out,
+  while the teacher at another computer still signs in with the right password;
+- one client address, whatever the accounts (KAVET_AXES_CLIENT_FAILURE_LIMIT, higher): one
+  client trying a few passwords on each of many accounts. It is higher because a whole school
+  often reaches us through one address (NAT), and its teachers' typos must not lock the school.
+
+axes compares every key with one limit, so the handler scales the client-wide count onto it.
+A successful sign-in forgives only that account's own failures from that address: axes' default
+would delete every row matching every key, so a guesser with one real account (a parent) could
+wipe the client-wide count, and other accounts' counts, by signing in as themselves.
+"""
+from __future__ import annotations
+
+from datetime import timedelta
+from math import ceil
+
+from axes.conf import settings
+from axes.handlers.database import AxesDatabaseHandler
+from axes.helpers import (
+    get_client_username,
+    get_cool_off,
+    get_failure_limit,
+    get_lockout_parameters,
+)
+from axes.models import AccessAttempt
+from django.db.models import Sum
+from django.shortcuts import render
+
+
+class KavetAxesHandler(AxesDatabaseHandler):
+    """axes' database handler (shared by every web process) with a per-key limit."""
+
+    def get_failures(self, request, credentials: dict | None = None) -> int:
+        limit = get_failure_limit(request, credentials)
+        client_limit = max(1, int(getattr(settings, "KAVET_AXES_CLIENT_FAILURE_LIMIT", limit)))
+        parameters = get_lockout_parameters(request, credentials)
+        worst = 0
+        for parameter, attempts in zip(parameters, self.get_user_attempts(request, credentials)):
+            count = attempts.aggregate(n=Sum("failures_since_start"))["n"] or 0
+            if parameter == "ip_address":
+                # count >= client_limit exactly when the scaled count >= limit.
+                count = count * limit // client_limit
+            worst = max(worst, count)
+        return worst
+
+    def reset_user_attempts(self, request, credentials: dict | None = None) -> int:
+        username = get_client_username(request, credentials)
+        if not username:
+            return 0
+        count, _ = AccessAttempt.objects.filter(
+            username=username, ip_address=request.axes_ip_address
+        ).delete()
+        return count
+
+
+def lockout_response(request, original_response=None, credentials=None):
+    """The lockout page (AXES_LOCKOUT_CALLABLE), in the request's language, with the wait in minutes.
+
+    HTTP 429 (axes' default, AXES_HTTP_RESPONSE_CODE): "too many requests" is what happened, and
+    it tells scripts to back off; browsers show the page like any other.
+    """
+    cool_off = get_cool_off(request) or timedelta(0)
+    context = {
+        "minutes": max(1, ceil(cool_off.total_seconds() / 60)) if cool_off else None,
+        "failure_limit": get_failure_limit(request, credentials),
+    }
+    return render(request, settings.AXES_LOCKOUT_TEMPLATE, context,
+                  status=settings.AXES_HTTP_RESPONSE_CODE)
