@@ -146,6 +146,20 @@ _OPERAND_START = frozenset({"num", "x", "card", "lit", "("})
 _VALUE_KINDS = frozenset({"num", "x", "card", "lit"})
 
 
+# Stands for the result of the step just before (the spoken chain of R3.2).
+_PREVIOUS: Token = ("prev", None)
+
+
+def _equals_ahead(tokens: list[Token], start: int) -> bool:
+    """Whether an "=" follows within the same step (before the next separator)."""
+    for kind, _value in tokens[start:]:
+        if kind == "sep":
+            return False
+        if kind == "=":
+            return True
+    return False
+
+
 def _split_segments(tokens: list[Token]) -> list[list[Token]]:
     """Splits the step form into steps: at separators, and after "= value" when a new step follows."""
     segments: list[list[Token]] = []
@@ -165,16 +179,19 @@ def _split_segments(tokens: list[Token]) -> list[list[Token]]:
             j = i
             if j < n and tokens[j] == ("op", "-"):
                 j += 1
-            if (
-                j < n
-                and tokens[j][0] in _VALUE_KINDS
-                and j + 1 < n
-                and tokens[j + 1][0] in _OPERAND_START
-            ):
-                current.extend(tokens[i : j + 1])
-                segments.append(current)
-                current = []
-                i = j + 1
+            if j < n and tokens[j][0] in _VALUE_KINDS and j + 1 < n:
+                if tokens[j + 1][0] in _OPERAND_START:
+                    current.extend(tokens[i : j + 1])
+                    segments.append(current)
+                    current = []
+                    i = j + 1
+                elif tokens[j + 1][0] == "op" and _equals_ahead(tokens, j + 1):
+                    # R3.2, the spoken chain "8 - 5 = 3 x 6 = 18": the next step works on
+                    # the result just stated.
+                    current.extend(tokens[i : j + 1])
+                    segments.append(current)
+                    current = [_PREVIOUS]
+                    i = j + 1
     segments.append(current)
     return segments
 
@@ -284,6 +301,8 @@ class _SegmentParser:
             return ("card", token[1])
         if kind == "lit":
             return ("lit", token[1])
+        if kind == "prev":
+            return ("prev",)
         if token == ("op", "-"):
             nxt = self.peek()
             if nxt is not None and nxt[0] in ("num", "lit"):
@@ -330,6 +349,12 @@ def _resolve(node: Node, steps: list[tuple[int, Node]], used: list[bool], upto: 
             _resolve(node[2], steps, used, upto),
             _resolve(node[3], steps, used, upto),
         )
+    if kind == "prev":
+        # R3.2: ", x 6 = 18" works on the result of the step just before.
+        if upto == 0 or used[upto - 1]:
+            raise _parse_error("operand_missing")
+        used[upto - 1] = True
+        return ("step", steps[upto - 1][0], steps[upto - 1][1])
     if kind in ("num", "lit", "neg"):
         for index in range(upto):
             if not used[index] and steps[index][0] == node[1]:
@@ -340,6 +365,22 @@ def _resolve(node: Node, steps: list[tuple[int, Node]], used: list[bool], upto: 
         if kind == "neg":
             raise _parse_error("unary_minus")
     return node
+
+
+def _chained(segment: list[Token], steps: list[tuple[int, Node]], used: list[bool]) -> bool:
+    """Whether a step begins with its operator, as in "8 - 5 = 3, x 6 = 18" (R3.2).
+
+    A leading "-" before a number that names an earlier negative step result ("= -3, -3 x 2")
+    is that result, as before; any other leading operator works on the step just before.
+    """
+    first = segment[0]
+    if first[0] != "op":
+        return False
+    if first[1] == "-" and len(segment) > 1 and segment[1][0] in ("num", "lit"):
+        value = -int(segment[1][1])
+        if any(not u and stated == value for (stated, _tree), u in zip(steps, used, strict=True)):
+            return False
+    return True
 
 
 def parse_announcement(announcement: Any) -> Parsed:
@@ -369,9 +410,14 @@ def parse_announcement(announcement: Any) -> Parsed:
     steps: list[tuple[int, Node]] = []
     used: list[bool] = []
     for index, segment in enumerate(segments):
+        if index and _chained(segment, steps, used):
+            segment = [_PREVIOUS, *segment]
         left, right = _SegmentParser(segment).segment()
         last = index == len(segments) - 1
         if not last:
+            if left[0] != "op":
+                # "13 = 8 + 5 = 13": a step combines cards; a lone card is no step.
+                raise _parse_error("step_without_operator")
             stated = _step_value(right)
             steps.append((stated, _resolve(left, steps, used, len(steps))))
             used.append(False)

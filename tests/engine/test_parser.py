@@ -26,6 +26,11 @@ TIER1, TIER2, TIER3 = RuleSet(tier=1), RuleSet(tier=2), RuleSet(tier=3)
         "8 - 5 = 3\n3 * 6 = 18",
         "8-5=3 3*6=18",
         "18 = (8 - 5) * 6",
+        # R3.2: the spoken chain, a step beginning with its operator
+        "8 − 5 = 3, × 6 = 18",
+        "8 − 5 = 3 × 6 = 18",
+        "8 - 5 = 3; * 6 = 18",
+        "8-5=3*6=18",
         "  ( 8\u00a0-\u20095 )*6 =18 ",
     ],
 )
@@ -37,6 +42,39 @@ def test_ways_of_writing_the_same_operation(text: str) -> None:
     assert verdict.operation is not None
     assert verdict.operation.text == "(8 - 5) * 6 = 18"
     assert verdict.operation.steps == ("8 - 5 = 3", "3 * 6 = 18")
+
+
+def test_a_spoken_chain_works_on_the_result_before_it() -> None:
+    # R3.2: each step that begins with its operator works on the step just before, so a
+    # chain of three steps is one operation; "- 2" after "= -3" at tier 3 is a chain too.
+    verdict = check_operation("9 + 3 = 12, ÷ 4 = 3, × 6 = 18", [9, 3, 4, 6, 18], TIER2)
+    assert verdict.ok and verdict.operation is not None, verdict
+    assert verdict.operation.text == "(9 + 3) / 4 * 6 = 18"
+    assert verdict.operation.steps == ("9 + 3 = 12", "12 / 4 = 3", "3 * 6 = 18")
+    verdict = check_operation("2 - 5 = -3 - 2 = -5 + 8 = 3", [2, 5, 2, 8, 3], TIER3)
+    assert verdict.ok and verdict.operation is not None, verdict
+    assert verdict.operation.text == "2 - 5 - 2 + 8 = 3"
+
+
+def test_a_spoken_chain_from_tablet_tokens() -> None:
+    # R3.2: the same chain built with tablet tokens, with and without a separator
+    head = [{"card": 0}, {"op": "-"}, {"card": 1}, {"op": "="}, {"num": 3}]
+    tail = [{"op": "×"}, {"card": 2}, {"op": "="}, {"card": 3}]
+    for tokens in (head + tail, [*head, {"op": ","}, *tail]):
+        verdict = check_operation(tokens, [8, 5, 6, 18], TIER2)
+        assert verdict.ok and verdict.operation is not None, verdict
+        assert verdict.operation.text == "(8 - 5) * 6 = 18"
+
+
+def test_a_spoken_chain_is_judged_like_the_step_form() -> None:
+    # R3.2, R3.5: a wrong stated step in a chain is a wrong operation, not an unreadable one;
+    # a chain with nothing before it, or a "step" without an operator, cannot be read.
+    verdict = check_operation("8 - 5 = 4, × 6 = 24", [8, 5, 6, 24], TIER2)
+    assert (verdict.kind, verdict.code) == ("wrong", "wrong_result")
+    for text, reason in (("× 6 = 18", "operand_missing"), ("13 = 8 + 5 = 13", "step_without_operator")):
+        verdict = check_operation(text, [8, 5, 6, 13, 18], TIER2)
+        assert (verdict.kind, verdict.code, verdict.params.get("reason")) == (
+            "invalid", "parse_error", reason), text
 
 
 def test_division_signs() -> None:
