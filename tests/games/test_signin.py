@@ -124,3 +124,250 @@ def test_the_sign_in_lasts_through_a_game(client, classroom, anna, make_game):
     game = make_game([{"student": anna}, {"bot": "easy"}])
     _go_idle(client, 60)
     assert client.get(reverse("games:table", args=[game.pk])).status_code == 200
+
+
+# --- tries are counted on what the client cannot choose (issue 9, findings 6, 10, 13) ---------
+
+
+def _wrong_code_until_refused(client, limit, *, between=None):
+    """Post wrong class codes until the tablet is told to wait; how many were looked at."""
+    for n in range(limit):
+        if between:
+            between(client)
+        response = client.post(reverse("games:tablet_signin"), {"code": "ZZZZ99"})
+        if "Too many tries" in response.content.decode():
+            return n
+    return limit
+
+
+def test_the_tablet_id_is_signed_by_the_server(client, classroom):
+    from django.test import RequestFactory
+
+    remember_class(client, classroom)
+    value = client.cookies[signin.TABLET_COOKIE].value
+    request = RequestFactory().get("/")
+    request.COOKIES[signin.TABLET_COOKIE] = value
+    ident = signin.tablet_id(request)
+    assert ident and ident != value and value.startswith(ident + ":")
+    request = RequestFactory().get("/")
+    request.COOKIES[signin.TABLET_COOKIE] = ident  # the id without the server's signature
+    assert signin.tablet_id(request) is None
+
+
+@pytest.mark.parametrize("tamper", ["drop", "forge", "garble"])
+def test_rotating_or_forging_the_tablet_cookie_gives_no_extra_tries(client, classroom, monkeypatch, tamper):
+    monkeypatch.setattr(signin, "MINT_TRIES", 3)
+
+    def rotate(c):
+        if tamper == "drop":
+            c.cookies.pop(signin.TABLET_COOKIE, None)
+        elif tamper == "forge":
+            c.cookies[signin.TABLET_COOKIE] = f"forged-tablet-id-{time.time_ns()}"
+        else:  # a real signed value with its signature changed
+            value = c.cookies[signin.TABLET_COOKIE].value if signin.TABLET_COOKIE in c.cookies else "a:b"
+            c.cookies[signin.TABLET_COOKIE] = value[:-2] + ("xy" if value[-2:] != "xy" else "zw")
+
+    looked_at = _wrong_code_until_refused(client, 200, between=rotate)
+    # Three new ids, then the address's shared one: never more than that many tries.
+    assert looked_at == 3 * 1 + signin.TABLET_TRIES
+    rotate(client)
+    refused = client.post(reverse("games:tablet_signin"), {"code": classroom.code})
+    assert "Too many tries" in refused.content.decode() and signin.CLASS_COOKIE not in refused.cookies
+
+
+def test_a_kept_cookie_gets_its_own_tries_and_no_more(client, classroom):
+    assert _wrong_code_until_refused(client, 100) == signin.TABLET_TRIES
+    refused = client.post(reverse("games:tablet_signin"), {"code": classroom.code})
+    assert "Too many tries" in refused.content.decode()
+
+
+def test_rotating_the_cookie_gives_no_extra_picture_tries(client, classroom, anna, monkeypatch):
+    monkeypatch.setattr(signin, "MINT_TRIES", 2)
+    remember_class(client, classroom)  # minted id number 1
+    tries = 0
+    for _ in range(60):
+        client.cookies.pop(signin.TABLET_COOKIE, None)
+        page = tap(client, anna, 5, 6, 7).content.decode()
+        if "Too many tries" in page and tries >= signin.STUDENT_TRIES:
+            break
+        tries += 1
+    # id 2 gives 5 tries, then every further request shares the address's id: 5 more at most.
+    assert tries <= 2 * signin.STUDENT_TRIES
+    client.cookies.pop(signin.TABLET_COOKIE, None)
+    assert "Too many tries" in tap(client, anna, 0, 1, 2).content.decode()
+
+
+def test_a_classmate_guessing_on_another_tablet_does_not_keep_the_child_out(classroom, anna, bo):
+    from django.test import Client
+
+    tablet_a, tablet_b = remember_class(Client(), classroom), remember_class(Client(), classroom)
+    for _ in range(signin.STUDENT_TRIES):
+        tap(tablet_a, anna, 5, 6, 7)
+    assert "Too many tries" in tap(tablet_a, anna, 0, 1, 2).content.decode()  # the guesser waits
+    signed_in = tap(tablet_b, anna, 0, 1, 2)
+    assert signed_in.status_code == 302 and signed_in.url == reverse("games:student_home")
+    # Bo is not held up on tablet A either.
+    assert tap(tablet_a, bo, 3, 4, 5).status_code == 302
+
+
+def test_the_right_pictures_after_a_few_wrong_ones_work(client, classroom, anna):
+    remember_class(client, classroom)
+    for _ in range(signin.STUDENT_TRIES - 1):
+        tap(client, anna, 5, 6, 7)
+    assert tap(client, anna, 0, 1, 2).status_code == 302
+
+
+# --- the teacher sees a pause and lifts it --------------------------------------------------
+
+
+def _lock_anna(classroom, anna):
+    from django.test import Client
+
+    tablet = remember_class(Client(), classroom)
+    for _ in range(signin.STUDENT_TRIES):
+        tap(tablet, anna, 5, 6, 7)
+    assert "Too many tries" in tap(tablet, anna, 0, 1, 2).content.decode()
+    return tablet
+
+
+def test_the_teacher_sees_the_pause_and_lifts_it_in_one_tap(client, teacher, classroom, anna):
+    tablet = _lock_anna(classroom, anna)
+    client.force_login(teacher)
+    edit = reverse("classrooms:student_edit", args=[classroom.pk, anna.pk])
+    page = client.get(edit).content.decode()
+    assert "Sign-in is paused on 1 tablet" in page and "Let them sign in again" in page
+    unlock = reverse("classrooms:student_signin_unlock", args=[classroom.pk, anna.pk])
+    assert client.get(unlock).status_code == 405  # a tap on the button, never a link
+    response = client.post(unlock)
+    assert response.status_code == 302 and response.url == edit
+    assert "Sign-in is paused" not in client.get(edit).content.decode()
+    assert signin.signin_locks(anna) == 0
+    assert tap(tablet, anna, 0, 1, 2).status_code == 302  # on the very tablet that was paused
+
+
+def test_a_teacher_of_another_school_cannot_lift_the_pause(client, classroom, anna, other_school):
+    from tests import factories
+
+    tablet = _lock_anna(classroom, anna)
+    stranger = factories.teacher(school=other_school)
+    factories.classroom(school=other_school, teachers=[stranger])
+    client.force_login(stranger)
+    unlock = reverse("classrooms:student_signin_unlock", args=[classroom.pk, anna.pk])
+    assert client.post(unlock).status_code == 404
+    assert client.get(reverse("classrooms:student_edit", args=[classroom.pk, anna.pk])).status_code == 404
+    assert signin.signin_locks(anna) == 1
+    assert "Too many tries" in tap(tablet, anna, 0, 1, 2).content.decode()
+
+
+def test_a_student_or_a_parent_cannot_lift_the_pause(client, classroom, anna, bo):
+    from tests import factories
+
+    _lock_anna(classroom, anna)
+    unlock = reverse("classrooms:student_signin_unlock", args=[classroom.pk, anna.pk])
+    for user in (bo.user, factories.parent()):
+        client.force_login(user)
+        assert client.post(unlock).status_code in (302, 403, 404)
+        assert signin.signin_locks(anna) == 1
+
+
+# --- junk in the forms ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("code", ["\x00", "AB\x00CD", "ÄBC", "<script>", "A" * 5000, "١٢٣"])
+def test_junk_in_the_class_code_is_a_clear_error(client, classroom, code):
+    response = client.post(reverse("games:tablet_signin"), {"code": code})
+    assert response.status_code == 400
+    text = response.content.decode()
+    assert "letters and numbers" in text or "no class with this code" in text
+    assert signin.CLASS_COOKIE not in response.cookies
+
+
+@pytest.mark.parametrize("fields", [
+    {"so_far": "\x00", "pick": "1"}, {"so_far": "", "pick": "\x00"}, {"so_far": "1-2", "pick": "9" * 5000},
+    {"so_far": "9" * 5000, "pick": "1"}, {"so_far": "1-99", "pick": "1"}, {"so_far": "", "pick": "-1"},
+    {"so_far": "1--2-3-4", "pick": "0"},
+])
+def test_junk_in_the_pictures_form_is_a_clear_error(client, classroom, anna, fields):
+    remember_class(client, classroom)
+    response = client.post(reverse("games:tablet_pictures", args=[anna.pk]), fields)
+    assert response.status_code == 400
+    assert "Tap your pictures again" in response.content.decode()
+    assert client.get(reverse("games:student_home")).status_code == 302
+
+
+def test_nul_bytes_reach_no_query_on_postgresql(client, classroom, anna):
+    """PostgreSQL refuses NUL in text: this is where a NUL used to answer 500."""
+    from django.db import connection
+
+    from tests.conftest import need_service
+
+    need_service(connection.vendor == "postgresql", "PostgreSQL (DATABASE_URL)")
+    from classrooms.models import Classroom
+
+    from django.db import DatabaseError, transaction
+
+    with pytest.raises((ValueError, DatabaseError)), transaction.atomic():
+        Classroom.objects.filter(code="AB\x00").exists()
+    assert client.post(reverse("games:tablet_signin"), {"code": "AB\x00"}).status_code == 400
+    remember_class(client, classroom)
+    assert client.post(reverse("games:tablet_pictures", args=[anna.pk]),
+                       {"so_far": "\x00", "pick": "\x00"}).status_code == 400
+
+
+# --- cookies ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("secure", [True, False])
+def test_the_tablet_cookies_are_httponly_lax_and_secure_in_production(client, classroom, settings, secure):
+    settings.KAVET_COOKIE_SECURE = secure
+    response = client.post(reverse("games:tablet_signin"), {"code": classroom.code})
+    for name in (signin.CLASS_COOKIE, signin.TABLET_COOKIE):
+        morsel = response.cookies[name]
+        assert morsel["httponly"] is True and morsel["samesite"] == "Lax"
+        assert bool(morsel["secure"]) is secure
+        assert int(morsel["max-age"]) == signin.COOKIE_AGE
+
+
+def test_production_settings_make_the_tablet_cookies_secure():
+    from tests.site.test_settings import ROOT
+
+    import json
+    import os
+    import subprocess
+    import sys
+
+    probe = ("import json, django; django.setup(); from django.conf import settings as s; "
+             "print(json.dumps([s.KAVET_COOKIE_SECURE, s.SESSION_COOKIE_SECURE]))")
+    results = []
+    for production in ("1", "0"):
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "kavet_site.settings", "KAVET_PRODUCTION": production,
+               "SECRET_KEY": "a-production-secret-key-for-this-probe-only-0123456789"}
+        out = subprocess.run([sys.executable, "-c", probe], env=env, cwd=ROOT, capture_output=True,
+                             text=True, check=True)
+        results.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert results == [[True, True], [False, False]]
+
+
+# --- forgetting the class asks first ----------------------------------------------------------
+
+
+def test_forgetting_the_class_asks_for_confirmation(client, classroom, anna):
+    remember_class(client, classroom)
+    names = client.get(reverse("games:tablet_signin")).content.decode()
+    forget = reverse("games:tablet_forget")
+    assert f'action="{forget}"' not in names and f'href="{forget}"' in names  # no one-tap form
+    ask = client.get(forget)
+    assert ask.status_code == 200 and "Yes, forget this class" in ask.content.decode()
+    assert classroom.name in ask.content.decode()
+    # A post without the confirming button (a stray tap, an old page) only asks.
+    again = client.post(forget)
+    assert again.status_code == 200 and "Yes, forget this class" in again.content.decode()
+    assert "Who are you?" in client.get(reverse("games:tablet_signin")).content.decode()
+    done = client.post(forget, {"confirm": "yes"})
+    assert done.status_code == 302 and done.url == reverse("games:tablet_signin")
+    assert "Which class is this tablet for?" in client.get(reverse("games:tablet_signin")).content.decode()
+
+
+def test_forget_without_a_class_goes_to_the_class_code(client):
+    response = client.get(reverse("games:tablet_forget"))
+    assert response.status_code == 302 and response.url == reverse("games:tablet_signin")
