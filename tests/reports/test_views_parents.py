@@ -164,3 +164,101 @@ def test_parent_home_sends_each_role_to_its_place(client, teacher, role):
     response = client.get(reverse("reports:parent_home"))
     expected = reverse("reports:class_list") if role == "teacher" else None
     assert (response.status_code, response.get("Location")) == ((302, expected) if expected else (200, None))
+
+
+# --- the wrong-code limit hurts the guesser, not every parent (issue 9, finding 7) ------------
+
+LOAD_BALANCER = "10.0.0.1"
+
+
+def _join(client, code, username, *, client_ip, **extra):
+    return client.post(reverse("reports:join"), {
+        "code": code, "username": username, "password": PASSWORD, "password2": PASSWORD, **extra},
+        REMOTE_ADDR=LOAD_BALANCER, HTTP_X_FORWARDED_FOR=f"6.6.6.6, {client_ip}")
+
+
+@pytest.fixture
+def _clean_cache():
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def test_behind_the_load_balancer_one_guesser_locks_only_themselves(client, settings, teacher, reported,
+                                                                    _clean_cache):
+    from django.test import Client
+
+    settings.KAVET_TRUSTED_PROXIES = 1
+    for i in range(10):
+        _join(client, f"AAAA-BBBB-CC{i:02d}", f"guess{i}", client_ip="203.0.113.66")
+    _invite, code = services.parent_invite_create(student=reported[0], by=teacher)
+    locked = _join(client, code, "guesser", client_ip="203.0.113.66")
+    assert locked.status_code == 400 and "Too many tries" in locked.content.decode()
+    # Writing another address at the left of X-Forwarded-For changes nothing: the proxy's entry counts.
+    assert "Too many tries" in _join(client, code, "guesser", client_ip="203.0.113.66").content.decode()
+    # Another parent, through the same load balancer, is not held up.
+    welcome = _join(Client(), code, "mum", client_ip="198.51.100.7")
+    assert welcome.status_code == 302 and welcome.url == reverse("reports:parent_home")
+    assert ParentLink.objects.filter(parent__username="mum", student=reported[0]).exists()
+
+
+def test_with_no_proxy_a_forged_x_forwarded_for_buys_no_tries(client, settings, teacher, reported,
+                                                            _clean_cache):
+    settings.KAVET_TRUSTED_PROXIES = 0
+    for i in range(10):
+        client.post(reverse("reports:join"), {"code": f"AAAA-BBBB-CC{i:02d}", "username": f"g{i}",
+                                              "password": PASSWORD, "password2": PASSWORD},
+                    REMOTE_ADDR="203.0.113.66", HTTP_X_FORWARDED_FOR=f"198.51.100.{i}")
+    _invite, code = services.parent_invite_create(student=reported[0], by=teacher)
+    response = client.post(reverse("reports:join"), {"code": code, "username": "g", "password": PASSWORD,
+                                                     "password2": PASSWORD},
+                           REMOTE_ADDR="203.0.113.66", HTTP_X_FORWARDED_FOR="192.0.2.200")
+    assert "Too many tries" in response.content.decode()
+    assert not ParentLink.objects.exists()
+
+
+def test_one_code_hammered_from_many_addresses_is_locked_alone(settings, teacher, reported, _clean_cache):
+    from django.test import Client
+
+    settings.KAVET_TRUSTED_PROXIES = 1
+    _used, used_code = services.parent_invite_create(student=reported[0], by=teacher)
+    services.parent_invite_redeem(code=used_code, parent=factories.parent())
+    for i in range(10):
+        _join(Client(), used_code, f"g{i}", client_ip=f"198.51.100.{i}")
+    # Spelled another way, it is the same code: still locked.
+    again = _join(Client(), used_code.lower().replace("-", " "), "g", client_ip="192.0.2.1")
+    assert "Too many tries" in again.content.decode()
+    _invite, code = services.parent_invite_create(student=reported[1], by=teacher)
+    assert _join(Client(), code, "dad", client_ip="192.0.2.1").status_code == 302
+
+
+@pytest.mark.parametrize("field", ["code", "username", "first_name", "email", "password"])
+@pytest.mark.parametrize("junk", ["\x00", "a\x00b", "x\x1by"])
+def test_junk_in_a_join_field_is_a_clear_error(client, teacher, reported, field, junk, _clean_cache):
+    _invite, code = services.parent_invite_create(student=reported[0], by=teacher)
+    values = {"code": code, "username": "dad", "first_name": "Yann", "email": "dad@example.org",
+              "password": PASSWORD, "password2": PASSWORD}
+    values[field] = junk if field != "password" else PASSWORD + junk
+    if field == "password":
+        values["password2"] = values["password"]
+    response = client.post(reverse("reports:join"), values)
+    assert response.status_code == 400
+    assert "character that is not allowed" in response.content.decode()
+    assert not ParentLink.objects.exists() and ParentInvite.objects.get().used_at is None
+
+
+def test_junk_in_the_add_a_child_code_is_a_clear_error(client, teacher, reported, _clean_cache):
+    client.force_login(factories.parent())
+    response = client.post(reverse("reports:link_child"), {"code": "AAAA\x00BBBB-CCCC"}, follow=True)
+    assert response.status_code == 200
+    assert "character that is not allowed" in response.content.decode()
+    assert not ParentLink.objects.exists()
+
+
+def test_the_join_redirect_keeps_the_code_as_one_parameter(client, db, _clean_cache):
+    client.force_login(factories.parent())
+    response = client.get(reverse("reports:join"), {"code": "AB&next=//evil.example"})
+    assert response.status_code == 302
+    assert response.url == reverse("reports:parent_home") + "?code=AB%26next%3D%2F%2Fevil.example"
