@@ -292,14 +292,17 @@ class ParentLinkAdmin(SchoolScopedAdmin):
 
     def relation_choices(self, db_field, request):
         if db_field.name == "parent" and not request.user.is_superuser:
-            # Parents have no school of their own: those of this school, or already following
-            # one of its children.
+            # Parents may have no school of their own: those of this school, or already
+            # following one of its children — and none who also follows another school's child
+            # (that one links through the parents' page, with the child's code).
             sid = request.user.school_id
             if not _is_school_admin(request.user):
                 return User.objects.none()
+            elsewhere = ParentLink.objects.filter(parent=OuterRef("pk")).exclude(
+                student__classroom__school_id=sid)
             return (User.objects.filter(role=User.Role.PARENT, is_superuser=False, is_staff=False)
                     .filter(Q(school_id=sid) | Q(parent_links__student__classroom__school_id=sid))
-                    .distinct())
+                    .exclude(Exists(elsewhere)).distinct())
         return super().relation_choices(db_field, request)
 
 
