@@ -18,8 +18,28 @@ NUMBER_RANGES: tuple[int, ...] = (10, 20)
 OPERATOR_ORDER = "+-*/^"
 
 
-def _refuse(reason: str) -> EngineError:
-    return EngineError("rules_invalid", reason=reason)
+# The stable `problem` keys of a "rules_invalid" refusal, one for each way a rule set can be
+# impossible; `reason` is English for the CLI, `problem` is what a page translates.
+RULES_PROBLEMS: frozenset[str] = frozenset(
+    {
+        "number_range",
+        "tier",
+        "no_operator",
+        "operator_not_in_tier",
+        "no_basic_operator",
+        "plus_required",
+        "bound_fixed",
+        "bound_range",
+        "show_steps",
+        "no_level",
+        "unknown_level",
+    }
+)
+
+
+def _refuse(reason: str, problem: str) -> EngineError:
+    assert problem in RULES_PROBLEMS, problem
+    return EngineError("rules_invalid", reason=reason, problem=problem)
 
 
 @dataclass(frozen=True)
@@ -34,37 +54,41 @@ class RuleSet:
 
     def __post_init__(self) -> None:
         if self.max_number not in NUMBER_RANGES:
-            raise _refuse(f"the number range must be 10 or 20, not {self.max_number!r}")
+            raise _refuse(f"the number range must be 10 or 20, not {self.max_number!r}", "number_range")
         if self.tier not in TIER_OPERATORS:
-            raise _refuse(f"the tier must be 1, 2 or 3, not {self.tier!r}")
+            raise _refuse(f"the tier must be 1, 2 or 3, not {self.tier!r}", "tier")
         tier_ops = TIER_OPERATORS[self.tier]
         ops = tier_ops if self.operators is None else self.operators
         if not isinstance(ops, str) or not ops:
-            raise _refuse("at least one operator is needed")
+            raise _refuse("at least one operator is needed", "no_operator")
         stray = sorted(set(ops) - set(tier_ops))
         if stray:
-            raise _refuse(f"tier {self.tier} has no operator {''.join(stray)}")
-        # A game of powers alone has almost nothing to play, and R3.4's promise (X and two
-        # cards always make an operation) relies on one of the four operations being there.
+            raise _refuse(f"tier {self.tier} has no operator {''.join(stray)}", "operator_not_in_tier")
+        # A game of powers alone has almost nothing to play.
         if not set(ops) & set("+-*/"):
-            raise _refuse("at least one of + - * / is needed")
+            raise _refuse("at least one of + - * / is needed", "no_basic_operator")
+        # R2.5: a teacher may narrow the operators but never removes +, so R3.4's promise
+        # (X and two other cards always make an operation) holds at every bound.
+        if "+" not in ops:
+            raise _refuse("+ is always kept: a game may drop - * / ^, never +", "plus_required")
         # Resolve the defaults once, so equal games compare equal and serialise identically.
         object.__setattr__(self, "operators", "".join(o for o in OPERATOR_ORDER if o in ops))
         if self.tier == 3:
             if self.bound is not None:
-                raise _refuse("tier 3 has fixed bounds")
+                raise _refuse("tier 3 has fixed bounds", "bound_fixed")
         else:
             bound = TIER_BOUND[self.tier] if self.bound is None else self.bound
             if type(bound) is not int or not self.max_number <= bound <= TIER_BOUND[self.tier]:
                 raise _refuse(
                     f"the bound must be a whole number from {self.max_number} "
-                    f"to {TIER_BOUND[self.tier]}, not {bound!r}"
+                    f"to {TIER_BOUND[self.tier]}, not {bound!r}",
+                    "bound_range",
                 )
             object.__setattr__(self, "bound", bound)
         # R2.4: intermediate results are shown at tier 1, hidden at tiers 2-3 unless set.
         steps = self.tier == 1 if self.show_steps is None else self.show_steps
         if type(steps) is not bool:
-            raise _refuse("show_steps must be true or false")
+            raise _refuse("show_steps must be true or false", "show_steps")
         object.__setattr__(self, "show_steps", steps)
 
     @property
@@ -98,10 +122,10 @@ def combine_levels(levels: Iterable[tuple[int, int]]) -> tuple[int, int]:
     """R2.3: the game's (number range, tier) is the lowest among its players on each axis."""
     levels = list(levels)
     if not levels:
-        raise _refuse("a game needs at least one player's level")
+        raise _refuse("a game needs at least one player's level", "no_level")
     for number_range, tier in levels:
         if number_range not in NUMBER_RANGES or tier not in TIER_OPERATORS:
-            raise _refuse(f"unknown level ({number_range!r}, {tier!r})")
+            raise _refuse(f"unknown level ({number_range!r}, {tier!r})", "unknown_level")
     return min(r for r, _ in levels), min(t for _, t in levels)
 
 
@@ -119,7 +143,7 @@ def ruleset_for_players(
         number_range, tier = min(number_range, cap.max_number), min(tier, cap.tier)
         # The teacher's narrowing carries over to a lower tier where it still means something.
         ops = "".join(o for o in (cap.operators or "") if o in TIER_OPERATORS[tier])
-        if ops and set(ops) & set("+-*/"):
+        if "+" in ops:  # R2.5: always, since a cap keeps +
             options["operators"] = ops
         if tier < 3 and cap.bound is not None:
             options["bound"] = max(number_range, min(cap.bound, TIER_BOUND[tier]))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine import EngineError, RuleSet, combine_levels, ruleset_for_players
+from games.engine import EngineError, RuleSet, combine_levels, find_operation, ruleset_for_players
+from games.engine.rules import RULES_PROBLEMS
 
 
 def test_tier_defaults() -> None:
@@ -50,6 +51,53 @@ def test_impossible_rules_are_refused(kwargs: dict[str, object]) -> None:
     with pytest.raises(EngineError) as caught:
         RuleSet(**kwargs)  # type: ignore[arg-type]
     assert caught.value.code == "rules_invalid"
+
+
+@pytest.mark.parametrize("operators", ["*", "-*/", "/"])
+def test_narrowing_never_removes_plus(operators: str) -> None:
+    # R2.5: a teacher may remove - * / ^, never +; the refusal has a stable problem key
+    with pytest.raises(EngineError) as caught:
+        RuleSet(tier=2, operators=operators, bound=20)
+    assert caught.value.code == "rules_invalid"
+    assert caught.value.params["problem"] == "plus_required"
+    assert RuleSet(tier=2, operators="+", bound=20).operators == "+"
+
+
+def test_every_rules_refusal_has_a_stable_problem_key() -> None:
+    # R2.2, R2.5: each impossible rule set is told apart by a key from RULES_PROBLEMS
+    builds = [
+        lambda: RuleSet(max_number=15),
+        lambda: RuleSet(tier=4),
+        lambda: RuleSet(tier=2, operators=""),
+        lambda: RuleSet(tier=1, operators="+*"),
+        lambda: RuleSet(tier=3, operators="^"),
+        lambda: RuleSet(tier=3, operators="-^"),
+        lambda: RuleSet(tier=3, bound=100),
+        lambda: RuleSet(tier=2, bound=500),
+        lambda: RuleSet(tier=2, show_steps="yes"),  # type: ignore[arg-type]
+        lambda: combine_levels([]),
+        lambda: combine_levels([(15, 1)]),
+    ]
+    problems = []
+    for build in builds:
+        with pytest.raises(EngineError) as caught:
+            build()
+        assert caught.value.code == "rules_invalid"
+        problems.append(caught.value.params["problem"])
+    assert set(problems) == RULES_PROBLEMS and len(problems) == len(RULES_PROBLEMS)
+
+
+def test_x_and_two_cards_make_an_operation_at_every_narrowed_bound() -> None:
+    # R2.5, R3.4: with + kept, X and two other cards always make an operation, whatever the
+    # operators and the bound; the example of issue 13 (tier 2, only *, bound 20) is refused
+    with pytest.raises(EngineError):
+        RuleSet(tier=2, operators="*", bound=20)
+    for tier, operator_sets in ((1, ["+", "+-"]), (2, ["+", "+*", "+/", "+-*/"])):
+        for operators in operator_sets:
+            for bound in (20, 21, 37, 100):
+                rules = RuleSet(tier=tier, operators=operators, bound=bound)
+                for a, b in ((13, 17), (20, 20), (0, 19), (20, 1)):
+                    assert find_operation(["X", a, b], rules) is not None, (rules, a, b)
 
 
 def test_show_steps_default() -> None:

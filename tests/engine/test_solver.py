@@ -130,7 +130,15 @@ def test_best_takes_the_largest_trick() -> None:
 
 
 @pytest.mark.parametrize(
-    "rules", [TIER1, TIER2, TIER3, RuleSet(tier=2, operators="/"), RuleSet(tier=3, operators="/^")]
+    "rules",
+    [
+        TIER1,
+        TIER2,
+        TIER3,
+        RuleSet(tier=2, operators="+/"),
+        RuleSet(tier=2, operators="+", bound=20),
+        RuleSet(tier=3, operators="+^"),
+    ],
 )
 @pytest.mark.parametrize("others", [(5, 6), (0, 0), (20, 19), (7, 3), ("X", 9), ("X", "X")])
 def test_x_and_two_cards_always_make_an_operation(
@@ -177,7 +185,7 @@ _CARD = st.one_of(st.integers(0, 20), st.just("X"))
     st.lists(_CARD, min_size=3, max_size=8),
     st.lists(st.integers(0, 20), max_size=2),
     st.sampled_from(
-        [TIER1, TIER2, TIER3, RuleSet(tier=2, operators="+*"), RuleSet(tier=3, operators="-/^")]
+        [TIER1, TIER2, TIER3, RuleSet(tier=2, operators="+*"), RuleSet(tier=3, operators="+/^")]
     ),
 )
 def test_whatever_the_solver_finds_is_accepted(
@@ -230,9 +238,10 @@ def test_can_make_agrees_with_brute_force(operands: list[int], target: int, rule
     assert can_make(operands, target, rules, use_all=True) == expected
 
 
-@pytest.mark.parametrize("operators", ["/", "-/", "+-/"])
+@pytest.mark.parametrize("operators", ["+/", "+-/"])
 def test_zero_divided_by_a_card_without_times(operators: str) -> None:
-    # R9.4, R2.2 — "0 / 6 = 0" is an operation when the teacher leaves out ×; the solver must
+    # R9.4, R2.2, R2.5 — "0 / 6 = 0" is an operation when the teacher leaves out × (+ always
+    # stays); the solver must
     # find it (and not fail while writing it out) at tiers 1-2 as at tier 3.
     for tier in (2, 3):
         rules = RuleSet(tier=tier, operators=operators)
@@ -246,10 +255,12 @@ def test_zero_divided_by_a_card_without_times(operators: str) -> None:
 
 def test_can_make_zero_divided_without_times() -> None:
     # R3.1, R9.4 — can_make agrees with the checker: 0 / 2 = 0, and 0 / 2 / 3 / 5 = 0
-    only_divide = RuleSet(tier=3, operators="/")
-    assert can_make([0, 2], 0, only_divide)
-    assert can_make([0, 2, 3, 5], 0, only_divide, use_all=True)
+    plus_divide = RuleSet(tier=3, operators="+/")  # R2.5: + is never removed
+    assert can_make([0, 2], 0, plus_divide)
+    assert can_make([0, 2, 3, 5], 0, plus_divide, use_all=True)
     assert can_make([2, 0], 0, RuleSet(tier=3, operators="+-/"), use_all=True)
-    # X / 0 and 0 / X never make 5: an X cannot stand in for a division by zero (R3.4).
-    assert not can_make(["X", 0], 5, only_divide)
-    assert can_make(["X", 0], 0, only_divide)
+    # but not everything: with + and / and the 0 used, nothing above 2 + 3 + 5 = 10
+    assert not can_make([0, 2, 3, 5], 11, plus_divide, use_all=True)
+    # X / 0 cannot make 5, but X + 0 can (X = 5) and 0 / X makes 0 (R3.4)
+    assert can_make(["X", 0], 5, plus_divide)
+    assert can_make(["X", 0], 0, plus_divide)
