@@ -5,18 +5,41 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# The exact versions installed everywhere (here, CI, a teacher's laptop): refreshed on purpose
+# with `make lock` (`make lock UPGRADE=1` moves every pin to the newest allowed version).
+LOCK := requirements/lock.txt
+RUFF_VERSION := 0.17.6
+UV_VERSION := 0.9.5
 
-.PHONY: demo test install install-test browser messages migrate serve worker beat bench lint clean
+.PHONY: demo test install install-test node browser messages migrate migrations-check serve \
+	worker beat bench lint lock clean
 
 $(VENV)/bin/activate:
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 
+# From the lock only; `pip check` then fails when pyproject.toml asks for something the lock lacks.
 install: $(VENV)/bin/activate
-	$(PIP) install --quiet -e .
+	$(PIP) install --quiet -r $(LOCK)
+	$(PIP) install --quiet --no-deps -e .
+	$(PIP) check
 
-install-test: $(VENV)/bin/activate
-	$(PIP) install --quiet -e '.[test]'
+install-test: install node
+
+# Browser-side test tools (axe-core), pinned in package-lock.json.
+node:
+	@command -v npm >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; \
+	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; fi; }
+	@if [ -f package-lock.json ]; then npm ci --silent --no-audit --no-fund; \
+	else npm install --silent --no-audit --no-fund; fi
+
+## make lock: re-resolve pyproject.toml (runtime + test) and package.json into the lock files.
+lock: $(VENV)/bin/activate
+	$(PIP) install --quiet uv==$(UV_VERSION)
+	$(VENV)/bin/uv pip compile pyproject.toml --extra test --generate-hashes --python-version 3.11 \
+	  --custom-compile-command "make lock" --quiet $(if $(UPGRADE),--upgrade) -o $(LOCK)
+	npm install --package-lock-only --no-audit --no-fund --silent
 
 # Translations are compiled, never committed as .mo files.
 messages:
@@ -24,6 +47,10 @@ messages:
 
 migrate:
 	$(PY) manage.py migrate --noinput -v 0
+
+# Fails when a model change has no migration.
+migrations-check: install
+	$(PY) manage.py makemigrations --check --dry-run
 
 ## make demo: install, migrate, compile translations, load the demo school, start the server.
 demo: install messages migrate
@@ -53,11 +80,14 @@ worker:
 beat:
 	$(VENV)/bin/celery -A kavet_site beat -l info
 
-bench:
-	$(PY) benchmarks/run_all.py
+## make bench: every benchmark in its quick mode (BENCH_ARGS=--full for the real figures).
+bench: install
+	$(PY) benchmarks/run_all.py $(BENCH_ARGS)
 
-lint:
+lint: $(VENV)/bin/activate
+	$(PIP) install --quiet ruff==$(RUFF_VERSION)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 clean:
-	rm -rf $(VENV) staticfiles db.sqlite3
+	rm -rf $(VENV) node_modules staticfiles db.sqlite3 db.sqlite3-wal db.sqlite3-shm
