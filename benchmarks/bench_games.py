@@ -13,6 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.quick import parse_args  # noqa: E402
 from games.engine.bots import play_bot_game  # noqa: E402
 from games.engine.game import GameConfig, apply_move, new_game  # noqa: E402
 from games.engine.rules import RuleSet  # noqa: E402
@@ -50,7 +51,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=40, help="games per line")
     parser.add_argument("--seats", type=int, nargs="+", default=[2, 4])
     parser.add_argument("--mix", choices=sorted(STRENGTHS), default="mixed")
-    args = parser.parse_args()
+    args = parse_args(parser, quick={"games": 3, "seats": [2]})
     print(f"{'range':>5} {'tier':>4} {'seats':>5} {'games/s':>8} {'median':>8} {'worst':>8} "
           f"{'moves':>6} {'engine moves/s':>15}")
     for max_number in (10, 20):

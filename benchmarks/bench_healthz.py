@@ -14,6 +14,7 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.quick import parse_args  # noqa: E402
 from benchmarks.serve import bench_env, ensure_database, gunicorn, rss_mib, worker_pids  # noqa: E402
 
 
@@ -35,7 +36,7 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--threads", type=int, default=4)
-    args = parser.parse_args()
+    args = parse_args(parser, quick={"seconds": 2, "connections": 8, "workers": 2, "threads": 2})
     env = bench_env()
     ensure_database(env)
     port = 8311

@@ -27,6 +27,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kavet_site.settings")
 
 import django  # noqa: E402
 
+from benchmarks.quick import parse_args  # noqa: E402
+
 django.setup()
 
 from django.db import connection  # noqa: E402
@@ -108,7 +110,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=40, help="renders per line")
     parser.add_argument("--moves", type=int, default=60, help="moves per table for 'many'")
-    args = parser.parse_args()
+    args = parse_args(parser, quick={"runs": 5, "moves": 10})
 
     from django.conf import settings
     from django.test import Client

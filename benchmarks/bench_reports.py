@@ -25,6 +25,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kavet_site.settings")
 
 import django  # noqa: E402
 
+from benchmarks.quick import parse_args  # noqa: E402
+
 django.setup()
 
 from django.db import connection  # noqa: E402
@@ -146,7 +148,7 @@ def main() -> None:
     parser.add_argument("--students", type=int, default=30)
     parser.add_argument("--weeks", type=int, default=36)
     parser.add_argument("--plays", type=int, default=50_000)
-    args = parser.parse_args()
+    args = parse_args(parser, quick={"students": 8, "weeks": 4, "plays": 2_000})
     if connection.vendor != "postgresql":
         sys.exit("bench_reports needs PostgreSQL: set DATABASE_URL")
 

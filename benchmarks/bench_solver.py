@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.quick import parse_args  # noqa: E402
 from benchmarks.reference import reference_step  # noqa: E402
 from games.engine import DeckSpec, RuleSet, best_operation, build_deck, can_make, find_operation  # noqa: E402
 from games.engine.solver import clear_caches  # noqa: E402
@@ -207,8 +208,7 @@ def bench_24() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=2000, help="random tables per tier")
-    parser.add_argument("--quick", action="store_true", help="smaller baseline samples")
-    args = parser.parse_args()
+    args = parse_args(parser, quick={"tables": 200})  # --quick: also smaller baseline samples
     bench_find(args.tables, args.quick)
     bench_best(args.tables, args.quick)
     bench_24()

@@ -26,6 +26,7 @@ from urllib.parse import quote
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.quick import parse_args  # noqa: E402
 from benchmarks.serve import bench_env, ensure_database, gunicorn  # noqa: E402
 
 CSRF = "benchcsrftokenbenchcsrftoken0123"  # a fixed CSRF secret, sent as cookie and header
@@ -161,7 +162,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--port", type=int, default=8179)
-    args = parser.parse_args()
+    args = parse_args(parser, quick={"tablets": 60, "seconds": 8, "move_tables": 2, "workers": 2, "threads": 2})
 
     os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/kavet_bench_table")
     env = bench_env()
