@@ -251,13 +251,19 @@ def _eager() -> bool:
 
 
 def _schedule_bot(game_id: int, pause: float | None) -> None:
-    """After commit, a task for the computer player's move; the polls drive it when eager."""
+    """After commit, a task for the computer player's move; the polls drive it when eager.
+
+    The move is already committed and its due time stamped (game.bot_due_at): when the broker
+    cannot take the task, that is logged and the beat sweep (sweep_due_games) plays the move
+    from the database instead — the request that made the move still answers normally.
+    """
     if pause is None or _eager():
         return
     from games.tasks import game_tick_task
+    from kavet_site.celery import enqueue
 
     transaction.on_commit(
-        lambda: game_tick_task.apply_async((game_id,), countdown=pause + 0.05)
+        lambda: enqueue(game_tick_task, (game_id,), countdown=pause + 0.05)
     )
 
 

@@ -6,15 +6,19 @@ Tasks are thin: they take ids, load rows and call services.report_build, which r
 from __future__ import annotations
 
 import logging
+import zlib
+from contextlib import contextmanager
 from datetime import date, datetime, timedelta
 
 from celery import Task, shared_task
+from django.conf import settings
 from django.core.cache import cache
-from django.db import InterfaceError, OperationalError
+from django.db import InterfaceError, OperationalError, connection
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from classrooms.models import School, Student
+from kavet_site.celery import PUBLISH_ERRORS
 
 from . import services
 from .models import ReportJob, WeeklyReport
@@ -29,6 +33,44 @@ RETRY = {"autoretry_for": RETRY_ON, "retry_backoff": 2, "retry_backoff_max": 120
          "retry_jitter": True, "max_retries": 5}
 # Monday from 06:00 to 11:59 in the school's time zone: the hourly beat entry gets six chances.
 MORNING_FROM, MORNING_UNTIL = 6, 12
+# A build request still waiting this long has probably lost its message (Redis was down when
+# it was queued, or forgot it): the sweep queues it again. One still "running" after twice the
+# visibility timeout lost its worker and its message both.
+QUEUED_GRACE = timedelta(seconds=60)
+SWEEP_WINDOW = timedelta(days=2)
+
+
+@contextmanager
+def _building(job_id: int | None):
+    """True when this task may build the job now: it is not done, and no other worker holds it.
+
+    A redelivered message, a sweep's re-queue and the original may meet: on PostgreSQL a
+    session advisory lock on the job lets one of them build and the others step aside (a
+    killed worker's connection closes, which releases its lock for the redelivery). Without
+    PostgreSQL (one process, tasks in-process) only the "done" check applies.
+    """
+    if not job_id:
+        yield True
+        return
+    if ReportJob.objects.filter(pk=job_id, status=ReportJob.Status.DONE).exists():
+        yield False
+        return
+    if connection.vendor != "postgresql":
+        yield True
+        return
+    key = zlib.crc32(f"kavet:reportjob:{job_id}".encode())
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
+        got = cursor.fetchone()[0]
+    try:
+        if got and ReportJob.objects.filter(pk=job_id, status=ReportJob.Status.DONE).exists():
+            yield False  # finished between the first look and the lock
+        else:
+            yield got
+    finally:
+        if got:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
 
 
 class ReportTask(Task):
@@ -44,14 +86,19 @@ class ReportTask(Task):
 @shared_task(base=ReportTask, bind=True, name="classrooms.reports.tasks.build_student_report", **RETRY)
 def build_student_report(self, student_id: int, week_start: str, job_id: int | None = None) -> int | None:
     """Build one student's report for the week starting on `week_start` (ISO date)."""
-    if job_id:
-        services.report_job_mark(job_id=job_id, status=ReportJob.Status.RUNNING)
-    student = Student.objects.select_related("classroom__school").filter(pk=student_id).first()
-    report = None
-    if student is not None:  # erased since it was asked for: nothing to build
-        report = services.report_build(student=student, week_start=date.fromisoformat(week_start))
-    if job_id:
-        services.report_job_mark(job_id=job_id, status=ReportJob.Status.DONE)
+    with _building(job_id) as mine:
+        if not mine:
+            log.info("report job %s: already built or being built elsewhere", job_id)
+            return None
+        if job_id:
+            services.report_job_mark(job_id=job_id, status=ReportJob.Status.RUNNING)
+        student = Student.objects.select_related("classroom__school").filter(pk=student_id).first()
+        report = None
+        if student is not None:  # erased since it was asked for: nothing to build
+            report = services.report_build(student=student,
+                                           week_start=date.fromisoformat(week_start))
+        if job_id:
+            services.report_job_mark(job_id=job_id, status=ReportJob.Status.DONE)
     return report.pk if report else None
 
 
@@ -63,21 +110,68 @@ def build_class_reports(self, classroom_id: int, week_start: str, job_id: int | 
     skip_built_since: students whose report for that week was built at or after this moment
     are skipped, so a retry resumes where the failure happened.
     """
-    if job_id:
-        services.report_job_mark(job_id=job_id, status=ReportJob.Status.RUNNING)
-    week = date.fromisoformat(week_start)
-    students = Student.objects.filter(classroom_id=classroom_id).select_related("classroom__school")
-    if skip_built_since:
-        built = WeeklyReport.objects.filter(student=OuterRef("pk"), week_start=week,
-                                            built_at__gte=datetime.fromisoformat(skip_built_since))
-        students = students.exclude(Exists(built))
-    count = 0
-    for student in students.order_by("pk"):
-        services.report_build(student=student, week_start=week)
-        count += 1
-    if job_id:
-        services.report_job_mark(job_id=job_id, status=ReportJob.Status.DONE)
+    with _building(job_id) as mine:
+        if not mine:
+            log.info("report job %s: already built or being built elsewhere", job_id)
+            return 0
+        if job_id:
+            services.report_job_mark(job_id=job_id, status=ReportJob.Status.RUNNING)
+        week = date.fromisoformat(week_start)
+        students = Student.objects.filter(classroom_id=classroom_id).select_related("classroom__school")
+        if skip_built_since:
+            built = WeeklyReport.objects.filter(student=OuterRef("pk"), week_start=week,
+                                                built_at__gte=datetime.fromisoformat(skip_built_since))
+            students = students.exclude(Exists(built))
+        count = 0
+        for student in students.order_by("pk"):
+            services.report_build(student=student, week_start=week)
+            count += 1
+        if job_id:
+            services.report_job_mark(job_id=job_id, status=ReportJob.Status.DONE)
     return count
+
+
+def queue_report_job(job: ReportJob) -> bool:
+    """Publish the build of a request (the same message report_job_create sends); False if the
+    broker cannot take it — logged, and sweep_report_jobs tries again."""
+    from kavet_site.celery import enqueue
+
+    if job.student_id:
+        return enqueue(build_student_report, (job.student_id, job.week_start.isoformat()),
+                       {"job_id": job.pk})
+    return enqueue(build_class_reports, (job.classroom_id, job.week_start.isoformat()),
+                   {"job_id": job.pk, "skip_built_since": job.created_at.isoformat()})
+
+
+@shared_task(name="classrooms.reports.tasks.sweep_report_jobs", ignore_result=True)
+def sweep_report_jobs(now: str | None = None) -> int:
+    """Every minute (beat): build requests whose message is gone are queued again.
+
+    Found from the database only: a request still "waiting" a minute after it was made (its
+    message was never published — Redis was down — or Redis lost it), or still "building"
+    after twice the visibility timeout (its worker died and the message did not come back).
+    Each is re-queued at most once per visibility timeout; the build's own guard (_building)
+    makes a late duplicate a no-op. Returns the requests queued.
+    """
+    moment = datetime.fromisoformat(now) if now else timezone.now()
+    visibility = timedelta(seconds=getattr(settings, "CELERY_VISIBILITY_TIMEOUT", 300))
+    recent = ReportJob.objects.filter(created_at__gte=moment - SWEEP_WINDOW)
+    stuck = (
+        list(recent.filter(status=ReportJob.Status.QUEUED, created_at__lte=moment - QUEUED_GRACE))
+        + list(recent.filter(status=ReportJob.Status.RUNNING,
+                             created_at__lte=moment - 2 * visibility))
+    )
+    queued = 0
+    for job in stuck:
+        if not cache.add(f"reports:sweep:{job.pk}", 1, timeout=int(visibility.total_seconds())):
+            continue
+        if queue_report_job(job):
+            queued += 1
+        else:
+            cache.delete(f"reports:sweep:{job.pk}")
+    if queued:
+        log.warning("report sweep: %d build requests queued again", queued)
+    return queued
 
 
 @shared_task(name="classrooms.reports.tasks.schedule_weekly_reports", **RETRY)
@@ -104,8 +198,15 @@ def schedule_weekly_reports(now: str | None = None) -> int:
         for classroom_id in classrooms.values_list("pk", flat=True):
             if not cache.add(f"reports:weekly:{classroom_id}:{week_start}", 1, timeout=55 * 60):
                 continue
-            build_class_reports.delay(classroom_id, week_start.isoformat(),
-                                      skip_built_since=end.isoformat())
+            try:
+                build_class_reports.delay(classroom_id, week_start.isoformat(),
+                                          skip_built_since=end.isoformat())
+            except PUBLISH_ERRORS as exc:
+                # The broker is down: forget the "queued" mark, the next hourly run tries again.
+                log.warning("weekly reports of class %s not queued (%s)", classroom_id,
+                            type(exc).__name__)
+                cache.delete(f"reports:weekly:{classroom_id}:{week_start}")
+                continue
             queued += 1
     if queued:
         log.info("weekly reports queued for %d classes", queued)
