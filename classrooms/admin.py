@@ -6,6 +6,7 @@ post — is checked against the same scope: a forged id from another school is a
 saved row. Anything the scope does not know is closed (fails shut). A NUL byte in a query string is
 answered 400 (PostgreSQL refuses NUL in text, which would otherwise be a 500).
 """
+
 from __future__ import annotations
 
 import axes.admin as axes_admin  # registers axes' models now, so they can be re-registered below
@@ -28,17 +29,22 @@ from .services import student_create
 
 
 def _is_school_admin(user) -> bool:
-    return bool(user.is_active and user.is_staff and not user.is_superuser
-                and user.role == User.Role.SCHOOL_ADMIN and user.school_id)
+    return bool(
+        user.is_active
+        and user.is_staff
+        and not user.is_superuser
+        and user.role == User.Role.SCHOOL_ADMIN
+        and user.school_id
+    )
 
 
 def users_in_school(school_id: int) -> QuerySet:
     """The accounts a school admin may see and edit: their school's, never a superuser, never a
     parent who also follows a child of another school (their password opens that child too)."""
     elsewhere = ParentLink.objects.filter(parent=OuterRef("pk")).exclude(
-        student__classroom__school_id=school_id)
-    return (User.objects.filter(school_id=school_id, is_superuser=False)
-            .exclude(Exists(elsewhere)))
+        student__classroom__school_id=school_id
+    )
+    return User.objects.filter(school_id=school_id, is_superuser=False).exclude(Exists(elsewhere))
 
 
 def scoped(model, user) -> QuerySet:
@@ -82,7 +88,8 @@ class ScopeGuardMixin:
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         return self._nul_guard(request) or super().changeform_view(
-            request, object_id, form_url, extra_context)
+            request, object_id, form_url, extra_context
+        )
 
     def delete_view(self, request, object_id, extra_context=None):
         return self._nul_guard(request) or super().delete_view(request, object_id, extra_context)
@@ -115,8 +122,10 @@ class SchoolScopedAdmin(ScopeGuardMixin, admin.ModelAdmin):
     """Superusers see everything; a school admin sees only rows of their school."""
 
     def _allowed(self, request: HttpRequest) -> bool:
-        return request.user.is_active and request.user.is_staff and (
-            request.user.is_superuser or _is_school_admin(request.user)
+        return (
+            request.user.is_active
+            and request.user.is_staff
+            and (request.user.is_superuser or _is_school_admin(request.user))
         )
 
     def has_module_permission(self, request: HttpRequest) -> bool:
@@ -163,17 +172,23 @@ def _failure_limit() -> int:
 class UserAdmin(SchoolScopedAdmin, BaseUserAdmin):
     list_display = ("username", "first_name", "last_name", "role", "is_active", "signin_locked")
     list_filter = ("role", "is_active")
-    fieldsets = BaseUserAdmin.fieldsets + (("Kavet 'm eus", {"fields": ("role", "school", "language")}),)
+    fieldsets = BaseUserAdmin.fieldsets + (
+        ("Kavet 'm eus", {"fields": ("role", "school", "language")}),
+    )
     add_fieldsets = BaseUserAdmin.add_fieldsets + (
-        ("Kavet 'm eus", {"fields": ("role", "school", "first_name", "last_name")}),)
+        ("Kavet 'm eus", {"fields": ("role", "school", "first_name", "last_name")}),
+    )
     actions = ["unlock_signin"]
 
     # Fields a school admin never sets: rights beyond their school, and the school itself.
     _superuser_only = {"is_superuser", "is_staff", "groups", "user_permissions", "school"}
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(
-            _locked=Exists(_locked_out_attempts().filter(username=OuterRef("username"))))
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(_locked=Exists(_locked_out_attempts().filter(username=OuterRef("username"))))
+        )
 
     @admin.display(boolean=True, description=_("locked out"))
     def signin_locked(self, obj) -> bool:
@@ -185,11 +200,17 @@ class UserAdmin(SchoolScopedAdmin, BaseUserAdmin):
     @admin.action(description=_("Unlock sign-in"))
     def unlock_signin(self, request, queryset):
         # The queryset is the admin's own (scoped): another school's account is never reset.
-        count = sum(1 for username in queryset.values_list("username", flat=True)
-                    if axes_reset(username=username))
-        self.message_user(request, ngettext("%(count)d account unlocked.",
-                                            "%(count)d accounts unlocked.", count) % {"count": count},
-                          messages.SUCCESS)
+        count = sum(
+            1
+            for username in queryset.values_list("username", flat=True)
+            if axes_reset(username=username)
+        )
+        self.message_user(
+            request,
+            ngettext("%(count)d account unlocked.", "%(count)d accounts unlocked.", count)
+            % {"count": count},
+            messages.SUCCESS,
+        )
 
     def get_fieldsets(self, request, obj=None):
         fieldsets = super().get_fieldsets(request, obj)
@@ -198,8 +219,10 @@ class UserAdmin(SchoolScopedAdmin, BaseUserAdmin):
         hidden = self._superuser_only - {"school"}  # the school is shown, read-only
         if obj is None:
             hidden = hidden | {"school"}
-        return [(name, {**opts, "fields": tuple(f for f in opts["fields"] if f not in hidden)})
-                for name, opts in fieldsets]
+        return [
+            (name, {**opts, "fields": tuple(f for f in opts["fields"] if f not in hidden)})
+            for name, opts in fieldsets
+        ]
 
     def get_readonly_fields(self, request, obj=None):
         fields = tuple(super().get_readonly_fields(request, obj))
@@ -264,11 +287,20 @@ class StudentAdmin(SchoolScopedAdmin):
     def save_model(self, request, obj, form, change):
         if change:
             return super().save_model(request, obj, form, change)
-        made = student_create(classroom=obj.classroom, name=obj.name, number_range=obj.number_range,
-                              tier=obj.tier, changed_by=request.user,
-                              picture_code=obj.picture_code or None)
+        made = student_create(
+            classroom=obj.classroom,
+            name=obj.name,
+            number_range=obj.number_range,
+            tier=obj.tier,
+            changed_by=request.user,
+            picture_code=obj.picture_code or None,
+        )
         obj.pk, obj.user, obj.picture_code, obj.created_at = (
-            made.pk, made.user, made.picture_code, made.created_at)
+            made.pk,
+            made.user,
+            made.picture_code,
+            made.created_at,
+        )
         obj._state.adding = False
 
 
@@ -299,10 +331,14 @@ class ParentLinkAdmin(SchoolScopedAdmin):
             if not _is_school_admin(request.user):
                 return User.objects.none()
             elsewhere = ParentLink.objects.filter(parent=OuterRef("pk")).exclude(
-                student__classroom__school_id=sid)
-            return (User.objects.filter(role=User.Role.PARENT, is_superuser=False, is_staff=False)
-                    .filter(Q(school_id=sid) | Q(parent_links__student__classroom__school_id=sid))
-                    .exclude(Exists(elsewhere)).distinct())
+                student__classroom__school_id=sid
+            )
+            return (
+                User.objects.filter(role=User.Role.PARENT, is_superuser=False, is_staff=False)
+                .filter(Q(school_id=sid) | Q(parent_links__student__classroom__school_id=sid))
+                .exclude(Exists(elsewhere))
+                .distinct()
+            )
         return super().relation_choices(db_field, request)
 
 
@@ -348,9 +384,12 @@ class GroupAdmin(ScopeGuardMixin, BaseGroupAdmin):
     """Groups hand out permissions: superusers only (the default permission checks)."""
 
 
-for _model, _admin_class in ((AccessAttempt, AccessAttemptAdmin), (AccessLog, AccessLogAdmin),
-                             (AccessFailureLog, AccessFailureLogAdmin), (Group, GroupAdmin)):
+for _model, _admin_class in (
+    (AccessAttempt, AccessAttemptAdmin),
+    (AccessLog, AccessLogAdmin),
+    (AccessFailureLog, AccessFailureLogAdmin),
+    (Group, GroupAdmin),
+):
     if admin.site.is_registered(_model):
         admin.site.unregister(_model)
     admin.site.register(_model, _admin_class)
-

@@ -1,4 +1,5 @@
 """The Django admin serves school admins, each scoped to their own school."""
+
 from __future__ import annotations
 
 import pytest

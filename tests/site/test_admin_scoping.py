@@ -6,6 +6,7 @@ other school's world is built (its school, accounts, class, child, links, level 
 attempts, a group, a superuser, a parent who also follows the other school's child) is a row the
 school admin of the first school must never see, pick, post or change.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -33,13 +34,20 @@ _tokens = itertools.count(1)
 
 
 def _rows() -> dict:
-    return {model: set(model._default_manager.values_list("pk", flat=True))
-            for model in admin.site._registry}
+    return {
+        model: set(model._default_manager.values_list("pk", flat=True))
+        for model in admin.site._registry
+    }
 
 
 def _axes_rows(username: str) -> None:
-    common = dict(username=username, ip_address="10.0.0.9", user_agent="tablet",
-                  http_accept="*/*", path_info="/accounts/login/")
+    common = dict(
+        username=username,
+        ip_address="10.0.0.9",
+        user_agent="tablet",
+        http_accept="*/*",
+        path_info="/accounts/login/",
+    )
     AccessAttempt.objects.create(get_data="", post_data="", failures_since_start=9, **common)
     AccessFailureLog.objects.create(locked_out=True, **common)
     AccessLog.objects.create(**common)
@@ -67,19 +75,26 @@ def world(db):
     factories.school_admin(school=other_school, username=f"{MARK}-admin")
     their_teacher = factories.teacher(school=other_school, username=f"{MARK}-teacher")
     their_parent = factories.parent(school=other_school, username=f"{MARK}-parent")
-    their_class = factories.classroom(school=other_school, teachers=[their_teacher],
-                                      name=f"{MARK} class")
+    their_class = factories.classroom(
+        school=other_school, teachers=[their_teacher], name=f"{MARK} class"
+    )
     kid = factories.student(classroom=their_class, name=f"{MARK} kid")
     ParentLink.objects.create(parent=their_parent, student=kid)
     # A parent without a school, following only the other school's child.
     ParentLink.objects.create(parent=factories.parent(username=f"{MARK}-free"), student=kid)
     # A parent "of my school" who also follows the other school's child: their password opens
     # that child's reports, so my admin must not edit them nor hand them out.
-    ParentLink.objects.create(parent=factories.parent(school=school, username=f"{MARK}-multi"),
-                              student=kid)
+    ParentLink.objects.create(
+        parent=factories.parent(school=school, username=f"{MARK}-multi"), student=kid
+    )
     # A superuser who happens to be in my school: never editable by a school admin.
-    factories.user(role=User.Role.SCHOOL_ADMIN, school=school, username=f"{MARK}-root",
-                   is_staff=True, is_superuser=True)
+    factories.user(
+        role=User.Role.SCHOOL_ADMIN,
+        school=school,
+        username=f"{MARK}-root",
+        is_staff=True,
+        is_superuser=True,
+    )
     LevelChange.objects.create(student=kid, number_range=20, tier=3, changed_by=their_teacher)
     _axes_rows(their_teacher.username)
     _axes_rows(f"{MARK}-nobody")  # a user name of nobody: not my school's
@@ -129,22 +144,30 @@ def _object_urls(model_admin, pk) -> list[str]:
 
 def _snapshot(model, pk):
     row = list(model._default_manager.filter(pk=pk).values())
-    m2m = {f.name: sorted(getattr(obj, f.name).values_list("pk", flat=True))
-           for obj in model._default_manager.filter(pk=pk) for f in model._meta.many_to_many}
+    m2m = {
+        f.name: sorted(getattr(obj, f.name).values_list("pk", flat=True))
+        for obj in model._default_manager.filter(pk=pk)
+        for f in model._meta.many_to_many
+    }
     return row, m2m
 
 
 def _relation_fields(form):
-    return {name: f for name, f in form.fields.items()
-            if isinstance(f, forms.ModelChoiceField) and not f.disabled}
+    return {
+        name: f
+        for name, f in form.fields.items()
+        if isinstance(f, forms.ModelChoiceField) and not f.disabled
+    }
 
 
 def _encode(name, field, value) -> dict:
     widget = field.widget
     if isinstance(widget, forms.MultiWidget):
         parts = value if isinstance(value, (list, tuple)) else widget.decompress(value)
-        return {f"{name}{suffix}": (sub.format_value(part) or "")
-                for suffix, sub, part in zip(widget.widgets_names, widget.widgets, parts)}
+        return {
+            f"{name}{suffix}": (sub.format_value(part) or "")
+            for suffix, sub, part in zip(widget.widgets_names, widget.widgets, parts, strict=True)
+        }
     if isinstance(field, forms.BooleanField):
         return {name: "on"} if value else {}
     if isinstance(value, (list, tuple)):
@@ -219,14 +242,21 @@ def _other_objects(walk, model, model_admin, other):
             response = walk.get(url)
             assert response.status_code in (302, 403, 404), url
             assert MARK not in response.content.decode(), url
-            forged = {"post": "yes", "name": "taken", "username": "taken", "password1": PASSWORD,
-                      "password2": PASSWORD, "is_superuser": "on", "is_staff": "on"}
+            forged = {
+                "post": "yes",
+                "name": "taken",
+                "username": "taken",
+                "password1": PASSWORD,
+                "password2": PASSWORD,
+                "is_superuser": "on",
+                "is_staff": "on",
+            }
             response = walk.post(url, forged)
             assert response.status_code in (302, 403, 404), url
             assert _snapshot(model, pk) == before, f"{url}: another school's row was written"
 
 
-def _add_forms(walk, model, model_admin, mine, other, request_user):
+def _add_forms(walk, model, other):
     url = reverse(_name(model, "add"))
     response = walk.get(url)
     if response.status_code != 200:
@@ -236,7 +266,9 @@ def _add_forms(walk, model, model_admin, mine, other, request_user):
     relations = _relation_fields(form)
     for name, field in relations.items():
         offered = set(field.queryset.values_list("pk", flat=True))
-        assert not offered & other[field.queryset.model], f"{url}: {name} offers another school's row"
+        assert not offered & other[field.queryset.model], (
+            f"{url}: {name} offers another school's row"
+        )
     # The same form with my school's rows is accepted: a refusal below is the foreign id's.
     count = model._default_manager.count()
     ok = walk.post(url, _form_data(form, _fresh_value))
@@ -247,9 +279,11 @@ def _add_forms(walk, model, model_admin, mine, other, request_user):
         target = field.queryset.model
         for pk in sorted(other[target]):
             count = model._default_manager.count()
-            data = _form_data(form, lambda n, f: (
-                ([pk] if isinstance(f, forms.ModelMultipleChoiceField) else pk)
-                if n == name else _fresh_value(n, f)))
+            value = [pk] if isinstance(field, forms.ModelMultipleChoiceField) else pk
+            data = _form_data(
+                form,
+                lambda n, f, name=name, value=value: value if n == name else _fresh_value(n, f),
+            )
             refused = walk.post(url, data)
             assert refused.status_code == 200, f"{url}: {name}={pk} was not refused"
             assert name in refused.context["adminform"].form.errors
@@ -267,9 +301,12 @@ def _my_objects(walk, model, model_admin, mine, other):
     form = response.context["adminform"].form
     for name, field in _relation_fields(form).items():
         offered = set(field.queryset.values_list("pk", flat=True))
-        assert not offered & other[field.queryset.model], f"{url}: {name} offers another school's row"
-    if not model_admin.has_change_permission(response.wsgi_request, model_admin.get_object(
-            response.wsgi_request, str(pk))):
+        assert not offered & other[field.queryset.model], (
+            f"{url}: {name} offers another school's row"
+        )
+    if not model_admin.has_change_permission(
+        response.wsgi_request, model_admin.get_object(response.wsgi_request, str(pk))
+    ):
         return
     initial = {name: form[name].value() for name in form.fields}
     before = _snapshot(model, pk)
@@ -280,7 +317,12 @@ def _my_objects(walk, model, model_admin, mine, other):
     for name, field in _relation_fields(form).items():
         for other_pk in sorted(other[field.queryset.model]):
             value = [other_pk] if isinstance(field, forms.ModelMultipleChoiceField) else other_pk
-            refused = walk.post(url, _form_data(form, lambda n, f: value if n == name else initial[n]))
+            refused = walk.post(
+                url,
+                _form_data(
+                    form, lambda n, f, name=name, value=value: value if n == name else initial[n]
+                ),
+            )
             assert refused.status_code == 200, f"{url}: {name}={other_pk} was not refused"
             assert name in refused.context["adminform"].form.errors
             assert _snapshot(model, pk) == before, f"{url}: {name}={other_pk} was written"
@@ -293,10 +335,9 @@ def test_every_admin_page_is_closed_to_another_school(client, world, record_prop
     client.force_login(me)
     walked = Walk.cells
     for model, model_admin in admin.site._registry.items():
-        request_user = me
         _changelists(walk, model, model_admin, other)
         _other_objects(walk, model, model_admin, other)
-        _add_forms(walk, model, model_admin, mine, other, request_user)
+        _add_forms(walk, model, other)
         _my_objects(walk, model, model_admin, mine, other)
         if model_admin.has_module_permission(_request(me)):
             # A model a school admin opens must have rows in the other school's world, or the
@@ -306,7 +347,11 @@ def test_every_admin_page_is_closed_to_another_school(client, world, record_prop
 
     # Teachers, parents and students of the same school get the sign-in page everywhere.
     kid = Student.objects.filter(pk__in=mine[Student]).first().user
-    others = [User.objects.get(username="teacher-mine"), User.objects.get(username="parent-mine"), kid]
+    others = [
+        User.objects.get(username="teacher-mine"),
+        User.objects.get(username="parent-mine"),
+        kid,
+    ]
     walked = Walk.cells
     for user in others:
         client.force_login(user)
@@ -320,8 +365,10 @@ def test_every_admin_page_is_closed_to_another_school(client, world, record_prop
                 assert response.status_code == 302 and "/admin/login/" in response["Location"], url
     other_cells = Walk.cells - walked
     record_property("admin_cells_walked", admin_cells + other_cells)
-    print(f"\nadmin scoping walk: {admin_cells} cells as the other school's admin, "
-          f"{other_cells} as teacher/parent/student, {admin_cells + other_cells} in all")
+    print(
+        f"\nadmin scoping walk: {admin_cells} cells as the other school's admin, "
+        f"{other_cells} as teacher/parent/student, {admin_cells + other_cells} in all"
+    )
     assert admin_cells > 100 and other_cells > 100
 
 
@@ -337,7 +384,7 @@ def _nul_walk(client, users):
     answered = 0
     for user in users:
         client.force_login(user)
-        for model, model_admin in admin.site._registry.items():
+        for model in admin.site._registry:
             base = reverse(_name(model, "changelist"))
             response = client.get(base)
             params = [{"q": "a\x00b"}]
@@ -356,9 +403,16 @@ def _nul_walk(client, users):
 
 
 def _nul_users(school):
-    return [factories.school_admin(school=school),
-            factories.user(role=User.Role.SCHOOL_ADMIN, school=None, username="root",
-                           is_staff=True, is_superuser=True)]
+    return [
+        factories.school_admin(school=school),
+        factories.user(
+            role=User.Role.SCHOOL_ADMIN,
+            school=None,
+            username="root",
+            is_staff=True,
+            is_superuser=True,
+        ),
+    ]
 
 
 def test_a_nul_byte_in_a_search_or_a_filter_is_a_bad_request(client, world):
@@ -366,12 +420,15 @@ def test_a_nul_byte_in_a_search_or_a_filter_is_a_bad_request(client, world):
 
 
 def test_a_nul_byte_is_a_bad_request_on_postgresql(client, world):
-    need_service(connection.vendor == "postgresql" and bool(os.environ.get("DATABASE_URL")),
-                 "PostgreSQL (DATABASE_URL), where a NUL in a query is an error")
+    need_service(
+        connection.vendor == "postgresql" and bool(os.environ.get("DATABASE_URL")),
+        "PostgreSQL (DATABASE_URL), where a NUL in a query is an error",
+    )
     assert _nul_walk(client, _nul_users(world[0].school)) > 20
 
 
 # --- The account takeover of the issue, step by step -----------------------------------------
+
 
 def test_a_student_account_cannot_be_swapped_for_another_account(client, world):
     me, mine, other = world
@@ -381,8 +438,17 @@ def test_a_student_account_cannot_be_swapped_for_another_account(client, world):
     url = reverse("admin:classrooms_student_change", args=[student.pk])
     page = client.get(url).content.decode()
     assert 'name="user"' not in page  # shown read-only, never an input
-    client.post(url, {"user": victim.pk, "classroom": student.classroom_id, "name": student.name,
-                      "number_range": 10, "tier": 1, "picture_code": "1-2-3"})
+    client.post(
+        url,
+        {
+            "user": victim.pk,
+            "classroom": student.classroom_id,
+            "name": student.name,
+            "number_range": 10,
+            "tier": 1,
+            "picture_code": "1-2-3",
+        },
+    )
     student.refresh_from_db()
     assert student.user.role == User.Role.STUDENT and student.user_id != victim.pk
 
@@ -392,9 +458,17 @@ def test_a_student_added_in_the_admin_gets_a_new_account_of_their_own(client, wo
     klass = Student.objects.filter(pk__in=mine[Student]).first().classroom
     victim = User.objects.get(username="teacher-mine")
     client.force_login(me)
-    response = client.post(reverse("admin:classrooms_student_add"),
-                           {"user": victim.pk, "classroom": klass.pk, "name": "Yann",
-                            "number_range": 10, "tier": 1, "picture_code": ""})
+    response = client.post(
+        reverse("admin:classrooms_student_add"),
+        {
+            "user": victim.pk,
+            "classroom": klass.pk,
+            "name": "Yann",
+            "number_range": 10,
+            "tier": 1,
+            "picture_code": "",
+        },
+    )
     assert response.status_code == 302
     yann = Student.objects.get(name="Yann")
     assert yann.user_id != victim.pk and yann.user.role == User.Role.STUDENT
@@ -409,13 +483,24 @@ def test_a_school_admin_cannot_raise_rights_or_move_an_account(client, world):
     client.force_login(me)
     url = reverse("admin:classrooms_user_change", args=[teacher.pk])
     form = client.get(url).context["adminform"].form
-    assert not {"is_superuser", "is_staff", "groups", "user_permissions", "school"} & set(form.fields)
+    assert not {"is_superuser", "is_staff", "groups", "user_permissions", "school"} & set(
+        form.fields
+    )
     data = _form_data(form, lambda n, f: form[n].value())
-    data.update(is_superuser="on", is_staff="on", school=other_school.pk,
-                groups=[Group.objects.get().pk], role=User.Role.TEACHER)
+    data.update(
+        is_superuser="on",
+        is_staff="on",
+        school=other_school.pk,
+        groups=[Group.objects.get().pk],
+        role=User.Role.TEACHER,
+    )
     assert client.post(url, data).status_code == 302
     teacher.refresh_from_db()
-    assert (teacher.is_superuser, teacher.is_staff, teacher.school_id) == (False, False, me.school_id)
+    assert (teacher.is_superuser, teacher.is_staff, teacher.school_id) == (
+        False,
+        False,
+        me.school_id,
+    )
     assert not teacher.groups.exists()
     # Made a school admin of the same school, they get staff: no further than the school.
     data["role"] = User.Role.SCHOOL_ADMIN
@@ -432,10 +517,19 @@ def test_a_school_admin_cannot_raise_rights_or_move_an_account(client, world):
 def test_a_user_added_by_a_school_admin_lands_in_their_school(client, world):
     me, mine, other = world
     client.force_login(me)
-    response = client.post(reverse("admin:classrooms_user_add"), {
-        "username": "newteacher", "usable_password": "true", "password1": PASSWORD,
-        "password2": PASSWORD, "role": User.Role.TEACHER, "is_superuser": "on", "is_staff": "on",
-        "school": User.objects.get(username=f"{MARK}-admin").school_id})
+    response = client.post(
+        reverse("admin:classrooms_user_add"),
+        {
+            "username": "newteacher",
+            "usable_password": "true",
+            "password1": PASSWORD,
+            "password2": PASSWORD,
+            "role": User.Role.TEACHER,
+            "is_superuser": "on",
+            "is_staff": "on",
+            "school": User.objects.get(username=f"{MARK}-admin").school_id,
+        },
+    )
     assert response.status_code == 302
     new = User.objects.get(username="newteacher")
     assert (new.school_id, new.is_staff, new.is_superuser) == (me.school_id, False, False)
@@ -447,8 +541,9 @@ def test_the_other_schools_parent_cannot_be_linked_to_my_child(client, world):
     client.force_login(me)
     url = reverse("admin:classrooms_parentlink_add")
     for name in (f"{MARK}-parent", f"{MARK}-free", f"{MARK}-multi"):
-        response = client.post(url, {"parent": User.objects.get(username=name).pk,
-                                     "student": child.pk})
+        response = client.post(
+            url, {"parent": User.objects.get(username=name).pk, "student": child.pk}
+        )
         assert response.status_code == 200 and "parent" in response.context["adminform"].form.errors
     assert not ParentLink.objects.filter(student=child).exists()
     mine_parent = User.objects.get(username="parent-mine-2")
@@ -461,13 +556,18 @@ def test_a_locked_out_account_of_my_school_is_shown_and_unlocked(client, world):
     client.force_login(me)
     changelist = reverse("admin:classrooms_user_changelist")
     page = client.get(changelist)
-    locked = {u.username: page.context["cl"].model_admin.signin_locked(u)
-              for u in page.context["cl"].result_list}
+    locked = {
+        u.username: page.context["cl"].model_admin.signin_locked(u)
+        for u in page.context["cl"].result_list
+    }
     assert locked["teacher-mine"] is True and locked["admin-mine"] is False
     teacher = User.objects.get(username="teacher-mine")
     foreign = User.objects.get(username=f"{MARK}-teacher")
-    response = client.post(changelist, {"action": "unlock_signin",
-                                        "_selected_action": [teacher.pk, foreign.pk]}, follow=True)
+    response = client.post(
+        changelist,
+        {"action": "unlock_signin", "_selected_action": [teacher.pk, foreign.pk]},
+        follow=True,
+    )
     assert response.status_code == 200
     assert not AccessAttempt.objects.filter(username="teacher-mine").exists()
     assert AccessAttempt.objects.filter(username=f"{MARK}-teacher").exists()
