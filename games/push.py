@@ -4,14 +4,33 @@ The one function the rest of the code calls is `table_changed`, after a change t
 been committed (games.services calls it through `transaction.on_commit`). Watchers subscribe
 to a channel name (`table_channel`, `session_channel`) and wait for the next message.
 
-This module holds the in-process fan-out (the embedded default: one process, no Redis);
-a broker-backed fan-out for several web processes plugs in behind the same two calls.
+Two fan-outs, the same two calls:
+
+- **In-process** (the embedded default, no Redis): `hub` delivers the change to the watchers of
+  this process at once: sync waiters (the stream view under WSGI / runserver) sleep on a
+  condition; async watchers (the stream view under ASGI) get it on their own event loop.
+- **Redis** (`REDIS_URL` set): the change is PUBLISHed on one Redis channel for the whole site;
+  each web process that has a stream open runs ONE subscriber thread that hands every message to
+  its local `hub`, which fans it out to that process's watchers. One Redis connection per
+  process, never one per tablet. A thread, not a redis.asyncio task: the same subscriber then
+  serves WSGI and ASGI alike and does not belong to any one event loop; each message costs one
+  `call_soon_threadsafe` per event loop that has a watcher of it.
+
+Nothing about a table is sent but its id and version: the stream view checks who may watch what.
 """
 from __future__ import annotations
 
+import asyncio
+import json
+import logging
+import os
 import threading
+import time
+import weakref
 from collections import defaultdict
 from dataclasses import dataclass
+
+log = logging.getLogger(__name__)
 
 
 def table_channel(game_id: int) -> str:
@@ -28,20 +47,120 @@ class Change:
     version: int
     session_id: int | None = None
 
+    def channels(self) -> list[str]:
+        names = [table_channel(self.game_id)]
+        if self.session_id is not None:
+            names.append(session_channel(self.session_id))
+        return names
+
+
+class Watcher:
+    """One open stream (ASGI): the changes of its channel not yet sent, woken on its own loop.
+
+    Created in the (sync) view before the database is read, so that nothing committed between
+    that read and the stream's first wait is lost; the loop is attached when the stream starts.
+    """
+
+    MAX_PENDING = 256
+
+    def __init__(self, channel: str) -> None:
+        self.channel = channel
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.pending: list[Change] = []
+        self.closed = False  # the fan-out lost messages (Redis reconnect): the client must resync
+        self._event: asyncio.Event | None = None
+
+    def _offer(self, change: Change) -> None:
+        """On the watcher's loop (or before it has one, under the hub's lock)."""
+        if len(self.pending) >= self.MAX_PENDING:
+            self.closed = True
+        else:
+            self.pending.append(change)
+        if self._event is not None:
+            self._event.set()
+
+    def _close(self) -> None:
+        self.closed = True
+        if self._event is not None:
+            self._event.set()
+
+    async def get(self, timeout: float) -> list[Change]:
+        """The changes since the last call, waiting up to `timeout` seconds for one."""
+        assert self._event is not None, "attach the watcher first"
+        if not self.pending and not self.closed:
+            try:
+                await asyncio.wait_for(self._event.wait(), timeout)
+            except TimeoutError:
+                return []
+        self._event.clear()
+        changes, self.pending = self.pending, []
+        return changes
+
+
+def _deliver(watchers: list[Watcher], change: Change) -> None:
+    for watcher in watchers:
+        watcher._offer(change)
+
+
+def _close_all(watchers: list[Watcher]) -> None:
+    for watcher in watchers:
+        watcher._close()
+
 
 class _LocalHub:
-    """Latest change per channel, and a condition every waiter sleeps on."""
+    """This process's watchers: sync waiters on a condition, async watchers on their loops."""
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
         self._latest: dict[str, tuple[int, Change]] = {}
         self._counter: dict[str, int] = defaultdict(int)
+        self._watchers: dict[str, weakref.WeakSet[Watcher]] = defaultdict(weakref.WeakSet)
+        self.epoch = 0  # bumped when messages may have been lost: sync streams end and resync
+
+    # --- publishing ---------------------------------------------------------------------------
+
+    def deliver(self, change: Change) -> None:
+        """Hand a change to every watcher of its table and of its session in this process."""
+        by_loop: dict[asyncio.AbstractEventLoop, list[Watcher]] = defaultdict(list)
+        with self._cond:
+            for channel in change.channels():
+                self._counter[channel] += 1
+                self._latest[channel] = (self._counter[channel], change)
+                for watcher in list(self._watchers.get(channel, ())):
+                    if watcher.loop is None:
+                        watcher._offer(change)  # not started yet: kept for its first wait
+                    else:
+                        by_loop[watcher.loop].append(watcher)
+            self._cond.notify_all()
+        for loop, watchers in by_loop.items():
+            try:
+                loop.call_soon_threadsafe(_deliver, watchers, change)
+            except RuntimeError:  # that loop is closed; its watchers are gone with it
+                pass
 
     def publish(self, channel: str, change: Change) -> None:
+        """Kept for callers of the first version: delivers `change` (to all its channels)."""
+        self.deliver(change)
+
+    def lost_messages(self) -> None:
+        """Messages may have been missed: every open stream ends, and its client resyncs."""
+        by_loop: dict[asyncio.AbstractEventLoop, list[Watcher]] = defaultdict(list)
         with self._cond:
-            self._counter[channel] += 1
-            self._latest[channel] = (self._counter[channel], change)
+            self.epoch += 1
+            for watchers in self._watchers.values():
+                for watcher in list(watchers):
+                    if watcher.loop is None:
+                        watcher._close()
+                    else:
+                        by_loop[watcher.loop].append(watcher)
             self._cond.notify_all()
+        for loop, watchers in by_loop.items():
+            try:
+                loop.call_soon_threadsafe(_close_all, watchers)
+            except RuntimeError:
+                pass
+
+    # --- sync waiters (WSGI) ------------------------------------------------------------------
 
     def cursor(self, channel: str) -> int:
         with self._cond:
@@ -50,19 +169,204 @@ class _LocalHub:
     def wait(self, channel: str, after: int, timeout: float) -> tuple[int, Change | None]:
         """Block until the channel has a message past `after`, or the timeout."""
         with self._cond:
-            self._cond.wait_for(lambda: self._counter[channel] > after, timeout=timeout)
+            epoch = self.epoch
+            self._cond.wait_for(lambda: self._counter[channel] > after or self.epoch != epoch,
+                                timeout=timeout)
             count = self._counter[channel]
             if count > after:
                 return count, self._latest[channel][1]
             return count, None
 
+    # --- async watchers (ASGI) ----------------------------------------------------------------
+
+    def watch(self, channel: str) -> Watcher:
+        watcher = Watcher(channel)
+        with self._cond:
+            self._watchers[channel].add(watcher)
+        return watcher
+
+    def attach(self, watcher: Watcher, loop: asyncio.AbstractEventLoop) -> None:
+        """From the watcher's loop, when its stream starts: later changes come through the loop."""
+        with self._cond:
+            watcher._event = asyncio.Event()
+            watcher.loop = loop
+            if watcher.pending or watcher.closed:
+                watcher._event.set()
+
+    def unwatch(self, watcher: Watcher) -> None:
+        with self._cond:
+            watchers = self._watchers.get(watcher.channel)
+            if watchers is not None:
+                watchers.discard(watcher)
+                if not watchers:
+                    del self._watchers[watcher.channel]
+
+    def watcher_count(self) -> int:
+        with self._cond:
+            return sum(len(w) for w in self._watchers.values())
+
 
 hub = _LocalHub()
+
+
+# --- Redis ----------------------------------------------------------------------------------
+
+
+def _encode(change: Change) -> str:
+    return json.dumps([change.game_id, change.version, change.session_id])
+
+
+def _decode(data: bytes | str) -> Change | None:
+    try:
+        game_id, version, session_id = json.loads(data)
+        return Change(game_id=int(game_id), version=int(version),
+                      session_id=None if session_id is None else int(session_id))
+    except (ValueError, TypeError):
+        log.warning("push: ignored a malformed message %r", data[:100])
+        return None
+
+
+class RedisBridge:
+    """Publishes changes on one Redis channel; one subscriber thread per process feeds `hub`."""
+
+    def __init__(self, url: str, channel: str, local: _LocalHub, *,
+                 socket_timeout: float = 0.5) -> None:
+        self.url = url
+        self.channel = channel
+        self.local = local
+        self.socket_timeout = socket_timeout
+        self._lock = threading.Lock()
+        self._client = None
+        self._thread: threading.Thread | None = None
+        self._pid = 0
+        self._ready = threading.Event()
+        self._stop = threading.Event()
+
+    def _publisher(self):
+        import redis
+
+        if self._client is None or self._pid_client != os.getpid():
+            self._client = redis.Redis.from_url(self.url, socket_timeout=self.socket_timeout,
+                                                socket_connect_timeout=self.socket_timeout)
+            self._pid_client = os.getpid()
+        return self._client
+
+    _pid_client = 0
+
+    def publish(self, change: Change) -> bool:
+        import redis
+
+        try:
+            self._publisher().publish(self.channel, _encode(change))
+            return True
+        except redis.RedisError as exc:
+            log.warning("push: Redis publish failed (%s); only this process's streams hear it", exc)
+            return False
+
+    def ensure_listening(self, timeout: float = 3.0) -> bool:
+        """Start this process's subscriber (once; again after a fork) and wait until subscribed."""
+        with self._lock:
+            if self._thread is None or self._pid != os.getpid() or not self._thread.is_alive():
+                self._pid = os.getpid()
+                self._ready = threading.Event()
+                self._stop = threading.Event()
+                self._thread = threading.Thread(target=self._listen, name="kavet-push-subscriber",
+                                                daemon=True)
+                self._thread.start()
+            ready = self._ready
+        return ready.wait(timeout)
+
+    def stop(self) -> None:
+        self._stop.set()
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout=5)
+
+    def _listen(self) -> None:
+        import redis
+
+        failures = 0
+        ready, stop = self._ready, self._stop
+        while not stop.is_set():
+            client = pubsub = None
+            try:
+                client = redis.Redis.from_url(self.url, socket_connect_timeout=2,
+                                              health_check_interval=30)
+                pubsub = client.pubsub(ignore_subscribe_messages=True)
+                pubsub.subscribe(self.channel)
+                # Wait for the subscription to be confirmed before saying we are listening.
+                deadline = time.monotonic() + 5
+                while not pubsub.subscribed and time.monotonic() < deadline:
+                    pubsub.get_message(timeout=0.1)
+                if not pubsub.subscribed:
+                    raise redis.ConnectionError("no subscription confirmation")
+                if failures:
+                    self.local.lost_messages()  # what was published while we were away
+                    log.warning("push: Redis subscriber back after %d failures", failures)
+                failures = 0
+                ready.set()
+                while not stop.is_set():
+                    message = pubsub.get_message(timeout=1.0)
+                    if message is None or message.get("type") != "message":
+                        continue
+                    change = _decode(message["data"])
+                    if change is not None:
+                        self.local.deliver(change)
+            except redis.RedisError as exc:
+                failures += 1
+                log.warning("push: Redis subscriber lost (%s); retrying", exc)
+                stop.wait(min(5.0, 0.2 * 2 ** min(failures, 5)))
+            finally:
+                for closable in (pubsub, client):
+                    try:
+                        if closable is not None:
+                            closable.close()
+                    except Exception:  # noqa: BLE001 - closing a broken connection
+                        pass
+
+
+_bridge: RedisBridge | None = None
+_bridge_lock = threading.Lock()
+
+
+def channel_name() -> str:
+    """The site's one Redis channel. Redis pub/sub ignores the db number, so it names the
+    database too: two sites (or test runs) on one Redis never hear each other."""
+    from django.conf import settings
+
+    explicit = getattr(settings, "KAVET_PUSH_CHANNEL", "") or os.environ.get("KAVET_PUSH_CHANNEL", "")
+    if explicit:
+        return explicit
+    name = str(settings.DATABASES["default"].get("NAME", "")).rsplit("/", 1)[-1]
+    return f"kavet:push:{name}"
+
+
+def bridge() -> RedisBridge | None:
+    """The Redis fan-out when REDIS_URL is set, else None (in-process only)."""
+    global _bridge
+    from django.conf import settings
+
+    url = getattr(settings, "REDIS_URL", "")
+    if not url:
+        return None
+    with _bridge_lock:
+        if _bridge is None or _bridge.url != url:
+            _bridge = RedisBridge(url, channel_name(), hub,
+                                  socket_timeout=getattr(settings, "REDIS_SOCKET_TIMEOUT", 0.5))
+        return _bridge
+
+
+def ensure_listening() -> None:
+    """Called by a stream before it reads the database: this process hears every change."""
+    b = bridge()
+    if b is not None and not b.ensure_listening():
+        log.warning("push: the Redis subscriber is not ready; streams hear only this process")
 
 
 def table_changed(*, game_id: int, version: int, session_id: int | None = None) -> None:
     """Tell the game's tablets (and its class game's live view) that it is at `version` now."""
     change = Change(game_id=game_id, version=version, session_id=session_id)
-    hub.publish(table_channel(game_id), change)
-    if session_id is not None:
-        hub.publish(session_channel(session_id), change)
+    b = bridge()
+    if b is None or not b.publish(change):
+        # Without Redis (or with Redis down) the watchers of this process still hear it.
+        hub.deliver(change)
