@@ -22,8 +22,8 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from games.selectors import name_seats
-from games.signin import signin_locks, signin_unlock
 from games.services import game_tick
+from games.signin import signin_locks, signin_unlock
 
 from . import selectors, services
 from .forms import (

@@ -302,9 +302,9 @@ def test_nul_bytes_reach_no_query_on_postgresql(client, classroom, anna):
     from tests.conftest import need_service
 
     need_service(connection.vendor == "postgresql", "PostgreSQL (DATABASE_URL)")
-    from classrooms.models import Classroom
-
     from django.db import DatabaseError, transaction
+
+    from classrooms.models import Classroom
 
     with pytest.raises((ValueError, DatabaseError)), transaction.atomic():
         Classroom.objects.filter(code="AB\x00").exists()
@@ -329,12 +329,12 @@ def test_the_tablet_cookies_are_httponly_lax_and_secure_in_production(client, cl
 
 
 def test_production_settings_make_the_tablet_cookies_secure():
-    from tests.site.test_settings import ROOT
-
     import json
     import os
     import subprocess
     import sys
+
+    from tests.site.test_settings import ROOT
 
     probe = ("import json, django; django.setup(); from django.conf import settings as s; "
              "print(json.dumps([s.KAVET_COOKIE_SECURE, s.SESSION_COOKIE_SECURE]))")
