@@ -1,5 +1,5 @@
 """URLs of the games app: tablet sign-in, the student's home, the game table."""
-from django.urls import path
+from django.urls import include, path
 
 from . import signin, views
 
@@ -15,4 +15,5 @@ urlpatterns = [
     path("play/<int:game_id>/move/", views.table_move, name="table_move"),
     path("play/<int:game_id>/log/", views.table_moves, name="table_log"),
     path("play/<int:game_id>/stop/", views.practice_stop, name="practice_stop"),
+    path("push/", include("games.stream_urls")),  # server-sent events (games/stream.py)
 ]

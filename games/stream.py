@@ -1,0 +1,244 @@
+"""Server-sent events: a table's tablets and the teacher's live view hear each change at once.
+
+    GET /push/table/<game_id>/?t=<poll token>&v=<version seen>   (a seat's tablet)
+    GET /push/session/<session_id>/?v=<version seen>              (the teacher's live view)
+
+Each event is `id: V / event: table / data: {"version": V}`; the browser's EventSource sends
+the last id back as Last-Event-ID when it reconnects, and a client that is behind the database
+gets the current version at once. A comment every HEARTBEAT seconds keeps proxies from closing
+the connection; after LIFETIME seconds the server closes it and the browser reconnects (so
+connections spread again over the processes behind a load balancer).
+
+The views are sync: they check permissions with the same selectors as the pages, read the
+version once, give their database connection back, and return a response that only waits on
+the push hub (games.push). Under ASGI the body is an async iterator (no thread, no database
+connection per tablet); under WSGI (runserver, the embedded default) a generator that blocks
+on the in-process hub. Under gunicorn's WSGI workers a stream would hold a thread per tablet,
+so there the view answers 204 and the tablet keeps polling.
+
+For a session, the event id is the sum of its games' versions (it only ever grows).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from collections.abc import AsyncIterator, Iterator
+
+from django.core.handlers.asgi import ASGIRequest
+from django.core.signing import BadSignature
+from django.db import connections
+from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, StreamingHttpResponse
+from django.views.decorators.http import require_GET
+
+from classrooms import selectors as class_selectors
+from games import push, selectors
+from games.models import Game
+from games.views import POLL_SIGNER
+
+HEARTBEAT = 15.0  # seconds between keep-alive comments
+LIFETIME = 300.0  # seconds before the server closes a stream (the browser reconnects)
+LIFETIME_JITTER = 30.0  # so the streams of one class do not all reconnect in the same second
+RETRY_MS = 2000  # how long the browser waits before reconnecting after a close
+ENDED = (Game.Status.FINISHED, Game.Status.ABANDONED)
+
+
+def _client_version(request: HttpRequest) -> int | None:
+    """What the client has seen: the id of the last event it got, else the page's version."""
+    for raw in (request.headers.get("Last-Event-ID", ""), request.GET.get("v", "")):
+        try:
+            return int(raw)
+        except ValueError:
+            continue
+    return None
+
+
+def _event(version: int, **extra: int) -> bytes:
+    data = json.dumps({"version": version, **extra})
+    return f"id: {version}\nevent: table\ndata: {data}\n\n".encode()
+
+
+def _release_database() -> None:
+    """A stream must not keep a database connection for minutes (one per tablet)."""
+    for conn in connections.all(initialized_only=True):
+        if not conn.in_atomic_block:  # inside a test's transaction: leave it alone
+            conn.close()
+
+
+def _sync_streams_allowed(request: HttpRequest) -> bool:
+    # gunicorn's WSGI workers have a few threads each: minutes-long streams would starve them.
+    return not request.META.get("SERVER_SOFTWARE", "").lower().startswith("gunicorn")
+
+
+class _Table:
+    """What a tablet's stream says: its game's version.
+
+    A change at the same version is sent too: pausing, resuming or ending a game changes its
+    status, not its version (Move.number is the version), and the tablet must hear it."""
+
+    def __init__(self, version: int) -> None:
+        self.version = version
+
+    def apply(self, changes: list[push.Change]) -> bytes:
+        newest = max(c.version for c in changes)
+        if newest < self.version:
+            return b""  # older than what was sent (a late message): never go back
+        self.version = newest
+        return _event(newest)
+
+
+class _Session:
+    """What the teacher's stream says: which table moved, and the sum of the versions."""
+
+    def __init__(self, versions: dict[int, int]) -> None:
+        self.versions = versions
+
+    @property
+    def version(self) -> int:
+        return sum(self.versions.values())
+
+    def apply(self, changes: list[push.Change]) -> bytes:
+        out = []
+        for change in changes:
+            if change.version >= self.versions.get(change.game_id, -1):
+                self.versions[change.game_id] = change.version
+                out.append(_event(self.version, game=change.game_id))
+        return b"".join(out)
+
+
+def _lifetime() -> float:
+    return LIFETIME + random.uniform(0, LIFETIME_JITTER)
+
+
+async def _astream(watcher: push.Watcher, state, first: bytes) -> AsyncIterator[bytes]:
+    loop = asyncio.get_running_loop()
+    push.hub.attach(watcher, loop)
+    try:
+        yield f"retry: {RETRY_MS}\n\n".encode() + first
+        deadline = loop.time() + _lifetime()
+        while True:
+            left = deadline - loop.time()
+            if left <= 0:
+                return
+            changes = await watcher.get(min(HEARTBEAT, left))
+            if watcher.closed:
+                return  # messages may have been lost: the browser reconnects and resyncs
+            if changes:
+                out = state.apply(changes)
+                if out:
+                    yield out
+                    continue
+            if loop.time() < deadline:
+                yield b": hb\n\n"
+    finally:
+        push.hub.unwatch(watcher)
+
+
+def _sstream(channel: str, cursor: int, state, first: bytes) -> Iterator[bytes]:
+    yield f"retry: {RETRY_MS}\n\n".encode() + first
+    deadline = time.monotonic() + _lifetime()
+    epoch = push.hub.epoch
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        count, change = push.hub.wait(channel, cursor, min(HEARTBEAT, left))
+        if push.hub.epoch != epoch:
+            return
+        if change is not None:
+            # The sync hub keeps the latest change per channel; a session stream may skip an
+            # intermediate version of a table, never the newest one.
+            cursor = count
+            out = state.apply([change])
+            if out:
+                yield out
+                continue
+        yield b": hb\n\n"
+
+
+def _respond(request: HttpRequest, channel: str, state, client: int | None, *,
+             watcher: push.Watcher | None, cursor: int) -> HttpResponse:
+    first = b""
+    if client is None or client < state.version:
+        first = _event(state.version)  # behind (or new): the current version at once
+    _release_database()
+    if watcher is not None:
+        body = _astream(watcher, state, first)
+    else:
+        body = _sstream(channel, cursor, state, first)
+    response = StreamingHttpResponse(body, content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # nginx: do not buffer the stream
+    return response
+
+
+def _subscribe(request: HttpRequest, channel: str) -> tuple[push.Watcher | None, int]:
+    """Before the database is read, so that no change committed after the read is missed."""
+    push.ensure_listening()
+    if isinstance(request, ASGIRequest):
+        return push.hub.watch(channel), 0
+    return None, push.hub.cursor(channel)
+
+
+def _refuse_sync(request: HttpRequest) -> HttpResponse | None:
+    if not isinstance(request, ASGIRequest) and not _sync_streams_allowed(request):
+        return HttpResponse(status=204)  # EventSource stops; the tablet keeps polling
+    return None
+
+
+@require_GET
+def table_stream(request: HttpRequest, game_id: int) -> HttpResponse:
+    """A seat's tablet: the same signed token as its poll, and a seat at this very game."""
+    try:
+        token_game, _position, token_user = POLL_SIGNER.unsign(request.GET.get("t", "")).split(".")
+    except (BadSignature, ValueError):
+        return HttpResponseForbidden()
+    if token_game != str(game_id) or token_user != str(request.user.pk):
+        return HttpResponseForbidden()
+    refused = _refuse_sync(request)
+    if refused:
+        return refused
+    channel = push.table_channel(game_id)
+    watcher, cursor = _subscribe(request, channel)
+    try:
+        game, _seat = selectors.game_for_seat(user=request.user, game_id=game_id)  # else 404
+        client = _client_version(request)
+        if game.status in ENDED and client is not None and client >= game.version:
+            raise _Nothing  # an ended game changes no more: EventSource stops
+        return _respond(request, channel, _Table(game.version), client, watcher=watcher,
+                        cursor=cursor)
+    except _Nothing:
+        if watcher is not None:
+            push.hub.unwatch(watcher)
+        _release_database()
+        return HttpResponse(status=204)
+    except BaseException:
+        if watcher is not None:
+            push.hub.unwatch(watcher)
+        raise
+
+
+@require_GET
+def session_stream(request: HttpRequest, session_id: int) -> HttpResponse:
+    """The teacher's live view: a class game of a class they teach (else 404, as the page)."""
+    if not request.user.is_authenticated:
+        return HttpResponseForbidden()
+    refused = _refuse_sync(request)
+    if refused:
+        return refused
+    channel = push.session_channel(session_id)
+    watcher, cursor = _subscribe(request, channel)
+    try:
+        session = class_selectors.session_get(request.user, session_id)  # else 404
+        versions = dict(Game.objects.filter(session=session).values_list("pk", "version"))
+        return _respond(request, channel, _Session(versions), _client_version(request),
+                        watcher=watcher, cursor=cursor)
+    except BaseException:
+        if watcher is not None:
+            push.hub.unwatch(watcher)
+        raise
+
+
+class _Nothing(Exception):
+    pass
