@@ -44,10 +44,6 @@ PROFILES: dict[str, Profile] = {
 }
 
 
-# Most cards (table + held) on which a bot looks for the largest trick, by tier.
-BEST_SEARCH_LIMIT: dict[int, int] = {1: 12, 2: 12, 3: 7}
-
-
 def bot_delay(strength: str, rng: random.Random) -> float:
     """Seconds a computer player waits before playing, so it feels like a person (R8.2)."""
     low, high = PROFILES[strength].delay
@@ -93,9 +89,9 @@ def _own_operation(
         return None
     table = _values(view["table"])
     held = _values(view["seats"][seat]["held"])
-    # The largest trick costs a search that grows fast with the table (powers at tier 3), so
-    # on a crowded table even a strong player settles for the first operation it sees.
-    if rng.random() < profile.best and len(table) + len(held) <= BEST_SEARCH_LIMIT[rules.tier]:
+    # R8.2: a hard player always looks for the largest trick; best_operation bounds its own
+    # work, so a crowded table costs a bounded time, never a smaller trick than it could find.
+    if rng.random() < profile.best:
         return best_operation(table, rules, held=held)
     return find_operation(table, rules, held=held)
 

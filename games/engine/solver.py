@@ -25,6 +25,31 @@ _caches: dict[tuple[Any, ...], dict[tuple[int, ...], Any]] = {}
 _set_values: dict[tuple[Any, ...], list[int]] = {}  # values held in each tier 3 memo
 
 
+# The largest-trick search (R8.2) grows exponentially with the table: past this many steps of
+# work (pairs of reachable sets combined, or arithmetic steps of the tier 3 search) it stops
+# looking for a larger trick and keeps the largest it has found, so a turn stays bounded.
+# Counted in steps, not seconds, so that the same table always gives the same answer (R9.2).
+BEST_BUDGET = 4_000
+
+
+class _Exhausted(Exception):
+    """The work budget of a bounded search ran out."""
+
+
+class _Budget:
+    def __init__(self, steps: int | None) -> None:
+        self.left = steps
+
+    def spend(self, steps: int = 1) -> None:
+        if self.left is not None:
+            self.left -= steps
+            if self.left < 0:
+                raise _Exhausted
+
+
+_UNBOUNDED = _Budget(None)
+
+
 def _rules_key(rules: RuleSet) -> tuple[Any, ...]:
     return (rules.tier, rules.operators, rules.bound)
 
@@ -64,12 +89,13 @@ def _sub_multisets(ms: tuple[int, ...]) -> Iterator[tuple[tuple[int, ...], tuple
 class _MaskArithmetic:
     """Tiers 1-2: a set of whole numbers 0..bound is one Python int used as a bit set."""
 
-    def __init__(self, rules: RuleSet) -> None:
+    def __init__(self, rules: RuleSet, budget: _Budget = _UNBOUNDED) -> None:
         self.rules = rules
         self.bound = int(rules.bound or 0)
         self.full = (1 << (self.bound + 1)) - 1
         self.ops = rules.operators or ""
         self.cache = _caches.setdefault(_rules_key(rules), {})
+        self.budget = budget
 
     def leaf(self, value: int) -> int:
         # R3.4: an X card may stand for any whole number the tier allows.
@@ -86,7 +112,9 @@ class _MaskArithmetic:
         else:
             mask = 0
             for a, b in _sub_multisets(ms):
-                mask |= self.combine(self.reach(a), self.reach(b))
+                ra, rb = self.reach(a), self.reach(b)
+                self.budget.spend()
+                mask |= self.combine(ra, rb)
                 if mask == self.full:
                     break
         if len(cache) > _CACHE_LIMIT:
@@ -483,7 +511,11 @@ def _dfs(
 
 
 def _tier3_options(
-    arith: _SetArithmetic, table: _Table, operands: tuple[int, ...], n_x: int
+    arith: _SetArithmetic,
+    table: _Table,
+    operands: tuple[int, ...],
+    n_x: int,
+    budget: _Budget = _UNBOUNDED,
 ) -> Iterator[tuple[Node, int, Value]]:
     """Operations on these concrete operands (plus X cards) as (tree, result card, value)."""
     size = len(operands)
@@ -491,11 +523,15 @@ def _tier3_options(
     if size > _EXACT_TIER3_OPERANDS:
         items = [(v, ("leaf", v, v)) for v in operands]
         for result in free:
-            tree = _dfs(arith, list(items), result, [_DFS_BUDGET], set())
+            steps = [_DFS_BUDGET]
+            tree = _dfs(arith, list(items), result, steps, set())
+            budget.spend((_DFS_BUDGET - steps[0]) // 100)
             if tree is not None:
                 yield tree, result, result
         if n_x:
-            tree = _dfs(arith, list(items), None, [_DFS_BUDGET], set())
+            steps = [_DFS_BUDGET]
+            tree = _dfs(arith, list(items), None, steps, set())
+            budget.spend((_DFS_BUDGET - steps[0]) // 100)
             if tree is not None:
                 yield tree, X, _tree_value(arith, tree)
         return
@@ -535,7 +571,13 @@ def _tree_value(arith: _SetArithmetic, tree: Node) -> Value:
     return value
 
 
-def _tier3_search(table: _Table, rules: RuleSet, largest: bool) -> Operation | None:
+def _tier3_search(
+    table: _Table,
+    rules: RuleSet,
+    largest: bool,
+    sizes: Sequence[int] | range | None = None,
+    budget: _Budget = _UNBOUNDED,
+) -> Operation | None:
     """Tier 3 with X cards, and tier 3 largest tricks.
 
     At tiers 1-2 an X is searched exactly as "any value"; at tier 3 that set is too large to
@@ -552,10 +594,15 @@ def _tier3_search(table: _Table, rules: RuleSet, largest: bool) -> Operation | N
         for sym, value in (("+", 0), ("-", 0), ("*", 1), ("/", 1))
         if sym in rules.operators
     )
-    sizes = range(len(concrete), -1, -1) if largest else range(0, len(concrete) + 1)
+    if sizes is None:
+        sizes = range(len(concrete), -1, -1) if largest else range(0, len(concrete) + 1)
+    else:
+        # `sizes` counts every operand; the X cards among them are placed below.
+        sizes = sorted({min(max(size - n_x, 0), len(concrete)) for size in sizes}, reverse=largest)
     for size in sizes:
         for operands in _operand_sets(concrete, size):
-            for tree, result, value in _tier3_options(arith, table, operands, n_x):
+            budget.spend()
+            for tree, result, value in _tier3_options(arith, table, operands, n_x, budget):
                 x_in_tree = sum(1 for leaf in _leaves(tree) if leaf[1] == X)
                 spare = n_x - x_in_tree - (1 if result == X else 0)
                 if spare < 0:
@@ -602,16 +649,46 @@ def find_operation(
 
 
 def best_operation(
-    cards: Sequence[Any], rules: RuleSet, held: Sequence[Any] = ()
+    cards: Sequence[Any], rules: RuleSet, held: Sequence[Any] = (), *, budget: int | None = BEST_BUDGET
 ) -> Operation | None:
-    """An operation winning as many cards as possible (hints, bots, the lesson of R5.6)."""
+    """An operation winning as many cards as possible (hints, bots, the lesson of R5.6).
+
+    Bounded: larger tricks are looked for first, within `budget` steps of work; when it runs
+    out, the search keeps the largest trick it has found, going up from find_operation's.
+    Either way the answer is None exactly when there is nothing to do (R9.4), and on tables
+    of up to about ten cards (eight at tier 3) it is the largest trick there is.
+    `budget=None` searches without bound.
+    """
     table = _Table(cards, held, rules)
     if len(table.multiset) < 3:
         return None
+    sizes = range(len(table.multiset) - 1, 1, -1)  # operands: every card but the result first
+    try:
+        return _largest_first(table, rules, sizes, _Budget(budget))
+    except _Exhausted:
+        pass
+    found = find_operation(cards, rules, held)
+    if found is None:
+        return None
+    step = _Budget(budget)
+    for size in range(found.n_operands + 1, len(table.multiset)):
+        try:
+            larger = _largest_first(table, rules, [size], step)
+        except _Exhausted:
+            break
+        if larger is not None and larger.n_cards > found.n_cards:
+            found = larger
+    return found
+
+
+def _largest_first(
+    table: _Table, rules: RuleSet, sizes: Sequence[int] | range, budget: _Budget
+) -> Operation | None:
+    """The first operation found with operand counts in `sizes`, tried in that order."""
     if rules.tier == 3:
-        return _tier3_search(table, rules, largest=True)
-    arith = _arithmetic(rules)
-    for size in range(len(table.multiset) - 1, 1, -1):
+        return _tier3_search(table, rules, largest=True, sizes=sizes, budget=budget)
+    arith = _MaskArithmetic(rules, budget)
+    for size in sizes:
         for operands in _operand_sets(table.multiset, size):
             found = _first_match(arith, table, operands)
             if found is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import collections
 import itertools
 import random
+import time
 
 import pytest
 
@@ -116,6 +117,17 @@ def test_hard_bot_takes_the_largest_trick(scene):
     assert move["type"] == "announce"
     events = s.play(move) + s.ok_all()
     assert s.first(events, "trick_won")["size"] == 4
+
+
+def test_hard_bot_takes_the_largest_trick_on_a_crowded_tier_3_table(scene):
+    # R8.2 — hard takes the largest trick on any table: on these eight cards at tier 3 it wins
+    # all eight (it used to settle for "2 * 3 = 6" above seven cards), in bounded time
+    s = scene(table=[3, 7, 10, 4, 6, 9, 2, 8], draw=[0, 1, 5], tier=3)
+    started = time.perf_counter()
+    move = bot_move(seat_view(s.state, 0), "hard", random.Random(0))
+    assert time.perf_counter() - started < 1.0
+    events = s.play(move) + s.ok_all()
+    assert s.first(events, "trick_won")["size"] == 8
 
 
 def test_hard_bot_challenges_every_mistake(scene):

@@ -264,3 +264,33 @@ def test_can_make_zero_divided_without_times() -> None:
     # X / 0 cannot make 5, but X + 0 can (X = 5) and 0 / X makes 0 (R3.4)
     assert can_make(["X", 0], 5, plus_divide)
     assert can_make(["X", 0], 0, plus_divide)
+
+
+@pytest.mark.parametrize("tier", [1, 2, 3])
+def test_the_largest_trick_search_is_bounded_on_crowded_tables(tier: int) -> None:
+    # R8.2, R9.4 — on a sixteen-card table the search stays bounded, finds at least what
+    # find_operation finds, and every trick it returns is accepted by the checker
+    import random
+    import time
+
+    from games.engine.solver import clear_caches
+
+    rng = random.Random(tier)
+    rules = RuleSet(tier=tier)
+    for _ in range(3):
+        cards = [rng.choice([*range(21), "X"]) for _ in range(16)]
+        clear_caches()
+        started = time.perf_counter()
+        best = best_operation(cards, rules)
+        assert time.perf_counter() - started < 2.0, cards
+        found = find_operation(cards, rules)
+        assert best is not None and found is not None
+        assert best.n_cards >= found.n_cards
+        _assert_checked(best, cards, rules, [])
+
+
+def test_the_largest_trick_on_eight_cards_at_tier_3() -> None:
+    # R8.2 — the table: all eight cards in one trick
+    best = best_operation([3, 7, 10, 4, 6, 9, 2, 8], TIER3)
+    assert best is not None and best.n_cards == 8
+    _assert_checked(best, [3, 7, 10, 4, 6, 9, 2, 8], TIER3, [])
