@@ -7,6 +7,8 @@
      <input data-select-on-click>        selects its text when tapped (a link to copy)
      <button data-confirm="Question?">   asks before submitting; "Cancel" stops it
      <input type=checkbox data-check-all="name">  ticks/unticks every input[name=name] of its form
+     <div hx-get=… data-poll-hold="details[open]">  skips its htmx poll while the selector matches
+                                                    inside it (an htmx trigger filter needs eval)
 */
 (function () {
   "use strict";
@@ -26,6 +28,12 @@
         if (b !== box && b.name === name) b.checked = box.checked;
       });
     }
+  });
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var el = event.detail && event.detail.elt;
+    var hold = el && el.dataset ? el.dataset.pollHold : null;
+    if (hold && el.querySelector(hold)) event.preventDefault();
   });
 
   document.addEventListener("click", function (event) {
