@@ -31,6 +31,24 @@ from django.db.models import Sum
 from django.shortcuts import render
 
 
+# axes' AccessAttempt.username is 255 characters; Django's login forms let longer names reach
+# authenticate() (their max_length is set after the validators are built), and PostgreSQL
+# refuses a longer value. No account has a name that long, so cutting it loses nothing.
+USERNAME_KEY_LENGTH = 255
+
+
+def throttle_username(request, credentials: dict | None = None) -> str | None:
+    """The name a lock is keyed on (AXES_USERNAME_CALLABLE): what was typed, as the form cleaned it."""
+    field = settings.AXES_USERNAME_FORM_FIELD
+    if credentials:
+        username = credentials.get(field)
+    else:
+        username = getattr(request, "data", request.POST).get(field)
+    if username is None:
+        return None
+    return str(username).replace("\x00", "")[:USERNAME_KEY_LENGTH]
+
+
 class KavetAxesHandler(AxesDatabaseHandler):
     """axes' database handler (shared by every web process) with a per-key limit."""
 

@@ -253,6 +253,7 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_LOCKOUT_CALLABLE = "kavet_site.auth_throttle.lockout_response"
 AXES_USERNAME_FORM_FIELD = "username"
+AXES_USERNAME_CALLABLE = "kavet_site.auth_throttle.throttle_username"
 # Only failures are kept (and only for the cool-off): no row per successful sign-in, which
 # would be a lasting trail of every child's tablet sign-in.
 AXES_DISABLE_ACCESS_LOG = True
