@@ -1,18 +1,42 @@
-"""gunicorn settings for production: `gunicorn -c gunicorn.conf.py kavet_site.wsgi`."""
+"""gunicorn settings for production.
+
+    gunicorn -c gunicorn.conf.py kavet_site.asgi   # ASGI (uvicorn workers): pages, moves and the
+                                                    # push streams (server-sent events)
+    gunicorn -c gunicorn.conf.py kavet_site.wsgi   # WSGI (threads): no streams, tablets poll
+
+Under ASGI one worker holds thousands of open streams on its event loop (they wait on the push
+hub, not on a thread or a database connection); sync views run in threads beside it.
+"""
 import multiprocessing
 import os
+import sys
+
+ASGI = any("asgi" in arg for arg in sys.argv[1:]) or "asgi" in os.environ.get("GUNICORN_APP", "")
 
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
-workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))
-# Threaded workers keep each tablet's connection alive between its polls (every 2 s) without
-# tying up a whole process per idle connection, as sync workers do without a proxy in front.
-threads = int(os.environ.get("GUNICORN_THREADS", "4"))
-worker_class = "gthread" if threads > 1 else "sync"
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
-keepalive = 10  # longer than the 2 s poll interval, so a tablet keeps its connection
 # Recycle workers now and then so a slow leak never grows without bound.
 max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "20000"))
 max_requests_jitter = 2000
 accesslog = os.environ.get("GUNICORN_ACCESSLOG", None)
 errorlog = "-"
 preload_app = True
+
+if ASGI:
+    # One event loop per core; each serves pages and moves (in threads) and the open streams.
+    workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count()))
+    worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "uvicorn_worker.UvicornWorker")
+    keepalive = 10
+    # A stream ends by itself within its lifetime (games/stream.py); on a restart the open ones
+    # are cut after this and the browsers reconnect to another worker.
+    graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "10"))
+    # Each ASGI request runs its sync code in a thread of its own, so a persistent database
+    # connection would never be reused, only left open: one connection per request instead.
+    os.environ.setdefault("CONN_MAX_AGE", "0")
+else:
+    workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))
+    # Threaded workers keep each tablet's connection alive between its polls (every 2 s) without
+    # tying up a whole process per idle connection, as sync workers do without a proxy in front.
+    threads = int(os.environ.get("GUNICORN_THREADS", "4"))
+    worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gthread" if threads > 1 else "sync")
+    keepalive = 10  # longer than the 2 s poll interval, so a tablet keeps its connection

@@ -42,6 +42,9 @@ LIFETIME = 300.0  # seconds before the server closes a stream (the browser recon
 LIFETIME_JITTER = 30.0  # so the streams of one class do not all reconnect in the same second
 RETRY_MS = 2000  # how long the browser waits before reconnecting after a close
 ENDED = (Game.Status.FINISHED, Game.Status.ABANDONED)
+# First thing on every stream: the reconnect delay, and an event the page waits for (a stream
+# that opens but never delivers it is behind a buffering proxy: the page goes back to polling).
+HELLO = f"retry: {RETRY_MS}\nevent: hello\ndata: {{}}\n\n".encode()
 
 
 def _client_version(request: HttpRequest) -> int | None:
@@ -115,7 +118,7 @@ async def _astream(watcher: push.Watcher, state, first: bytes) -> AsyncIterator[
     loop = asyncio.get_running_loop()
     push.hub.attach(watcher, loop)
     try:
-        yield f"retry: {RETRY_MS}\n\n".encode() + first
+        yield HELLO + first
         deadline = loop.time() + _lifetime()
         while True:
             left = deadline - loop.time()
@@ -136,7 +139,7 @@ async def _astream(watcher: push.Watcher, state, first: bytes) -> AsyncIterator[
 
 
 def _sstream(channel: str, cursor: int, state, first: bytes) -> Iterator[bytes]:
-    yield f"retry: {RETRY_MS}\n\n".encode() + first
+    yield HELLO + first
     deadline = time.monotonic() + _lifetime()
     epoch = push.hub.epoch
     while True:

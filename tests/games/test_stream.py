@@ -100,7 +100,8 @@ def test_asgi_a_tablet_hears_its_tables_move(table, anna):
         return await read_until(response, lambda ev: table_events(ev))
 
     events = parse(scenario())
-    assert events[0] == {"retry": str(stream.RETRY_MS)}  # up to date: nothing sent at once
+    # Up to date: nothing but the reconnect delay and the hello sent at once.
+    assert events[0] == {"retry": str(stream.RETRY_MS), "event": "hello", "data": {}}
     (event,) = table_events(events)
     assert event == {"id": str(table.version + 1), "event": "table",
                      "data": {"version": table.version + 1}}
@@ -255,7 +256,7 @@ def test_wsgi_a_tablet_hears_its_tables_move(client, table, anna):
     assert response.status_code == 200 and not response.is_async
     chunks = []
     content = iter(response.streaming_content)
-    chunks.append(next(content))  # retry: and nothing else: up to date
+    chunks.append(next(content))  # retry: and hello, nothing else: up to date
     publish_soon(0.2, game_id=table.pk, version=table.version + 1)
     while not table_events(parse(chunks)):
         chunks.append(next(content))

@@ -1,0 +1,84 @@
+/* Kavet 'm eus: the push channel. Opens an EventSource on the URL in the data-stream attribute
+   of the page's live element ([data-stream]) and tells the page's own code through DOM events
+   on document:
+
+     kavet:changed      {version, game?, resync?}  something changed: refresh now
+     kavet:stream-up    {}                         events arrive: polling may slow down
+     kavet:stream-down  {}                         no stream (a buffering proxy, a server that
+                                                   answers 204, the network): poll as before
+
+   The server starts every stream with a `hello` event; a stream that opens but says nothing
+   (a proxy that buffers) counts as failed. After a reconnect the page gets kavet:changed with
+   resync: true, so whatever was missed while the connection was down is fetched once. */
+(function () {
+  "use strict";
+  if (!window.EventSource) return;  // the page keeps polling as it always did
+  var MAX_FAILURES = 3;     // failures in a row before the page is told to poll again
+  var HELLO_WITHIN = 5000;  // ms after opening for the first event
+  var RETRY_AFTER = 30000;  // ms before trying again once the stream was given up
+  var source = null, url = null, failures = 0, state = "", heard = false;
+  var helloTimer = null, retryTimer = null;
+
+  function tell(name, detail) {
+    document.dispatchEvent(new CustomEvent(name, { detail: detail || {} }));
+  }
+  function setState(next) {
+    if (state === next) return;
+    state = next;
+    tell(next === "up" ? "kavet:stream-up" : "kavet:stream-down");
+  }
+  function streamUrl() {
+    var el = document.querySelector("[data-stream]");
+    return el ? el.getAttribute("data-stream") : null;
+  }
+  function stop() {
+    clearTimeout(helloTimer); clearTimeout(retryTimer);
+    if (source) source.close();
+    source = null;
+  }
+  function failed() {
+    failures++;
+    if (!source || source.readyState === EventSource.CLOSED || failures >= MAX_FAILURES) {
+      stop();  // give up for a while: the page polls
+      setState("down");
+      retryTimer = setTimeout(function () { failures = 0; open(); }, RETRY_AFTER);
+    }
+    // else: the browser reconnects by itself after the server's `retry:`
+  }
+
+  function open() {
+    url = streamUrl();
+    if (!url) return;
+    source = new EventSource(url);
+    source.addEventListener("open", function () {
+      clearTimeout(helloTimer);
+      helloTimer = setTimeout(function () { if (source) source.close(); failed(); }, HELLO_WITHIN);
+    });
+    source.addEventListener("hello", function () {
+      clearTimeout(helloTimer);
+      failures = 0;
+      if (heard) tell("kavet:changed", { version: null, resync: true });
+      heard = true;
+      setState("up");
+    });
+    source.addEventListener("table", function (ev) {
+      var data;
+      try { data = JSON.parse(ev.data); } catch (e) { return; }
+      tell("kavet:changed", data);
+    });
+    source.addEventListener("error", function () {
+      clearTimeout(helloTimer);
+      failed();
+    });
+  }
+
+  // The live element may be swapped by htmx with a new stream URL (a new token, another game).
+  document.addEventListener("htmx:afterSettle", function () {
+    var next = streamUrl();
+    if (next !== url) { stop(); failures = 0; heard = false; if (next) open(); else setState("down"); }
+  });
+  window.addEventListener("pagehide", stop);
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", open);
+  else open();
+})();
