@@ -35,6 +35,57 @@ WRONG_CODES: frozenset[str] = frozenset(
     }
 )
 
+# R3.5: the `reason` of a "parse_error" (input that does not parse), for pages that say more.
+PARSE_REASONS: frozenset[str] = frozenset(
+    {
+        "bad_token",
+        "empty",
+        "empty_step",
+        "equals_missing",
+        "number_too_long",
+        "operand_missing",
+        "result_not_card",
+        "several_equals",
+        "step_unknown",
+        "step_unused",
+        "step_value",
+        "step_without_operator",
+        "too_deep",
+        "unary_minus",
+        "unbalanced",
+        "unexpected",
+        "x_assignment",
+    }
+)
+
+# R9.3: a move refused by the game (nothing changes); an invalid announcement is refused with
+# its INVALID_CODES code instead.
+MOVE_REFUSAL_CODES: frozenset[str] = frozenset(
+    {
+        "already_answered",
+        "bad_move",
+        "game_over",
+        "not_your_turn",
+        "own_announcement",
+        "place_odd_trick",
+        "place_unavailable",
+        "place_unknown",
+        "stale_timeout",
+        "too_late",
+        "unknown_move",
+        "unknown_seat",
+        "wrong_phase",
+    }
+)
+
+# A game's settings refused before it starts (EngineError, never a Refusal of a move).
+SETTINGS_CODES: frozenset[str] = frozenset(
+    {"config_invalid", "rules_invalid", "deck_invalid", "draw_order_invalid"}
+)
+
+# Every code the engine publishes: a verdict, a refusal or an EngineError carries one of these.
+CODES: frozenset[str] = INVALID_CODES | WRONG_CODES | MOVE_REFUSAL_CODES | SETTINGS_CODES
+
 # English texts for the CLI and debugging only; the web app maps codes to gettext strings.
 MESSAGES: dict[str, str] = {
     "input_too_long": "The announcement is too long (at most {limit} characters).",

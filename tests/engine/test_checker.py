@@ -203,3 +203,21 @@ def test_an_x_value_outside_the_tier_is_wrong_and_keeps_its_cards() -> None:
     tokens = [{"card": 0}, {"op": "+"}, {"card": 1}, {"op": "="}, {"card": 2}]
     verdict = check_operation(tokens, ["X", 3, 7], TIER3, x_values={0: 10**5000})
     assert (verdict.kind, verdict.code) == ("invalid", "parse_error")
+
+
+def test_every_code_the_engine_raises_is_published() -> None:
+    # R3.5: the codes written in the engine's sources are exactly the published ones, so a
+    # new refusal cannot slip out without a stable code a page can translate
+    import re
+    from pathlib import Path
+
+    from games.engine import errors
+
+    source = "\n".join(p.read_text() for p in Path(errors.__file__).parent.glob("*.py"))
+    raised = set(re.findall(r'(?:_refusal|Refusal|ParseFailure|_Wrong|EngineError|_config_error)\("([a-z_]+)"', source))
+    reasons = set(re.findall(r'_parse_error\("([a-z_]+)"', source)) | set(
+        re.findall(r'reason="([a-z_]+)"', source))
+    assert raised and raised <= errors.CODES, raised - errors.CODES
+    assert reasons and reasons <= errors.PARSE_REASONS, reasons - errors.PARSE_REASONS
+    assert errors.INVALID_CODES.isdisjoint(errors.WRONG_CODES)
+    assert set(errors.MESSAGES) >= errors.INVALID_CODES | errors.WRONG_CODES

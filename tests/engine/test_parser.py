@@ -8,10 +8,26 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.engine import RuleSet, Verdict, check_operation
+from games.engine import INVALID_CODES, WRONG_CODES, RuleSet, Verdict, check_operation
+from games.engine.errors import PARSE_REASONS
 from games.engine.parser import MAX_INPUT_LENGTH, ParseFailure, parse_announcement
 
 TIER1, TIER2, TIER3 = RuleSet(tier=1), RuleSet(tier=2), RuleSet(tier=3)
+
+
+def _assert_stable_verdict(verdict: Verdict) -> None:
+    """R3.5: a verdict is correct, or carries a published code of its own kind (and a
+    parse_error a published reason)."""
+    assert isinstance(verdict, Verdict)
+    if verdict.ok:
+        assert (verdict.kind, verdict.code, verdict.operation is not None) == (None, None, True)
+        return
+    published = {"invalid": INVALID_CODES, "wrong": WRONG_CODES}[verdict.kind]  # type: ignore[index]
+    assert verdict.code in published, verdict
+    if verdict.code == "parse_error":
+        assert verdict.params.get("reason") in PARSE_REASONS, verdict
+    if verdict.kind == "wrong":
+        assert verdict.operation is not None  # a wrong operation is shown to everyone
 
 
 @pytest.mark.parametrize(
@@ -201,6 +217,7 @@ def test_bad_text_gets_an_invalid_verdict(text: str, code: str) -> None:
     # R3.5: input that does not parse is refused (invalid), with a stable code.
     verdict = check_operation(text, [8, 5, 13, 6, 7, 2, 4], TIER3)
     assert (verdict.ok, verdict.kind, verdict.code) == (False, "invalid", code)
+    _assert_stable_verdict(verdict)
 
 
 @pytest.mark.parametrize(
@@ -220,6 +237,7 @@ def test_bad_tokens_get_an_invalid_verdict(tokens: object) -> None:
     # R3.5: malformed tablet input is refused, never a crash.
     verdict = check_operation(tokens, [8, 5, 13], TIER2)
     assert verdict.kind == "invalid"
+    _assert_stable_verdict(verdict)
 
 
 @settings(max_examples=300, deadline=None)
@@ -227,8 +245,7 @@ def test_bad_tokens_get_an_invalid_verdict(tokens: object) -> None:
 def test_any_text_gets_a_verdict(text: str) -> None:
     # R3.5: any string at all gets a verdict with a code; nothing else escapes.
     verdict = check_operation(text, [8, 5, 13, "X", 2, 0], TIER3)
-    assert isinstance(verdict, Verdict)
-    assert verdict.ok or verdict.code
+    _assert_stable_verdict(verdict)
 
 
 @settings(max_examples=300, deadline=None)
@@ -237,7 +254,7 @@ def test_any_formula_like_text_gets_a_verdict(text: str) -> None:
     # R3.5, at every tier: arithmetic-looking noise is judged, never crashes.
     for rules in (TIER1, TIER2, TIER3):
         verdict = check_operation(text, [8, 5, 13, "X", 2, 0, 1, 20, 3], rules)
-        assert verdict.ok or verdict.kind in ("invalid", "wrong")
+        _assert_stable_verdict(verdict)
 
 
 _TOKEN = st.one_of(
@@ -254,7 +271,7 @@ def test_any_tokens_get_a_verdict(
 ) -> None:
     # R3.5: any token sequence from a tablet is judged, never crashes.
     verdict = check_operation(tokens, [8, 5, 13, "X", 2, "X", 3], TIER3, x_values=x_values)
-    assert verdict.ok or verdict.kind in ("invalid", "wrong")
+    _assert_stable_verdict(verdict)
 
 
 @pytest.mark.parametrize(
@@ -271,7 +288,8 @@ def test_any_tokens_get_a_verdict(
 def test_huge_numbers_get_a_verdict_that_can_be_sent(announcement: object, x_values: object) -> None:
     # R3.5: a verdict for any input, with parameters a page can show and JSON can carry
     verdict = check_operation(announcement, ["X", 1, 2], TIER3, x_values=x_values)  # type: ignore[arg-type]
-    assert not verdict.ok and verdict.code
+    assert not verdict.ok
+    _assert_stable_verdict(verdict)
     json.dumps(verdict.to_dict())
     assert verdict.message
 
@@ -281,5 +299,5 @@ def test_huge_numbers_get_a_verdict_that_can_be_sent(announcement: object, x_val
 def test_any_text_at_any_tier_gets_a_verdict_that_can_be_sent(text: str, rules: RuleSet) -> None:
     # R3.5: any string at all, past the length limit too, gets a verdict JSON can carry
     verdict = check_operation(text, [8, 5, 13, "X", 2, 0, 1, 1, 3], rules)
-    assert verdict.ok or verdict.kind in ("invalid", "wrong")
+    _assert_stable_verdict(verdict)
     json.dumps(verdict.to_dict())

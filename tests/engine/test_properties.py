@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from games.engine.bots import bot_move, play_bot_game
 from games.engine.cards import DeckSpec
-from games.engine.errors import Refusal
+from games.engine.errors import INVALID_CODES, MOVE_REFUSAL_CODES, Refusal
 from games.engine.game import (
     MOVE_TYPES,
     GameConfig,
@@ -112,7 +112,9 @@ def test_cards_are_conserved_and_refusals_change_nothing(config, seed, data):
         try:
             new, events = apply_move(state, move)
         except Refusal as refusal:
-            assert refusal.code and isinstance(refusal.params, dict)
+            # R3.5, R9.3: every refusal carries a code the engine publishes
+            assert refusal.code in MOVE_REFUSAL_CODES | INVALID_CODES, refusal
+            assert isinstance(refusal.params, dict)
             assert _frozen(state) == before
             continue
         assert _frozen(state) == before  # the input is never changed, even when accepted
