@@ -15,6 +15,7 @@ wipe the client-wide count, and other accounts' counts, by signing in as themsel
 """
 from __future__ import annotations
 
+import ipaddress
 from datetime import timedelta
 from math import ceil
 
@@ -30,6 +31,7 @@ from axes.models import AccessAttempt
 from django.db.models import Sum
 from django.shortcuts import render
 
+from kavet_site.clientip import client_bucket
 
 # axes' AccessAttempt.username is 255 characters; Django's login forms let longer names reach
 # authenticate() (their max_length is set after the validators are built), and PostgreSQL
@@ -49,6 +51,23 @@ def throttle_username(request, credentials: dict | None = None) -> str | None:
     return str(username).replace("\x00", "")[:USERNAME_KEY_LENGTH]
 
 
+def throttle_client_ip(request) -> str | None:
+    """The address a lock is keyed on (AXES_CLIENT_IP_CALLABLE), as the site's rate limits read it.
+
+    kavet_site.clientip takes X-Forwarded-For only from KAVET_TRUSTED_PROXIES hops, so a client
+    cannot pick its own key (django-ipware with a proxy count took the left-most entry, which
+    the client writes). An IPv6 client owns a whole /64, so it is keyed on that network: else
+    it could take a fresh address for every few tries.
+    """
+    bucket = client_bucket(request)
+    try:
+        if "/" in bucket:
+            return str(ipaddress.ip_network(bucket, strict=False).network_address)
+        return str(ipaddress.ip_address(bucket))
+    except ValueError:
+        return None  # no usable REMOTE_ADDR: all such requests share one key
+
+
 class KavetAxesHandler(AxesDatabaseHandler):
     """axes' database handler (shared by every web process) with a per-key limit."""
 
@@ -57,7 +76,8 @@ class KavetAxesHandler(AxesDatabaseHandler):
         client_limit = max(1, int(getattr(settings, "KAVET_AXES_CLIENT_FAILURE_LIMIT", limit)))
         parameters = get_lockout_parameters(request, credentials)
         worst = 0
-        for parameter, attempts in zip(parameters, self.get_user_attempts(request, credentials)):
+        for parameter, attempts in zip(parameters, self.get_user_attempts(request, credentials),
+                                       strict=True):
             count = attempts.aggregate(n=Sum("failures_since_start"))["n"] or 0
             if parameter == "ip_address":
                 # count >= client_limit exactly when the scaled count >= limit.

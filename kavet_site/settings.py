@@ -192,6 +192,10 @@ CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
 CELERY_VISIBILITY_TIMEOUT = int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "300"))
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
+    # Look for such messages every 10 s (kombu's default scans only every 10th time, ~100 s):
+    # one ZRANGE per worker every 10 s brings a lost message back within the timeout + 10 s.
+    "unacked_restore_interval": 10,
+    "unacked_restore_throttle": 1,
     "socket_connect_timeout": 2,
     "socket_timeout": 10,
     "retry_on_timeout": True,
@@ -254,10 +258,11 @@ AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_LOCKOUT_CALLABLE = "kavet_site.auth_throttle.lockout_response"
 AXES_USERNAME_FORM_FIELD = "username"
 AXES_USERNAME_CALLABLE = "kavet_site.auth_throttle.throttle_username"
+# The client's address as every rate limit reads it (kavet_site/clientip.py, KAVET_TRUSTED_PROXIES).
+AXES_CLIENT_IP_CALLABLE = "kavet_site.auth_throttle.throttle_client_ip"
 # Only failures are kept (and only for the cool-off): no row per successful sign-in, which
 # would be a lasting trail of every child's tablet sign-in.
 AXES_DISABLE_ACCESS_LOG = True
-AXES_IPWARE_PROXY_COUNT = None  # set below from KAVET_TRUSTED_PROXIES
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -306,10 +311,8 @@ WHITENOISE_USE_FINDERS = env_bool("WHITENOISE_USE_FINDERS", True)
 # address is read from X-Forwarded-For that many hops from the right; with 0 it is
 # REMOTE_ADDR and X-Forwarded-For is ignored (a client can write anything there).
 KAVET_TRUSTED_PROXIES = int(os.environ.get("KAVET_TRUSTED_PROXIES", "0"))
-AXES_IPWARE_PROXY_COUNT = KAVET_TRUSTED_PROXIES or None
-AXES_IPWARE_META_PRECEDENCE_ORDER = (
-    ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"] if KAVET_TRUSTED_PROXIES else ["REMOTE_ADDR"]
-)
+# axes reads it through kavet_site.clientip too (AXES_CLIENT_IP_CALLABLE in "Auth"), not through
+# django-ipware, whose proxy count took the left-most X-Forwarded-For entry: the client's own.
 
 # /healthz answers only ok / not ok to the public; the details go to staff or to a caller
 # that sends this token (header X-Healthz-Token), for monitoring.
