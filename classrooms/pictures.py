@@ -1,29 +1,54 @@
-"""The picture set of the tablet sign-in: a student's code is three of these, unique in the class."""
+"""The picture set of the tablet sign-in: a student's code is three of these, unique in the class.
+
+Every picture is the project's own drawing, ``static/img/pictures/<key>.svg``: no emoji font is
+needed on the tablet, the teacher's computer or in the PDF, and all of them draw the same picture.
+"""
+
 from __future__ import annotations
 
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
-# (index, emoji, spoken name). The index is what is stored; never reorder, only append.
+# (index, key, spoken name). The index is what is stored; never reorder, only append.
+# The key is the drawing's file name (static/img/pictures/<key>.svg).
 PICTURES: tuple[tuple[int, str, str], ...] = (
-    (0, "🐱", _("cat")),
-    (1, "🐶", _("dog")),
-    (2, "🐟", _("fish")),
-    (3, "🐦", _("bird")),
-    (4, "🌞", _("sun")),
-    (5, "🌙", _("moon")),
-    (6, "⭐", _("star")),
-    (7, "🌳", _("tree")),
-    (8, "🍎", _("apple")),
-    (9, "🚲", _("bike")),
-    (10, "⛵", _("boat")),
-    (11, "🏠", _("house")),
-    (12, "🎈", _("balloon")),
-    (13, "🐢", _("turtle")),
-    (14, "🦋", _("butterfly")),
-    (15, "🌈", _("rainbow")),
+    (0, "cat", _("cat")),
+    (1, "dog", _("dog")),
+    (2, "fish", _("fish")),
+    (3, "bird", _("bird")),
+    (4, "sun", _("sun")),
+    (5, "moon", _("moon")),
+    (6, "star", _("star")),
+    (7, "tree", _("tree")),
+    (8, "apple", _("apple")),
+    (9, "bike", _("bike")),
+    (10, "boat", _("boat")),
+    (11, "house", _("house")),
+    (12, "balloon", _("balloon")),
+    (13, "turtle", _("turtle")),
+    (14, "butterfly", _("butterfly")),
+    (15, "rainbow", _("rainbow")),
 )
 PICTURE_COUNT = len(PICTURES)
 CODE_LENGTH = 3
+
+# The other pictographs of the site: key -> what a screen reader says.
+PICTOGRAPHS: dict[str, str] = {
+    "robot": _("computer player"),
+    "trophy": _("winner"),
+    "fox": _("fox"),
+    # The six event cards (R7): the card's Breton name is read as is.
+    "unan": pgettext_lazy("event card", "UNAN"),
+    "daou": pgettext_lazy("event card", "DAOU"),
+    "tri": pgettext_lazy("event card", "TRI"),
+    "pevar": pgettext_lazy("event card", "PEVAR"),
+    "pemp": pgettext_lazy("event card", "PEMP"),
+    "chwech": pgettext_lazy("event card", "C'HWEC'H"),
+    "x": pgettext_lazy("card", "X"),
+}
+
+# Every drawing the site has, key -> word.
+ALL_PICTURES: dict[str, str] = {key: name for _i, key, name in PICTURES} | PICTOGRAPHS
 
 
 def encode(indexes: tuple[int, ...] | list[int]) -> str:
@@ -36,3 +61,8 @@ def decode(code: str) -> tuple[int, ...]:
 
 def pictures_of(code: str) -> list[tuple[int, str, str]]:
     return [PICTURES[i] for i in decode(code)]
+
+
+def picture_word(key: str) -> str:
+    """The word a picture stands for, in the reader's language ('' for an unknown key)."""
+    return str(ALL_PICTURES.get(key, ""))
