@@ -3,7 +3,16 @@
 from .bots import bot_delay, bot_move, play_bot_game
 from .cards import EVENT_LABELS, EVENT_NAMES, Card, DeckSpec, build_deck
 from .checker import check_operation
-from .errors import INVALID_CODES, WRONG_CODES, EngineError, Refusal
+from .errors import (
+    CODES,
+    INVALID_CODES,
+    MOVE_REFUSAL_CODES,
+    PARSE_REASONS,
+    SETTINGS_CODES,
+    WRONG_CODES,
+    EngineError,
+    Refusal,
+)
 from .game import (
     PHASES,
     GameConfig,
@@ -12,16 +21,25 @@ from .game import (
     check_invariants,
     legal_moves,
     new_game,
+    operation_dict,
+    places_of,
     replay,
+    score_of,
+    scores_of,
     start_game,
 )
 from .operations import Operation, Verdict
-from .rules import RuleSet, combine_levels, ruleset_for_players
+from .rules import RULES_PROBLEMS, RuleSet, combine_levels, ruleset_for_players
 from .skills import SKILLS, skills_of
 from .solver import best_operation, can_make, find_operation
 from .view import describe_event, seat_view
 
 __all__ = [
+    "CODES",
+    "MOVE_REFUSAL_CODES",
+    "PARSE_REASONS",
+    "RULES_PROBLEMS",
+    "SETTINGS_CODES",
     "EVENT_LABELS",
     "EVENT_NAMES",
     "INVALID_CODES",
@@ -53,8 +71,12 @@ __all__ = [
     "describe_event",
     "legal_moves",
     "new_game",
+    "operation_dict",
+    "places_of",
     "play_bot_game",
     "replay",
+    "score_of",
+    "scores_of",
     "seat_view",
     "start_game",
 ]

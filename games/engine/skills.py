@@ -1,11 +1,20 @@
-"""Which arithmetic skills an operation shows, for the progress reports."""
+"""Which arithmetic skills an operation shows, for the progress reports.
+
+The one home of this fact: `skills_of` reads a judged operation (correct or wrong), or its
+stored form (`Operation.to_dict()` or the game's `operation_dict`), and returns skill keys
+from SKILLS. It judges by what the child computed: the operation as announced, evaluated
+exactly, so a wrong "8 + 4 = 10" is a try at 8 + 4, whose true sum 12 is beyond 10.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
+from typing import Any
 
 from .operations import Operation
-from .rules import RuleSet
+from .parser import ParseFailure, parse_announcement
+from .rules import MAX_EXPONENT, MAX_NUMERATOR, RuleSet
 
 SKILLS: tuple[str, ...] = (
     "addsub_10",
@@ -17,34 +26,100 @@ SKILLS: tuple[str, ...] = (
     "joker",
 )
 
-
-def _is_fraction(token: str) -> bool:
-    # Steps read "7 / 2 = 7/2": an operator stands alone between spaces, a fraction does not.
-    return "/" in token and token != "/"
+Step = tuple[Fraction, str, Fraction, Fraction]  # a sym b = value, the true value
 
 
-def skills_of(operation: Operation, rules: RuleSet) -> frozenset[str]:
-    """The skills an operation exercises (a subset of SKILLS)."""
+def _true_steps(text: str) -> tuple[list[Step], int, bool, set[str]] | None:
+    """The steps an announcement's canonical text asks for, with their true values.
+
+    Returns (steps, operands, X used, operators), or None when the text cannot be read.
+    A step whose value does not exist (÷ 0, 0^0, an exponent out of range) is left out, and
+    so is every step above it: nothing was computed there.
+    """
+    try:
+        parsed = parse_announcement(text)
+    except ParseFailure:
+        return None
+    x_values = iter(parsed.x_assignments)
+    steps: list[Step] = []
+    operators: set[str] = set()
+    counts = {"operands": 0, "x": False}
+
+    def leaf(node: tuple[Any, ...]) -> Fraction | None:
+        if node[0] == "x":
+            counts["x"] = True
+            value = next(x_values, None)
+            return None if value is None else Fraction(value)
+        return Fraction(node[1])
+
+    def walk(node: tuple[Any, ...]) -> Fraction | None:
+        kind = node[0]
+        if kind == "step":
+            return walk(node[2])
+        if kind != "op":
+            counts["operands"] += 1
+            return leaf(node)
+        sym = node[1]
+        operators.add(sym)
+        a, b = walk(node[2]), walk(node[3])
+        if a is None or b is None:
+            return None
+        value: Fraction | None
+        if sym == "+":
+            value = a + b
+        elif sym == "-":
+            value = a - b
+        elif sym == "*":
+            value = a * b
+        elif sym == "/":
+            value = a / b if b else None
+        elif b.denominator == 1 and 0 <= b <= MAX_EXPONENT and abs(a) <= MAX_NUMERATOR and (a or b):
+            value = a ** int(b)
+        else:
+            value = None
+        if value is not None:
+            steps.append((a, sym, b, value))
+        return value
+
+    walk(parsed.expression)
+    if parsed.result[0] == "x":
+        counts["x"] = True
+    return steps, counts["operands"], bool(counts["x"]), operators
+
+
+def _text_of(operation: Operation | Mapping[str, Any]) -> str:
+    if isinstance(operation, Operation):
+        return operation.text
+    return str(operation.get("text") or "")
+
+
+def skills_of(operation: Operation | Mapping[str, Any], rules: RuleSet | None = None) -> frozenset[str]:
+    """The skills an operation exercises (a subset of SKILLS), correct or wrong.
+
+    `operation` is an Operation or its stored form (a dict with its canonical "text", as
+    Operation.to_dict and the game's operation_dict keep it). `rules` is not needed: the
+    skills depend on the operation alone; it is accepted for callers that pass it.
+    """
+    read = _true_steps(_text_of(operation))
+    if read is None:
+        return frozenset()
+    steps, operands, x_used, operators = read
     skills: set[str] = set()
-    ops = operation.operators
-    if ops & {"+", "-"}:
+    if operators & {"+", "-"}:
         # Adding and subtracting within 10 is the first thing taught; beyond 10 the second.
-        # Judge by the numbers in the + and - steps: "(8 - 5) * 6 = 18" subtracts within 10.
-        numbers = [
-            abs(Fraction(part))
-            for step in operation.steps
-            if step.split()[1] in "+-"
-            for part in step.split()[::2]
-        ]
+        # Judge by the numbers of the + and - steps: "(8 - 5) * 6 = 18" subtracts within 10.
+        numbers = [abs(v) for a, sym, b, value in steps if sym in "+-" for v in (a, b, value)]
         skills.add("addsub_20" if any(v > 10 for v in numbers) else "addsub_10")
-    if "*" in ops:
+    if "*" in operators:
         skills.add("mult")
-    if "/" in ops:
+    if "/" in operators:
         skills.add("div")
-    if operation.n_operands >= 3:
+    if operands >= 3:
         skills.add("multi_step")
-    if "^" in ops or any(_is_fraction(t) for step in operation.steps for t in step.split()):
+    if "^" in operators or any(
+        v.denominator != 1 for a, _sym, b, value in steps for v in (a, b, value)
+    ):
         skills.add("frac_pow")
-    if "X" in operation.cards:
+    if x_used:
         skills.add("joker")
     return frozenset(skills)

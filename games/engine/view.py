@@ -6,7 +6,7 @@ from typing import Any
 
 from .cards import EVENT_LABELS
 from .errors import english_message
-from .game import GameState, card_dict, legal_moves
+from .game import GameState, card_dict, legal_moves, score_of
 
 
 def seat_view(state: GameState, seat: int | None) -> dict[str, Any]:
@@ -43,6 +43,7 @@ def seat_view(state: GameState, seat: int | None) -> dict[str, Any]:
                 "events": [card_dict(cards[c]) for c in state.events_row[i]],
                 "laid": {place: len(trick) for place, trick in state.laid[i].items()},
                 "skips": state.skips[i],
+                "score": score_of(state, i),  # R6.3 as the cards stand (final once over)
                 "bot": state.bots[i] if i < len(state.bots) else None,
             }
             for i in range(state.n_seats)

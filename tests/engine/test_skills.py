@@ -34,3 +34,37 @@ def test_fractions_powers_and_joker() -> None:
     assert "frac_pow" in _skills("7 / 2 * 2 = 7", [7, 2, 2, 7], TIER3)
     assert "frac_pow" not in _skills("6 / 2 * 2 = 6", [6, 2, 2, 6], TIER3)
     assert "joker" in _skills("X + 3 = 7 (X=4)", ["X", 3, 7], TIER1)
+
+
+def test_a_wrong_operation_is_a_try_at_what_the_child_computed() -> None:
+    # R3.5 (a wrong operation is judged, not refused): "8 + 4 = 10" is a try at 8 + 4, whose
+    # true sum 12 is beyond 10; "7 - 9 + 5 = 3" at tier 1 still tried 7 - 9 and then + 5
+    verdict = check_operation("8 + 4 = 10", [8, 4, 10], TIER1)
+    assert verdict.is_wrong and verdict.operation is not None
+    assert skills_of(verdict.operation) == {"addsub_20"}
+    verdict = check_operation("7 - 9 + 5 = 3", [7, 9, 5, 3], TIER1)
+    assert verdict.code == "negative" and verdict.operation is not None
+    assert skills_of(verdict.operation) == {"addsub_10", "multi_step"}
+    verdict = check_operation("6 / 0 = 3", [6, 0, 3], TIER2)
+    assert verdict.code == "division_by_zero" and verdict.operation is not None
+    assert skills_of(verdict.operation) == {"div"}
+
+
+def test_skills_from_the_stored_forms_are_the_same() -> None:
+    # R3.2: the stored operation (Operation.to_dict, the game's operation_dict) gives the same
+    # skills as the Operation itself, so reports read them without the engine's objects
+    from games.engine.game import operation_dict
+
+    for text, cards, rules in (
+        ("(8 - 5) * 6 = 18", [8, 5, 6, 18], TIER2),
+        ("X + 3 = 7 (X=4)", ["X", 3, 7], TIER1),
+        ("7 / 2 * 2 = 7", [7, 2, 2, 7], TIER3),
+        ("13 + 4 = 16", [13, 4, 16], TIER1),
+    ):
+        operation = check_operation(text, cards, rules).operation
+        assert operation is not None
+        expected = skills_of(operation)
+        assert expected and expected <= set(SKILLS)
+        assert skills_of(operation.to_dict()) == expected
+        stored = operation_dict(operation, list(range(len(operation.positions))), rules)
+        assert set(stored["skills"]) == expected and skills_of(stored) == expected
