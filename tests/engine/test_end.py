@@ -139,3 +139,15 @@ def test_scores_and_places_come_from_the_engine_at_any_moment(scene):
     assert [seat["score"] for seat in seat_view(s.state, None)["seats"]] == scores_of(s.state)
     assert places_of([6, 1, 1]) == [1, 2, 2] and places_of([3, 3, 5]) == [2, 2, 1]
     assert places_of([]) == []
+
+
+def test_an_unchallenged_wrong_operation_counts_as_nothing_for_the_end(scene):
+    # R6.1, R4.6 — with the draw pile empty, a wrong operation nobody challenged counts as
+    # saying "nothing to do": once the other player passes too, the game is over
+    s = scene(table=[2, 3, 5, 9], draw=[], rest=1, players=2, challenge_window=0, lesson=False)
+    events = s.announce(0, "2 + 5 = 9")
+    assert s.first(events, "verdict")["code"] == "wrong_result"
+    assert s.state.phase == "turn" and s.state.active == 1 and s.state.passes == [0]
+    events = s.nothing(1)
+    assert s.first(events, "game_over")["reason"] == "all_said_nothing"
+    assert s.table == [2, 3, 5, 9]

@@ -228,3 +228,20 @@ def test_chwech_after_a_false_nothing(scene):
     s.play({"type": "chwech", "seat": 0, "use": True})
     s.announce(0, "2 + 3 = 5")
     assert s.state.active == 0 and s.state.skips == [0, 0, 0] and s.pile(2) == []
+
+
+def test_tri_may_draw_an_event_card_into_the_held_row(scene):
+    # R7.4 — a card drawn with TRI may be an event card: it is held, shown as not playable,
+    # and counts one at the end like any held card
+    from games.engine.game import player_operation, score_of
+    from games.engine.view import seat_view
+
+    s = scene(table=[4, 9, 10], draw=["TRI", 2], piles={0: ["CHWECH"]})
+    s.nothing(0)
+    s.ok_all()
+    assert s.held(1) == ["CHWECH"] and s.events_row(1) == []
+    shown = seat_view(s.state, 1)["seats"][1]["held"]
+    assert [(c["kind"], c["event"]) for c in shown] == [("event", "CHWECH")]
+    assert player_operation(s.state, 1) is None  # 4, 9, 10, 2 and a held event card: nothing
+    s.refuse({"type": "announce", "seat": 1, "text": "4 + 6 = 10"}, "card_unavailable")
+    assert score_of(s.state, 1) == 2  # TRI in the pile, C'HWEC'H held
