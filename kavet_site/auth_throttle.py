@@ -65,7 +65,7 @@ def throttle_client_ip(request) -> str | None:
             return str(ipaddress.ip_network(bucket, strict=False).network_address)
         return str(ipaddress.ip_address(bucket))
     except ValueError:
-        return None  # no usable REMOTE_ADDR: all such requests share one key
+        return None  # no usable address at all: all such requests share one key
 
 
 class KavetAxesHandler(AxesDatabaseHandler):
