@@ -106,7 +106,7 @@ class _Session:
         for change in changes:
             if change.version >= self.versions.get(change.game_id, -1):
                 self.versions[change.game_id] = change.version
-                out.append(_event(self.version, game=change.game_id))
+                out.append(_event(self.version, game=change.game_id, game_version=change.version))
         return b"".join(out)
 
 

@@ -208,8 +208,8 @@ def test_the_teacher_hears_every_table_of_the_class_game(teacher, classroom):
 
     events = table_events(parse(scenario()))
     assert [e["data"] for e in events] == [
-        {"version": before + 1, "game": games[0].pk},
-        {"version": before + 3, "game": games[1].pk}]
+        {"version": before + 1, "game": games[0].pk, "game_version": games[0].version + 1},
+        {"version": before + 3, "game": games[1].pk, "game_version": games[1].version + 2}]
     assert [e["id"] for e in events] == [str(before + 1), str(before + 3)]
 
 

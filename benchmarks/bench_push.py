@@ -1,0 +1,529 @@
+"""Push (server-sent events on uvicorn workers) beside polling every 2 s (gunicorn), one run.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/kavet_bench_push \
+    REDIS_URL=redis://127.0.0.1:6379/9 .venv/bin/python benchmarks/bench_push.py [--quick]
+
+Seeds tables of four students in class games (a teacher per class game). Then, loopback only:
+
+1. push: `gunicorn -c gunicorn.conf.py kavet_site.asgi` (uvicorn workers); a listener process
+   (asyncio, raw sockets) opens N streams spread over the seats and the teachers; an idle
+   period measures the server's CPU per connected tablet; then moves are posted through the
+   real HTTP move endpoint on some tables, and every stream's arrival time is recorded:
+   delay from the move's commit to each other tablet, and the spread of arrival at one table.
+2. polling: `gunicorn -c gunicorn.conf.py kavet_site.wsgi` (threads) with the simulated tablets
+   of benchmarks/tablets.py polling every 2 s, the same moves; CPU per tablet, move latency.
+   A polling tablet sees a move at its next poll: the delay is uniform over the interval plus
+   the poll's answer time (given from the measured poll latency, marked "model").
+
+If games.services does not publish on commit yet, the mover publishes through games.push right
+after the move's answer (the same Redis path a web process takes), and the table says so.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import http.client
+import inspect
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import quote
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.quick import parse_args  # noqa: E402
+from benchmarks.serve import bench_env, ensure_database, gunicorn  # noqa: E402
+
+CSRF = "benchcsrftokenbenchcsrftoken0123"
+
+
+def raise_fd_limit(want: int) -> int:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = min(max(soft, want), hard)
+    if target > soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+# --- seeding --------------------------------------------------------------------------------
+
+
+def seed(n_tables: int, per_session: int) -> dict:
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.utils.module_loading import import_string
+
+    from classrooms.models import Classroom, School, Student, User
+    from classrooms.services import class_code_new
+    from games import services
+    from games.models import ClassSession, Game
+    from games.views import poll_token
+
+    store = import_string(settings.SESSION_ENGINE + ".SessionStore")
+    Game.objects.all().delete()
+    ClassSession.objects.all().delete()
+    Student.objects.all().delete()
+    User.objects.filter(username__startswith="bench-").delete()
+    Classroom.objects.all().delete()
+    school, _ = School.objects.get_or_create(slug="bench", defaults={"name": "Bench school"})
+
+    def session_cookie(user, extra: dict) -> str:
+        s = store()
+        s["_auth_user_id"] = str(user.pk)
+        s["_auth_user_backend"] = "django.contrib.auth.backends.ModelBackend"
+        s["_auth_user_hash"] = user.get_session_auth_hash()
+        s.update(extra)
+        s.save()
+        return f"sessionid={s.session_key}; csrftoken={CSRF}"
+
+    tables, teachers = [], []
+    k = 0
+    settings_ = {"turn_time": 0, "challenge_window": 600}  # no clocks: moves come from the mover
+    for first in range(0, n_tables, per_session):
+        teacher = User.objects.create(username=f"bench-teacher-{first}", role="teacher", school=school)
+        classroom = Classroom.objects.create(school=school, name=f"Bench {first}",
+                                             school_year="2026-2027", code=class_code_new())
+        classroom.teachers.add(teacher)
+        session = ClassSession.objects.create(classroom=classroom, created_by=teacher,
+                                              status=ClassSession.Status.RUNNING)
+        teachers.append({"session": session.pk, "cookie": session_cookie(teacher, {})})
+        for _t in range(min(per_session, n_tables - first)):
+            kids = []
+            for _j in range(4):
+                user = User.objects.create(username=f"bench-kid-{k}", role="student", school=school)
+                kids.append(Student.objects.create(user=user, classroom=classroom, name=f"Kid {k}",
+                                                   picture_code=f"{k % 16}-{(k // 16) % 16}-{k}"))
+                k += 1
+            game = services.game_create(school=school, classroom=classroom, session=session,
+                                        settings=settings_, players=[{"student": s} for s in kids])
+            game = services.game_start(game=game)
+            seats = []
+            for position, student in enumerate(kids):
+                cookie = session_cookie(student.user, {
+                    "kv_student": {"idle": 10, "classroom": classroom.pk},
+                    "kv_seen": time.time() + 3600, "kv_seats": {str(game.pk): position}})
+                seats.append({"position": position, "cookie": cookie,
+                              "token": poll_token(game, position, student.user.pk)})
+            tables.append({"game": game.pk, "session": session.pk, "version": game.version,
+                           "seats": seats})
+    return {"tables": tables, "teachers": teachers}
+
+
+# --- the listener process (asyncio, raw sockets) --------------------------------------------
+
+
+async def _readline(reader) -> bytes:
+    return await reader.readline()
+
+
+async def sse_connection(index: int, host: str, port: int, path: str, cookie: str,
+                         arrivals: list, hellos: set, errors: list, stop: asyncio.Event) -> None:
+    try:
+        reader, writer = await asyncio.open_connection(host, port)
+    except OSError as exc:
+        errors.append(f"connect {type(exc).__name__}")
+        return
+    try:
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nCookie: {cookie}\r\n"
+                     f"Accept: text/event-stream\r\n\r\n".encode())
+        await writer.drain()
+        status = (await asyncio.wait_for(reader.readline(), 30)).split()
+        if len(status) < 2 or status[1] != b"200":
+            errors.append(f"status {status[1:2]}")
+            return
+        chunked = False
+        while True:
+            line = await reader.readline()
+            if line in (b"\r\n", b""):
+                break
+            if line.lower().startswith(b"transfer-encoding:") and b"chunked" in line.lower():
+                chunked = True
+        buffer = b""
+        stopper = asyncio.ensure_future(stop.wait())
+        while not stop.is_set():
+            if chunked:
+                read = asyncio.ensure_future(reader.readline())
+                done, _ = await asyncio.wait({read, stopper}, return_when=asyncio.FIRST_COMPLETED)
+                if read not in done:
+                    read.cancel()
+                    break
+                size_line = read.result()
+                if not size_line:
+                    break
+                size = int(size_line.strip() or b"0", 16)
+                if size == 0:
+                    break
+                data = await reader.readexactly(size + 2)
+                buffer += data[:-2]
+            else:
+                read = asyncio.ensure_future(reader.read(65536))
+                done, _ = await asyncio.wait({read, stopper}, return_when=asyncio.FIRST_COMPLETED)
+                if read not in done:
+                    read.cancel()
+                    break
+                if not read.result():
+                    break
+                buffer += read.result()
+            now = time.monotonic()
+            while b"\n\n" in buffer:
+                block, buffer = buffer.split(b"\n\n", 1)
+                fields = dict(line.split(b": ", 1) for line in block.split(b"\n")
+                              if b": " in line and not line.startswith(b":"))
+                if fields.get(b"event") == b"hello":
+                    hellos.add(index)
+                elif fields.get(b"event") == b"table":
+                    data = json.loads(fields[b"data"])
+                    arrivals.append((index, data.get("game"), data.get("game_version", data["version"]),
+                                     now))
+        stopper.cancel()
+    except (OSError, asyncio.IncompleteReadError, ValueError, TimeoutError) as exc:
+        errors.append(type(exc).__name__)
+    finally:
+        writer.close()
+
+
+async def listen_main(plan: list, host: str, port: int, concurrency: int) -> dict:
+    arrivals: list = []
+    hellos: set = set()
+    errors: list = []
+    stop = asyncio.Event()
+    gate = asyncio.Semaphore(concurrency)
+    tasks = []
+
+    async def opened(i, path, cookie):
+        async with gate:
+            task = asyncio.ensure_future(sse_connection(i, host, port, path, cookie, arrivals,
+                                                        hellos, errors, stop))
+            tasks.append(task)
+            t0 = time.monotonic()
+            while i not in hellos and not task.done() and time.monotonic() - t0 < 30:
+                await asyncio.sleep(0.005)
+
+    started = time.monotonic()
+    await asyncio.gather(*(opened(i, p["path"], p["cookie"]) for i, p in enumerate(plan)))
+    print(f"READY {len(hellos)} {time.monotonic() - started:.1f} {len(errors)}", flush=True)
+    loop = asyncio.get_running_loop()
+    await loop.run_in_executor(None, sys.stdin.readline)  # the parent says when to stop
+    stop.set()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return {"arrivals": arrivals, "connected": len(hellos), "errors": errors[:20],
+            "n_errors": len(errors)}
+
+
+def listener_process() -> None:
+    raise_fd_limit(65536)
+    plan = json.load(open(sys.argv[2]))
+    port, concurrency = int(sys.argv[3]), int(sys.argv[4])
+    try:
+        import uvloop
+
+        uvloop.install()
+    except ImportError:
+        pass
+    result = asyncio.run(listen_main(plan, "127.0.0.1", port, concurrency))
+    print("RESULT " + json.dumps(result), flush=True)
+
+
+# --- the parent ---------------------------------------------------------------------------
+
+
+def tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of a process and its children now."""
+    pids = [pid] + [int(p) for p in subprocess.run(["pgrep", "-P", str(pid)], capture_output=True,
+                                                      text=True).stdout.split()]
+    total = 0.0
+    for p in pids:
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError):
+            pass
+    return total
+
+
+def mover(port: int, table: dict, until: float, pace: float, log: list, latencies: list,
+          failures: list, publish: bool) -> None:
+    """Plays one table: the active seat says "nothing", the others press OK; and again."""
+    from games import push
+    from games.engine.game import GameState, legal_moves
+    from games.models import Game
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
+    while time.monotonic() < until:
+        game = Game.objects.get(pk=table["game"])
+        state = GameState.from_dict(game.state)
+        choice = next(((seat, kind) for seat in range(4) for kind in ("nothing", "ok")
+                       if kind in legal_moves(state, seat)), None)
+        if choice is None:
+            return
+        seat, kind = choice
+        headers = {"Cookie": table["seats"][seat]["cookie"], "X-CSRFToken": CSRF,
+                   "HX-Request": "true", "Content-Type": "application/x-www-form-urlencoded"}
+        sent = time.monotonic()
+        try:
+            conn.request("POST", f"/play/{table['game']}/move/",
+                         f"seen_version={game.version}&type={kind}", headers)
+            response = conn.getresponse()
+            html = response.read().decode()
+        except (OSError, http.client.HTTPException) as exc:
+            failures.append(repr(exc))
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
+            continue
+        answered = time.monotonic()
+        latencies.append((answered - sent) * 1000)
+        if response.status != 200 or 'data-applied="1"' not in html:
+            failures.append(f"{response.status} {kind} v{game.version}")
+            time.sleep(pace)
+            continue
+        version = game.version + 1
+        if publish:
+            push.table_changed(game_id=table["game"], version=version, session_id=table["session"])
+        log.append({"game": table["game"], "version": version, "seat": seat, "sent": sent,
+                    "answered": answered, "published": time.monotonic() if publish else None})
+        time.sleep(pace * random.uniform(0.8, 1.2))
+
+
+def run_moves(port: int, tables: list, seconds: float, pace: float, publish: bool):
+    from django.db import connections
+
+    log, latencies, failures = [], [], []
+    until = time.monotonic() + seconds
+
+    def one(table):
+        try:
+            mover(port, table, until, pace, log, latencies, failures, publish)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=one, args=(t,)) for t in tables]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return log, latencies, failures
+
+
+@contextlib.contextmanager
+def asgi_server(port: int, workers: int, env: dict):
+    cmd = [str(Path(sys.executable).with_name("gunicorn")), "-c", "gunicorn.conf.py",
+           "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--backlog", "4096",
+           "kavet_site.asgi"]
+    proc = subprocess.Popen(cmd, env={**env, "CONN_MAX_AGE": "0"}, cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 40
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/bench/bare", timeout=1).read()
+                break
+            except OSError:
+                time.sleep(0.3)
+        else:
+            raise RuntimeError("the ASGI server did not start")
+        yield proc
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def stream_plan(seeded: dict, n: int, teacher_share: float) -> list[dict]:
+    """N streams: seats in turn (several streams per seat when N > seats), and the teachers."""
+    n_teachers = max(len(seeded["teachers"]), int(n * teacher_share))
+    plan = []
+    seats = [(t, s) for t in seeded["tables"] for s in t["seats"]]
+    for i in range(n - n_teachers):
+        table, seat = seats[i % len(seats)]
+        plan.append({"kind": "seat", "game": table["game"], "cookie": seat["cookie"],
+                     "path": f"/push/table/{table['game']}/?v={table['version']}&t={quote(seat['token'])}"})
+    for i in range(n_teachers):
+        teacher = seeded["teachers"][i % len(seeded["teachers"])]
+        plan.append({"kind": "teacher", "session": teacher["session"], "cookie": teacher["cookie"],
+                     "path": f"/push/session/{teacher['session']}/?v=0"})
+    return plan
+
+
+def push_phase(args, env, seeded, move_tables, publish) -> dict:
+    import tempfile
+
+    plan = stream_plan(seeded, args.connections, 0.02)
+    listing = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+    json.dump([{"path": p["path"], "cookie": p["cookie"]} for p in plan], listing)
+    listing.close()
+    with asgi_server(args.port, args.workers, env) as server:
+        listener = subprocess.Popen([sys.executable, __file__, "--listen", listing.name, str(args.port),
+                                     str(args.connect_concurrency)], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, text=True)
+        ready = listener.stdout.readline().split()
+        connected, connect_s = int(ready[1]), float(ready[2])
+        cpu0, t0 = tree_cpu(server.pid), time.monotonic()
+        time.sleep(args.idle)
+        idle_cpu = (tree_cpu(server.pid) - cpu0) / (time.monotonic() - t0)
+        log, latencies, failures = run_moves(args.port, move_tables, args.seconds, args.move_pace, publish)
+        time.sleep(1.0)  # the last events on their way
+        listener.stdin.write("stop\n")
+        listener.stdin.flush()
+        out, _ = listener.communicate(timeout=120)
+    result = json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:])
+    # Delays: for every move, every stream of its table (but the mover's own seat streams).
+    origin = {(m["game"], m["version"]): m for m in log}
+    seat_of = {}
+    for i, p in enumerate(plan):
+        if p["kind"] == "seat":
+            seat_of[i] = p
+    first_seen: dict[tuple, float] = {}
+    for index, game, version, t in result["arrivals"]:
+        p = plan[index]
+        g = p.get("game") if p["kind"] == "seat" else game
+        key = (index, g, version)
+        if key not in first_seen:
+            first_seen[key] = t
+    delays, teacher_delays, spreads = [], [], []
+    by_move: dict[tuple, list[float]] = {}
+    for (index, g, version), t in first_seen.items():
+        move = origin.get((g, version))
+        if move is None:
+            continue
+        start = move["published"] or move["answered"]
+        if plan[index]["kind"] == "seat":
+            delays.append((t - start) * 1000)
+            by_move.setdefault((g, version), []).append(t)
+        else:
+            teacher_delays.append((t - start) * 1000)
+    for times in by_move.values():
+        if len(times) > 1:
+            spreads.append((max(times) - min(times)) * 1000)
+    expected = sum(len([p for p in plan if p["kind"] == "seat" and p["game"] == m["game"]])
+                   for m in log)
+    return {"connected": connected, "planned": len(plan), "connect_s": connect_s,
+            "idle_cpu": idle_cpu, "delays": delays, "teacher_delays": teacher_delays,
+            "spreads": spreads, "moves": latencies, "failures": failures, "delivered": len(delays),
+            "expected": expected, "errors": result["n_errors"], "error_kinds": result["errors"]}
+
+
+def poll_phase(args, env, seeded, move_tables) -> dict:
+    from benchmarks.bench_table_load import run_tablets, tablets_result
+
+    from games.models import Game
+
+    versions = dict(Game.objects.values_list("pk", "version"))  # the push phase moved some
+    for t in seeded["tables"]:
+        t["version"] = versions[t["game"]]
+    moving = {t["game"] for t in move_tables}
+    seats = [(t, s) for t in seeded["tables"] if t["game"] not in moving for s in t["seats"]]
+    targets = [(f"/play/{t['game']}/?v={t['version']}&s=running&t={quote(s['token'])}", s["cookie"])
+               for i in range(args.poll_tablets) for t, s in [seats[i % len(seats)]]]
+    with gunicorn(args.port + 1, workers=args.poll_workers, threads=args.poll_threads, env=env) as server:
+        tablets_result(run_tablets(args.port + 1, targets[:50], seconds=2, interval=0.05))  # warm
+        polls = run_tablets(args.port + 1, targets, seconds=args.idle + args.seconds + 2,
+                            interval=args.interval)
+        time.sleep(2.0)
+        cpu0, t0 = tree_cpu(server.pid), time.monotonic()
+        time.sleep(args.idle)
+        idle_cpu = (tree_cpu(server.pid) - cpu0) / (time.monotonic() - t0)
+        _log, latencies, failures = run_moves(args.port + 1, move_tables, args.seconds, args.move_pace,
+                                              publish=False)
+        p = tablets_result(polls)
+    return {"idle_cpu": idle_cpu, "moves": latencies, "failures": failures, "polls": p}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--connections", type=int, default=2000, help="SSE streams in the push phase")
+    parser.add_argument("--tables", type=int, default=50, help="tables of four students")
+    parser.add_argument("--per-session", type=int, default=10, help="tables per class game (teacher)")
+    parser.add_argument("--move-tables", type=int, default=10)
+    parser.add_argument("--move-pace", type=float, default=1.0, help="seconds between a table's moves")
+    parser.add_argument("--seconds", type=float, default=20, help="seconds of moves per phase")
+    parser.add_argument("--idle", type=float, default=16, help="idle seconds measured (> heartbeat)")
+    parser.add_argument("--workers", type=int, default=2, help="uvicorn workers")
+    parser.add_argument("--poll-tablets", type=int, default=300)
+    parser.add_argument("--poll-workers", type=int, default=2)
+    parser.add_argument("--poll-threads", type=int, default=4)
+    parser.add_argument("--interval", type=float, default=2.0)
+    parser.add_argument("--connect-concurrency", type=int, default=16)
+    parser.add_argument("--port", type=int, default=8191)
+    parser.add_argument("--skip-poll", action="store_true")
+    args = parse_args(parser, quick={"connections": 200, "tables": 10, "move_tables": 3,
+                                     "seconds": 5, "idle": 4, "poll_tablets": 60})
+    fds = raise_fd_limit(args.connections * 2 + 1000)
+    os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/kavet_bench_push")
+    os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/9")
+    os.environ.setdefault("KAVET_PUSH_CHANNEL", "kavet:push:bench-" + os.environ["DATABASE_URL"].rsplit("/", 1)[-1])
+    env = bench_env()
+    os.environ.update({k: v for k, v in env.items() if k not in os.environ or k in (
+        "KAVET_URLCONF", "DEBUG", "LOG_LEVEL", "ALLOWED_HOSTS")})
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kavet_site.settings")
+    ensure_database(env)
+    t0 = time.monotonic()
+    seeded = seed(args.tables, args.per_session)
+    print(f"seeded {len(seeded['tables'])} tables of 4, {len(seeded['teachers'])} class games "
+          f"in {time.monotonic() - t0:.1f} s; open files limit {fds}; {os.cpu_count()} cores")
+    from games import services
+
+    publish = "table_changed" not in inspect.getsource(services)
+    move_tables = seeded["tables"][:args.move_tables]
+    pushed = push_phase(args, env, seeded, move_tables, publish)
+    polled = None if args.skip_poll else poll_phase(args, env, seeded, seeded["tables"][-args.move_tables:])
+
+    d, s, td = pushed["delays"], pushed["spreads"], pushed["teacher_delays"]
+    print(f"\nPUSH: gunicorn + {args.workers} uvicorn workers, PostgreSQL, Redis pub/sub; "
+          f"{pushed['connected']}/{pushed['planned']} streams open in {pushed['connect_s']:.1f} s "
+          f"({pushed['errors']} errors {pushed['error_kinds'][:3]})")
+    print("event from: " + ("the mover's publish right after the move's answer (services does not "
+                            "publish on commit yet)" if publish else "the server, on commit; "
+                            "timed from the move's answer"))
+    print(f"{'measure':<44}{'n':>7}{'p50':>9}{'p95':>9}{'p99':>9}{'max':>9}")
+
+    def row(name, values, unit=""):
+        print(f"{name:<44}{len(values):>7}{pct(values, 50):>9.1f}{pct(values, 95):>9.1f}"
+              f"{pct(values, 99):>9.1f}{max(values, default=float('nan')):>9.1f}{unit}")
+
+    row("push: move -> other tablets (ms)", d)
+    row("push: spread across one table (ms)", s)
+    row("push: move -> teacher's view (ms)", td)
+    row("push: move answer, under the streams (ms)", pushed["moves"])
+    print(f"push: delivered {pushed['delivered']}/{pushed['expected']} tablet events; move failures "
+          f"{len(pushed['failures'])}")
+    per_tablet = pushed["idle_cpu"] * 1e6 / max(1, pushed["connected"])
+    print(f"push: server CPU idle {pushed['idle_cpu'] * 100:.2f}% of a core for "
+          f"{pushed['connected']} streams = {per_tablet:.1f} us CPU/s per tablet")
+    if polled:
+        p = polled["polls"]
+        print(f"\nPOLL: gunicorn {args.poll_workers} workers x {args.poll_threads} threads, "
+              f"{args.poll_tablets} tablets every {args.interval} s")
+        print(f"poll answers p50 {p['p50']:.1f} p95 {p['p95']:.1f} p99 {p['p99']:.1f} ms, "
+              f"errors {p['errors']}, statuses {p['statuses']}")
+        row("poll: move answer, under the polls (ms)", polled["moves"])
+        iv = args.interval * 1000
+        print(f"poll (model): move -> other tablets p50 {iv * 0.5 + p['p50']:.0f} ms, "
+              f"p95 {iv * 0.95 + p['p95']:.0f} ms, max ~{iv + p['max']:.0f} ms; spread across a "
+              f"table up to ~{iv:.0f} ms")
+        per_poll = polled["idle_cpu"] * 1e6 / args.poll_tablets
+        print(f"poll: server CPU {polled['idle_cpu'] * 100:.1f}% of a core for {args.poll_tablets} "
+              f"tablets = {per_poll:.1f} us CPU/s per tablet; "
+              f"ratio poll/push per tablet: {per_poll / per_tablet if per_tablet else float('nan'):.0f}x")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--listen":
+        listener_process()
+    else:
+        main()
