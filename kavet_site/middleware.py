@@ -17,7 +17,7 @@ import logging
 from collections.abc import Callable
 
 from django.core.signals import got_request_exception
-from django.db import InterfaceError, OperationalError
+from django.db import InterfaceError, OperationalError, connections
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
@@ -58,6 +58,17 @@ def unavailable_response(request: HttpRequest, retry_after: int = RETRY_AFTER) -
     return response
 
 
+def _drop_broken_connections() -> None:
+    """Close a connection the outage broke, so the next request opens a fresh one at once
+    (request_finished does the same in production; this also covers the test client)."""
+    for conn in connections.all(initialized_only=True):
+        try:
+            if conn.connection is not None and not conn.is_usable():
+                conn.close()
+        except DATABASE_ERRORS:
+            pass
+
+
 class DatabaseUnavailableMiddleware:
     """Outermost but SecurityMiddleware: a 500 caused by the database becomes a 503 page."""
 
@@ -74,5 +85,6 @@ class DatabaseUnavailableMiddleware:
         if exc is not None and (response is None or response.status_code >= 500):
             log.warning("database unavailable for %s %s: %s", request.method, request.path,
                         type(exc).__name__)
+            _drop_broken_connections()
             return unavailable_response(request)
         return response

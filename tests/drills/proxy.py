@@ -68,6 +68,10 @@ class TCPProxy:
 
     def cut(self) -> None:
         if self._listener is not None:
+            try:  # wakes the thread blocked in accept(); close() alone would not stop listening
+                self._listener.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
             self._listener.close()
             self._listener = None
         with self._lock:
