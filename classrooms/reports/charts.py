@@ -11,7 +11,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext
 
-from .skills import BAND_BY_KEY, SKILL_LABELS, band_for
+from .progress import BAND_BY_KEY, SKILL_LABELS, band_for
 
 # A 360-unit-wide drawing: on a phone held upright one unit is about one pixel, so the
 # 13-unit labels stay readable without zooming; on wider screens it simply scales up.

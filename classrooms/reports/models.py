@@ -14,7 +14,7 @@ class WeeklyReport(models.Model):
         "classrooms.Student", on_delete=models.CASCADE, related_name="weekly_reports"
     )
     week_start = models.DateField(_("week of"))
-    # The whole report as built by services.report_build (see skills.report_data for its shape).
+    # The whole report as built by services.report_build (see progress.report_data for its shape).
     data = models.JSONField(default=dict)
     built_at = models.DateTimeField(_("built"))
 

@@ -18,7 +18,7 @@ from classrooms import selectors as classroom_selectors
 from classrooms.models import Classroom, ParentLink, School, Student, User
 
 from .models import LevelRecommendation, ParentInvite, ReportJob, WeeklyReport
-from .skills import (
+from .progress import (
     BAND_BY_KEY,
     MISTAKE_LABELS,
     SKILL_LABELS,
@@ -224,7 +224,7 @@ def skill_lines(data: dict[str, Any]) -> list[SkillLine]:
 
 def practice_at_home(data: dict[str, Any], *, limit: int = 3) -> list[dict[str, str]]:
     """What to practise: the skills still being learnt, most tried first, with examples."""
-    from .skills import SKILL_AT_HOME
+    from .progress import SKILL_AT_HOME
 
     order = {"practising": 0, "getting_there": 1}
     candidates = [

@@ -19,7 +19,7 @@ from games.models import Move, Play, Seat
 
 from .models import LevelRecommendation, ParentInvite, ReportJob, WeeklyReport
 from .selectors import school_tz
-from .skills import report_data, week_bounds, week_start_of
+from .progress import report_data, week_bounds, week_start_of
 
 PLAY_FIELDS = (
     "id", "game_id", "kind", "at", "ok", "verdict_kind", "code", "skills", "op", "text",

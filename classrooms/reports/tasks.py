@@ -23,7 +23,7 @@ from kavet_site.celery import PUBLISH_ERRORS
 from . import services
 from .models import ReportJob, WeeklyReport
 from .selectors import school_tz
-from .skills import week_bounds
+from .progress import week_bounds
 
 log = logging.getLogger(__name__)
 

@@ -28,7 +28,7 @@ from kavet_site.clientip import client_bucket
 from . import selectors, services
 from .charts import report_charts
 from .models import WeeklyReport
-from .skills import BANDS, SKILL_LABELS
+from .progress import BANDS, SKILL_LABELS
 
 CODE_TRIES = 10  # wrong link codes allowed per 15 minutes, per address and per account
 CODE_TRIES_WINDOW = 15 * 60

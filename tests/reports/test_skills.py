@@ -8,7 +8,7 @@ import pytest
 from classrooms.models import LevelChange
 from classrooms.reports import services
 from classrooms.reports.models import WeeklyReport
-from classrooms.reports.skills import band_for, recommend, skills_from_text
+from classrooms.reports.progress import band_for, recommend, skills_from_text
 from tests import factories
 from tests.reports.plays import game, paris, play
 
