@@ -303,3 +303,88 @@ def settlement_sentence(item: dict[str, Any], players: Sequence[str]) -> str:
     return ngettext("PEMP not used: %(name)s gives %(count)d card to %(other)s.",
                     "PEMP not used: %(name)s gives %(count)d cards to %(other)s.", count) % {
         "name": who, "count": count, "other": other}
+
+
+class ruling_texts:  # noqa: N801 - read as a function: ruling_texts(players).verdict(event)
+    """The words of the ruling panel (games.selectors.ruling_panel): a big word and a reason a
+    child can read, for each verdict (R3.5), each "nothing to do" ruling (R5.6) and each
+    challenge's outcome (R5.4, R5.5, R7.7)."""
+
+    def __init__(self, players: Sequence[str]) -> None:
+        self.players = players
+
+    def verdict(self, event: dict[str, Any]) -> dict[str, Any]:
+        if event.get("ok"):
+            op = event.get("operation") or {}
+            steps = [_tr(s) for s in op.get("steps") or []]
+            return {"ok": True, "word": _("Right!"),
+                    "reason": ", ".join(steps) if len(steps) > 1 else _tr(op.get("text", ""))}
+        return {"ok": False, "word": _("Wrong!"),
+                "reason": verdict_message(event.get("code"), event.get("params"))}
+
+    def nothing(self, event: dict[str, Any]) -> dict[str, Any]:
+        if event.get("was_true"):
+            return {"ok": True, "word": _("True!"), "reason": _("There was nothing to do.")}
+        op = (event.get("possible") or {}).get("text", "")
+        if op:
+            return {"ok": False, "word": _("Not true!"),
+                    "reason": _("There was something to do: %(text)s") % {"text": _tr(op)}}
+        return {"ok": False, "word": _("Not true!"), "reason": _("There was something to do.")}
+
+    def outcome(self, event: dict[str, Any]) -> dict[str, Any]:
+        names = {"challenger": _name(self.players, event.get("challenger")),
+                 "challenged": _name(self.players, event.get("challenged"))}
+        result = event.get("outcome")
+        reason = event.get("reason")
+        if result == "right":
+            return {"ok": True, "word": _("Good catch!"),
+                    "reason": _("%(challenger)s was right to say “Kavet 'm eus!”.") % names}
+        if result == "called_off":
+            return {"ok": True, "word": _("Second chance worked!"),
+                    "reason": _("C'HWEC'H: the challenge is called off.")}
+        reasons = {
+            "correct_announcement": _("%(challenged)s's operation was right."),
+            "true_nothing": _("There really was nothing to do for %(challenged)s."),
+            "timeout": _("%(challenger)s ran out of time to show an operation."),
+            "no_valid_operation": _("%(challenger)s did not show a right operation."),
+        }
+        return {"ok": False, "word": _("False challenge!"),
+                "reason": reasons.get(reason, _("The challenge was wrong.")) % names}
+
+    def consequence(self, event: dict[str, Any]) -> str | None:
+        if event.get("type") == "cards_given" and not event.get("count"):
+            return _("%(name)s has no cards to give yet, so gives 0 cards.") % {
+                "name": _name(self.players, event.get("from"))}
+        return event_sentence(event, self.players)
+
+    def speech(self, panel: dict[str, Any]) -> str:
+        """The whole ruling as one text for the read-aloud button."""
+        main = panel["main"]
+        parts = [_("%(name)s says: %(text)s") % {"name": main["who"], "text": main["said"]}
+                 if main["kind"] == "announce" else _("%(name)s says: nothing to do.") % {"name": main["who"]}]
+        challenge = panel.get("challenge")
+        if challenge:
+            parts.append(_("%(name)s: Kavet 'm eus!") % {"name": challenge["who"]})
+            if challenge.get("said"):
+                parts.append(challenge["said"])
+        for verdict in (main.get("verdict"), (challenge or {}).get("verdict"), (panel.get("outcome"))):
+            if verdict:
+                parts.append(f"{verdict['word']} {verdict['reason']}")
+        parts.extend(panel.get("consequences") or [])
+        return " ".join(p.strip() for p in parts if p)
+
+
+def event_explanations(held_events: set[str] | frozenset[str], rules: dict[str, Any] | None = None) -> dict[str, str]:
+    """What the event cards a child holds do, in a child's words (R7), shown next to the choice
+    of where a trick goes and beside the cards in the player's row."""
+    texts = {
+        "PEVAR": _("PEVAR: lay a trick on it and its cards count double at the end."),
+        "PEMP": _("PEMP: a trick with an even number of cards laid on it counts only half. If "
+                  "PEMP is still empty at the end, you give 2 cards to each other player."),
+        "DAOU": _("DAOU: you may give this trick to the player on your right. If you never use "
+                  "DAOU, at the end you give them 5 cards."),
+        "CHWECH": _("C'HWEC'H: if someone says “Kavet 'm eus!” against you, you may try again."),
+        "UNAN": _("UNAN: at the end you take the cards left on the table."),
+        "TRI": _("TRI: you took a card from each other player's pile: use them in your operations."),
+    }
+    return {name: text for name, text in texts.items() if name in held_events}

@@ -1,6 +1,8 @@
 """Reads for the students' pages: which games a user may see, and what one seat sees of a table."""
 from __future__ import annotations
 
+import json
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -11,7 +13,13 @@ from django.utils import timezone
 
 from classrooms.models import Student, User
 from games import engine
-from games.messages import events_sentences, settlement_sentence
+from games.messages import (
+    as_printed,
+    event_explanations,
+    events_sentences,
+    ruling_texts,
+    settlement_sentence,
+)
 
 from .models import Game, Move, Seat
 
@@ -103,8 +111,10 @@ class Countdown:
     total: int
 
 
-# How many sentences of recent play a tablet shows above the table.
+# How many sentences of recent play the screen reader hears, and how many moves the history
+# (one tap away, in a <details>) and the ruling panel look back over.
 NEWS_LINES = 5
+HISTORY_MOVES = 40
 
 
 def table_context(*, game: Game, seat: Seat | None, since: int | None = None) -> dict[str, Any]:
@@ -129,7 +139,7 @@ def table_context(*, game: Game, seat: Seat | None, since: int | None = None) ->
     # The last few things that happened, told in words on every tablet; what is new since the
     # version this tablet saw (several moves after a Wi-Fi gap) is marked, so a child who looked
     # away for a moment still reads what the computer players just did.
-    recent = list(Move.objects.filter(game=game).order_by("-number").only("events", "number")[:8])
+    recent = list(Move.objects.filter(game=game).order_by("-number").only("events", "number")[:HISTORY_MOVES])
     recent.reverse()
     news: list[tuple[str, bool]] = []
     for move in recent:
@@ -161,7 +171,13 @@ def table_context(*, game: Game, seat: Seat | None, since: int | None = None) ->
     keys += [("(", "("), (")", ")"), ("=", "=")]
     pending = view.get("pending")
     events = {c["event"] for c in me["events"]} if me else set()
+    ruling = ruling_panel([e for m in recent for e in m.events], players, position)
+    history = [(m.number, events_sentences(m.events, players)) for m in reversed(recent)]
     ctx.update(
+        ruling=ruling, history=[(n, lines) for n, lines in history if lines],
+        ruled_cards=set(ruling["cards"]) if ruling else set(),
+        explain=event_explanations(events, rules),
+        read_aloud=read_aloud_setting(game),
         view=view, state_phase=view["phase"], players=players, rules=rules, legal=legal, me=me,
         news=news, countdown=countdown, result=result, ranking=ranking,
         settlements=[settlement_sentence(item, players) for item in (result or {}).get("settlements", [])],
@@ -197,3 +213,117 @@ def _lesson(events: list[dict], position: int | None) -> dict | None:
                     "text": (op.get("text") or "").replace("*", "×").replace("/", "÷"),
                     "steps": op.get("steps") or []}
     return None
+
+
+def read_aloud_setting(game: Game) -> bool:
+    """Whether this table's tablets read rulings and prompts aloud (Classroom.read_aloud).
+
+    "auto" reads aloud when the class's lowest tier is 1 (children who may not read fluently yet).
+    A game without a class (none today) reads aloud: it never blocks play, the button stays optional.
+    """
+    classroom = getattr(game, "classroom", None)
+    if classroom is None:
+        return True
+    choice = getattr(classroom, "read_aloud", "auto")
+    if choice in ("on", "off"):
+        return choice == "on"
+    from django.db.models import Min
+
+    lowest = classroom.students.aggregate(low=Min("tier"))["low"]
+    return lowest is None or lowest <= 1
+
+
+# The events that begin a ruling: a turn's announcement or its "nothing to do" (R4.3, R4.5).
+def _starts_ruling(event: dict) -> bool:
+    return event.get("type") in ("announced", "said_nothing") and event.get("role") == "turn"
+
+
+def ruling_panel(events: list[dict], players: list[str], position: int | None) -> dict | None:
+    """The last ruling at the table, told causes first (R3.5, R5): what was said, by whom, the
+    verdict with its reason, the challenge and its verdict, the outcome, then where the cards
+    went. It stays on every tablet until the next turn's announcement or "nothing to do".
+
+    `events` are the events of the recent moves in order; None when no ruling happened yet.
+    """
+    start = None
+    for i in range(len(events) - 1, -1, -1):
+        if _starts_ruling(events[i]):
+            start = i
+            break
+    if start is None:
+        return None
+    story = events[start:]
+    first = story[0]
+    seat = first.get("seat")
+    main: dict[str, Any] = {
+        "seat": seat, "who": _player(players, seat), "mine": seat == position,
+        "kind": "announce" if first["type"] == "announced" else "nothing",
+        "said": as_printed(first.get("text", "")) if first["type"] == "announced" else "",
+        "timeout": bool(first.get("timeout")), "verdict": None,
+    }
+    cards: list[int] = list(first.get("cards") or [])
+    challenge: dict[str, Any] | None = None
+    second: dict[str, Any] | None = None  # C'HWEC'H's second try (R7.7)
+    outcome: dict[str, Any] | None = None
+    consequences: list[str] = []
+    lesson: dict[str, Any] | None = None
+    texts = ruling_texts(players)
+    for event in story[1:]:
+        kind = event.get("type")
+        if kind == "challenge_called":
+            challenge = {"seat": event.get("seat"), "who": _player(players, event.get("seat")),
+                         "mine": event.get("seat") == position, "said": "", "gave_up": False,
+                         "verdict": None}
+        elif kind == "announced" and event.get("role") == "challenge" and challenge:
+            challenge["said"] = as_printed(event.get("text", ""))
+        elif kind == "announced" and event.get("role") == "chwech":
+            second = {"said": as_printed(event.get("text", "")), "verdict": None}
+        elif kind == "said_nothing" and event.get("role") == "challenge" and challenge:
+            challenge["gave_up"] = True
+        elif kind == "verdict":
+            verdict = texts.verdict(event)
+            role = event.get("role")
+            if role == "challenge" and challenge:
+                challenge["verdict"] = verdict
+                if not event.get("ok"):
+                    cards += [c for c in event.get("cards") or [] if c not in cards]
+                else:
+                    cards = list(event.get("cards") or [])
+            elif role == "chwech":
+                second = second or {"said": as_printed(event.get("text", "")), "verdict": None}
+                second["verdict"] = verdict
+            else:
+                main["verdict"] = verdict
+        elif kind == "nothing_ruled":
+            main["verdict"] = texts.nothing(event)
+            possible = event.get("possible") or {}
+            if not event.get("was_true") and possible:
+                lesson = {"text": as_printed(possible.get("text", "")),
+                          "steps": [as_printed(s) for s in possible.get("steps") or []]}
+                cards = list(possible.get("cards") or [])
+        elif kind == "lesson" and not lesson:
+            op = event.get("operation") or {}
+            lesson = {"text": as_printed(op.get("text", "")),
+                      "steps": [as_printed(s) for s in op.get("steps") or []]}
+            cards = list(op.get("cards") or [])
+        elif kind == "challenge_ruled":
+            outcome = texts.outcome(event)
+        elif kind in ("trick_won", "cards_given", "skip_due"):
+            sentence = texts.consequence(event)
+            if sentence:
+                consequences.append(sentence)
+    if outcome is None and main["verdict"] is None:
+        stage = "challenged" if challenge else "checking"
+    else:
+        stage = "ruled"
+    panel = {"main": main, "challenge": challenge, "second": second, "outcome": outcome,
+             "consequences": consequences, "lesson": lesson, "stage": stage, "cards": cards,
+             "key": zlib.crc32(json.dumps(story, sort_keys=True, default=str).encode())}
+    panel["speech"] = texts.speech(panel)
+    return panel
+
+
+def _player(players: list[str], seat: Any) -> str:
+    if isinstance(seat, int) and 0 <= seat < len(players):
+        return players[seat]
+    return "?"

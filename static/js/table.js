@@ -1,15 +1,22 @@
-/* Kavet 'm eus: the game table's operation builder and its countdowns (htmx does the rest). */
+/* Kavet 'm eus: the game table — the operation builder, its countdowns, the poll and the push
+   channel, the Wi-Fi banner and reading aloud (htmx does the swapping). */
 (function () {
   "use strict";
   var SHOW = { "+": "+", "-": "−", "*": "×", "/": "÷", "^": "^", "(": "(", ")": ")", "=": "=" };
+  var BINARY = ["+", "-", "*", "/", "^"];
+  var TIMEOUT_MS = 8000;          // every request gives up after this (htmx.config.timeout)
+  var POLL_FAST = 2000, POLL_SLOW = 10000;
   var tokens = [];      // {card, label, kind} or {op}
   var xValues = {};     // X card id -> the number it stands for (R3.4)
   var pendingX = null;  // the X card waiting for its number
   var xEntry = "";
   var skew = 0;         // server clock minus this tablet's clock, for the countdowns
+  var streamUp = false, pollTimer = null;
+  var offline = false, retryDelay = 1000, retryTimer = null, unsent = null, resending = false;
 
   function form() { return document.getElementById("move-form"); }
   function board() { return document.getElementById("board"); }
+  function building() { var f = form(); return !!(f && f.querySelector("input[name=tokens]")); }
 
   function label(t) {
     if (t.card === undefined) return SHOW[t.op] || t.op;
@@ -43,16 +50,67 @@
     return out;
   }
 
+  // What may come next, so that the operation can't be unreadable (R3.1): a card after an
+  // operator, "(" or "="; an operator after a card or ")"; ")" only with an open "("; one "=",
+  // after a whole expression with at least one operator; after the result card, nothing.
+  function grammar() {
+    var last = "start", depth = 0, equals = false, ops = 0, result = false;
+    tokens.forEach(function (t) {
+      if (t.card !== undefined) { last = "value"; if (equals) result = true; }
+      else if (t.op === "(") { last = "open"; depth++; }
+      else if (t.op === ")") { last = "value"; depth--; }
+      else if (t.op === "=") { last = "equals"; equals = true; }
+      else { last = "op"; ops++; }
+    });
+    return {
+      card: !result && (last === "start" || last === "op" || last === "open" || last === "equals"),
+      op: !equals && last === "value",
+      open: !equals && (last === "start" || last === "op" || last === "open"),
+      close: !equals && last === "value" && depth > 0,
+      equals: !equals && last === "value" && depth === 0 && ops > 0,
+      complete: result
+    };
+  }
+
+  function storageKey(b) { return "kavet:op:" + b.dataset.game; }
+  function save() {
+    var b = board();
+    if (!b || !building()) return;
+    try {
+      if (!tokens.length) { sessionStorage.removeItem(storageKey(b)); return; }
+      sessionStorage.setItem(storageKey(b), JSON.stringify({ version: b.dataset.version, tokens: tokens, x: xValues }));
+    } catch (e) { /* private mode: the operation just isn't kept */ }
+  }
+  // A half-built operation survives a reload or a sleeping tablet, but only on the table it was
+  // built on: a new version (the table changed under it) drops it.
+  function restore() {
+    var b = board();
+    if (!b || !building()) return;
+    try {
+      var raw = sessionStorage.getItem(storageKey(b));
+      if (!raw) return;
+      var kept = JSON.parse(raw);
+      if (kept.version !== b.dataset.version) { sessionStorage.removeItem(storageKey(b)); return; }
+      var present = {};
+      b.querySelectorAll(".card[data-card]").forEach(function (c) { present[c.dataset.card] = true; });
+      if (!kept.tokens.every(function (t) { return t.card === undefined || present[t.card]; })) return;
+      tokens = kept.tokens; xValues = kept.x || {};
+    } catch (e) { /* unreadable: start again */ }
+  }
+
   function render() {
     var f = form();
     var used = {};
     tokens.forEach(function (t) { if (t.card !== undefined) used[t.card] = true; });
+    var g = grammar();
+    var cardsOpen = g.card && pendingX === null;
     document.querySelectorAll("#board .card[data-card]").forEach(function (b) {
       var on = !!used[b.dataset.card];
       b.setAttribute("aria-pressed", on ? "true" : "false");
       b.classList.toggle("is-used", on);
+      if (building()) b.disabled = on || !cardsOpen;
     });
-    if (!f || !f.querySelector("input[name=tokens]")) return;
+    if (!building()) return;
     var out = f.querySelector(".expr-text");
     out.textContent = tokens.length ? tokens.map(label).join(" ") : out.dataset.placeholder;
     out.classList.toggle("is-empty", !tokens.length);
@@ -60,6 +118,15 @@
       return t.card === undefined ? { op: t.op } : { card: Number(t.card) };
     })) : "";
     f.querySelector("input[name=x_values]").value = JSON.stringify(xValues);
+    f.querySelectorAll(".keys .key[data-op]").forEach(function (k) {
+      var op = k.dataset.op;
+      k.disabled = op === "(" ? !g.open : op === ")" ? !g.close : op === "=" ? !g.equals : !(g.op && BINARY.indexOf(op) >= 0);
+    });
+    f.querySelectorAll(".keys [data-action]").forEach(function (k) { k.disabled = !tokens.length; });
+    var say = f.querySelector(".act-announce");
+    var typed = f.querySelector(".typed-input");
+    // Half-built: "Say it!" waits for the result card (typing is still read by the server).
+    if (say) say.disabled = tokens.length > 0 && !g.complete && !(typed && typed.value.trim());
     var list = f.querySelector(".expr-steps");
     list.innerHTML = "";
     if (board() && board().dataset.steps === "1") {
@@ -70,21 +137,30 @@
     var pad = f.querySelector(".numpad");
     if (pad) {
       pad.hidden = pendingX === null;
+      f.querySelector(".keys").hidden = pendingX !== null;
       pad.querySelector(".numpad-value").textContent = xEntry || "…";
+      var ok = pad.querySelector("[data-action=x-ok]");
+      if (ok) ok.disabled = !/^-?\d+$/.test(xEntry);
     }
+    save();
   }
 
   function reset() { tokens = []; xValues = {}; pendingX = null; xEntry = ""; }
 
   document.addEventListener("click", function (ev) {
     var el = ev.target.closest("#board button");
-    if (!el || !form() || !form().querySelector("input[name=tokens]")) return;
+    if (!el || !building()) return;
+    var g = grammar();
     if (el.dataset.card !== undefined && !el.disabled) {
       if (tokens.some(function (t) { return String(t.card) === el.dataset.card; })) return;  // each card once (R3.1)
+      if (!g.card) return;
       if (el.dataset.kind === "x") { pendingX = el.dataset.card; xEntry = ""; }
       else tokens.push({ card: el.dataset.card, label: el.dataset.label, kind: el.dataset.kind });
     } else if (el.dataset.op) {
-      tokens.push({ op: el.dataset.op });
+      var op = el.dataset.op;
+      var allowed = op === "(" ? g.open : op === ")" ? g.close : op === "=" ? g.equals : g.op;
+      if (!allowed) return;  // a second tap on "+" builds one "+"
+      tokens.push({ op: op });
     } else if (el.dataset.digit !== undefined) {
       if (el.dataset.digit === "-") xEntry = xEntry.charAt(0) === "-" ? xEntry.slice(1) : "-" + xEntry;
       else if (xEntry.replace("-", "").length < 5) xEntry += el.dataset.digit;
@@ -108,21 +184,25 @@
     }
     render();
   });
+  document.addEventListener("input", function (ev) { if (ev.target.closest && ev.target.closest(".typed-input")) render(); });
 
+  var shownVersion = null;
   function afterSwap() {
     var b = board();
     if (!b) return;
     skew = Number(b.dataset.now || Date.now()) - Date.now();
-    var present = {};
-    b.querySelectorAll(".card[data-card]").forEach(function (c) { present[c.dataset.card] = true; });
-    var gone = tokens.some(function (t) { return t.card !== undefined && !present[t.card]; });
-    if (b.dataset.applied === "1" || gone || !form() || !form().querySelector("input[name=tokens]")) {
+    if (shownVersion !== null && shownVersion !== b.dataset.version) reset();  // the table changed under it
+    if (b.dataset.applied === "1" || !building()) {
       reset();
       var typed = document.querySelector(".typed-input");
       if (typed && b.dataset.applied === "1") typed.value = "";
     }
+    if (shownVersion === null) restore();
+    shownVersion = b.dataset.version;
     render();
     tick();
+    speakNew();
+    schedulePoll();
   }
 
   function tick() {
@@ -134,7 +214,128 @@
     });
   }
 
+  // --- the poll, and the push channel (static/js/live.js) -----------------------------------
+  function poll() {
+    var p = document.querySelector("#board .poller");
+    if (p && window.htmx && !offline) htmx.trigger(p, "kavet:poll");
+    schedulePoll();
+  }
+  function schedulePoll() {
+    clearTimeout(pollTimer);
+    if (!document.querySelector("#board .poller")) return;
+    pollTimer = setTimeout(poll, streamUp ? POLL_SLOW : POLL_FAST);
+  }
+  document.addEventListener("kavet:stream-up", function () { streamUp = true; schedulePoll(); });
+  document.addEventListener("kavet:stream-down", function () { streamUp = false; schedulePoll(); });
+  document.addEventListener("kavet:changed", function (ev) {
+    var b = board(), v = ev.detail && ev.detail.version;
+    // Same version too: pausing or ending a game changes its status, not its version.
+    if (b && (v === null || v === undefined || Number(v) >= Number(b.dataset.version))) poll();
+  });
+
+  // --- Wi-Fi drops: a banner, retries with backoff, then the fresh table -------------------
+  function banner(on) {
+    var el = document.getElementById("net-banner");
+    if (el) el.hidden = !on;
+  }
+  function lostConnection(ev) {
+    var elt = ev.detail && ev.detail.elt;
+    if (elt && elt.id === "move-form" && !resending && ev.detail.requestConfig) {
+      // The move may or may not have reached the server: send it again once we are back, with
+      // the version it was made on (the server applies it at most once).
+      var params = {};
+      ev.detail.requestConfig.formData.forEach(function (value, key) { params[key] = value; });
+      unsent = { path: ev.detail.requestConfig.path, values: params };
+    }
+    resending = false;
+    offline = true;
+    banner(true);
+    clearTimeout(retryTimer);
+    retryTimer = setTimeout(retry, retryDelay);
+    retryDelay = Math.min(retryDelay * 2, 15000);
+  }
+  function retry() {
+    if (!window.htmx) return;
+    if (unsent) {
+      resending = true;
+      var move = unsent;
+      htmx.ajax("POST", move.path, { target: "#board", swap: "outerHTML", values: move.values, source: form() || document.body })
+        .then(function () { if (!offline) unsent = null; }, function () {});
+    } else {
+      var p = document.querySelector("#board .poller");
+      if (p) htmx.trigger(p, "kavet:poll");
+      else window.location.reload();
+    }
+  }
+  function backOnline() {
+    if (!offline) return;
+    offline = false; retryDelay = 1000; clearTimeout(retryTimer);
+    banner(false);
+  }
+  document.addEventListener("htmx:sendError", lostConnection);
+  document.addEventListener("htmx:timeout", lostConnection);
+  document.addEventListener("htmx:afterRequest", function (ev) {
+    if (ev.detail && ev.detail.xhr && ev.detail.xhr.status > 0) {
+      var wasResend = resending;
+      resending = false;
+      if (wasResend) unsent = null;
+      backOnline();
+      if (wasResend) {
+        // The move came back refused as stale (it had reached the server before the drop, or the
+        // table moved on): just show the fresh table, no scare.
+        document.addEventListener("htmx:afterSettle", function quiet() {
+          document.removeEventListener("htmx:afterSettle", quiet);
+          var b = board();
+          if (b && b.dataset.refused === "1") b.querySelectorAll(".news-flash").forEach(function (f) { f.remove(); });
+        });
+      }
+    }
+  });
+  window.addEventListener("online", function () { if (offline) { clearTimeout(retryTimer); retry(); } });
+  document.addEventListener("visibilitychange", function () { if (!document.hidden) poll(); });  // a tablet waking up
+
+  // --- reading aloud (speechSynthesis, the page's language) --------------------------------
+  function speechText() {
+    var parts = [];
+    var turn = document.querySelector("#board .whose-turn");
+    var ruling = document.querySelector("#board .ruling");
+    if (ruling && ruling.dataset.speech) parts.push(ruling.dataset.speech);
+    if (turn && turn.textContent.trim()) parts.push(turn.textContent.trim().replace(/\s+/g, " "));
+    return parts.join(". ");
+  }
+  function say(text) {
+    if (!text || !window.speechSynthesis || !window.SpeechSynthesisUtterance) return;
+    try {
+      window.speechSynthesis.cancel();
+      var u = new SpeechSynthesisUtterance(text);
+      u.lang = document.documentElement.lang || "en";
+      u.rate = 0.9;
+      window.speechSynthesis.speak(u);
+    } catch (e) { /* no voice on this tablet: reading aloud is never needed to play */ }
+  }
+  var spokenKey = null;
+  function speakNew() {
+    var b = board();
+    if (!b || b.dataset.speak !== "1") return;
+    var ruling = b.querySelector(".ruling");
+    var key = (ruling ? ruling.dataset.rulingKey : "") + "/" + b.dataset.myTurn;
+    try { if (spokenKey === null) spokenKey = sessionStorage.getItem("kavet:spoken:" + b.dataset.game); } catch (e) { /* none */ }
+    if (key === spokenKey) return;
+    var first = spokenKey === null;
+    spokenKey = key;
+    try { sessionStorage.setItem("kavet:spoken:" + b.dataset.game, key); } catch (e) { /* none */ }
+    if (!first) say(speechText());
+  }
+  document.addEventListener("click", function (ev) {
+    if (ev.target.closest("[data-read-aloud]")) say(speechText());
+  });
+
+  function start() {
+    if (window.htmx) htmx.config.timeout = TIMEOUT_MS;
+    afterSwap();
+  }
   document.addEventListener("htmx:afterSettle", afterSwap);
-  document.addEventListener("DOMContentLoaded", afterSwap);
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
   setInterval(tick, 250);
 })();
