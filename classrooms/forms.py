@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from .models import NumberRange, Tier, User
+from .models import Classroom, NumberRange, Tier, User
 from .pictures import CODE_LENGTH, PICTURES
 from .services import MAX_BULK_NAMES, school_year_check
 
@@ -22,6 +22,11 @@ class ClassroomForm(forms.Form):
     student_idle_minutes = forms.IntegerField(
         label=_("Sign a tablet out after (minutes without use)"), min_value=1, max_value=240,
         initial=10)
+    read_aloud = forms.ChoiceField(
+        label=_("Read the game aloud on the tablets"), choices=Classroom.ReadAloud.choices,
+        initial=Classroom.ReadAloud.AUTO, required=False,
+        help_text=_("The table reads what was said and the referee's ruling aloud. "
+                    "Never needed to play."))
     teachers = forms.ModelMultipleChoiceField(
         label=_("Teachers"), queryset=User.objects.none(), required=False,
         widget=forms.CheckboxSelectMultiple)
@@ -36,6 +41,9 @@ class ClassroomForm(forms.Form):
                 lambda u: u.get_full_name() or u.get_username())
         if editing:
             del self.fields["school_year"]
+
+    def clean_read_aloud(self) -> str:
+        return self.cleaned_data.get("read_aloud") or Classroom.ReadAloud.AUTO
 
     def clean_school_year(self) -> str:
         try:

@@ -75,6 +75,16 @@ class Classroom(models.Model):
     archived_at = models.DateTimeField(_("archived"), null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    class ReadAloud(models.TextChoices):
+        AUTO = "auto", _("when the class has children at operations tier 1")
+        ON = "on", _("always")
+        OFF = "off", _("never")
+
+    # The game table reads rulings and prompts aloud (the tablet's speech, the page's language);
+    # never needed to play.
+    read_aloud = models.CharField(_("read aloud on the tablets"), max_length=4,
+                                  choices=ReadAloud.choices, default=ReadAloud.AUTO)
+
     class Meta:
         verbose_name = _("class")
         verbose_name_plural = _("classes")

@@ -4,15 +4,23 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('classrooms', '0002_teacher_invite'),
+        ("classrooms", "0002_teacher_invite"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='classroom',
-            name='read_aloud',
-            field=models.CharField(choices=[('auto', 'when the class has children at operations tier 1'), ('on', 'always'), ('off', 'never')], default='auto', max_length=4, verbose_name='read aloud on the tablets'),
+            model_name="classroom",
+            name="read_aloud",
+            field=models.CharField(
+                choices=[
+                    ("auto", "when the class has children at operations tier 1"),
+                    ("on", "always"),
+                    ("off", "never"),
+                ],
+                default="auto",
+                max_length=4,
+                verbose_name="read aloud on the tablets",
+            ),
         ),
     ]
