@@ -37,6 +37,7 @@ PICTOGRAPHS: dict[str, str] = {
     "robot": _("computer player"),
     "trophy": _("winner"),
     "fox": _("fox"),
+    "speaker": _("read aloud"),
     # The six event cards (R7): the card's Breton name is read as is.
     "unan": pgettext_lazy("event card", "UNAN"),
     "daou": pgettext_lazy("event card", "DAOU"),

@@ -15,5 +15,6 @@ urlpatterns = [
     path("play/<int:game_id>/move/", views.table_move, name="table_move"),
     path("play/<int:game_id>/log/", views.table_moves, name="table_log"),
     path("play/<int:game_id>/stop/", views.practice_stop, name="practice_stop"),
+    path("how-to-play/", include("games.howto")),  # how to play, for children and teachers
     path("push/", include("games.stream_urls")),  # server-sent events (games/stream.py)
 ]
