@@ -697,68 +697,167 @@ def _largest_first(
 
 
 def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool = False) -> bool:
-    """Whether `target` (any whole number) can be made from at least two of the operands.
+    """Whether `target` (a whole number) can be made from at least two of the operands.
 
-    With `use_all`, every operand must be used (the 24 game). X operands count as "any value".
+    Exact (R2.2, R3.4, R9.4): every intermediate result meets the tier, and an X operand
+    stands for any whole value the tier allows an X card (0 to the bound at tiers 1-2,
+    |X| <= 10,000 at tier 3), each X its own. With `use_all`, every operand must be used
+    (the 24 game). A target outside the tier's numbers can never be made.
     """
     values = [v for v in card_values(list(operands)) if v is not None]
-    if len(values) < 2:
+    if len(values) < 2 or type(target) is not int:
+        return False
+    if rules.tier < 3 and not 0 <= target <= int(rules.bound or 0):
+        return False
+    if rules.tier == 3 and abs(target) > MAX_NUMERATOR:
         return False
     ms = tuple(sorted(X if v == "X" else v for v in values))  # type: ignore[misc]
-    if rules.tier == 3 and X in ms:
-        # Tier 3: an X operand can absorb any whole difference, so X + E or X * E usually
-        # works; decide by trying the X as the complementary value of each smaller part.
-        return _can_make_tier3_x(ms, target, rules, use_all)
-    arith = _arithmetic(rules)
     sizes = [len(ms)] if use_all else range(2, len(ms) + 1)
+    if rules.tier == 3:
+        search = _Tier3Target(rules)
+        return any(search.has(subset, target) for size in sizes for subset in _operand_sets(ms, size))
+    arith = _MaskArithmetic(rules)
     for size in sizes:
         for subset in _operand_sets(ms, size):
-            if isinstance(arith, _SetArithmetic):
-                if arith.has(subset, target):
-                    return True
-            elif arith.contains(arith.reach(subset), target):
+            if arith.contains(arith.reach(subset), target):
                 return True
     return False
 
 
-def _can_make_tier3_x(ms: tuple[int, ...], target: int, rules: RuleSet, use_all: bool) -> bool:
-    arith = _SetArithmetic(rules)
-    concrete = tuple(v for v in ms if v != X)
-    n_x = len(ms) - len(concrete)
-    neutral_ok = any(sym in rules.operators for sym in "+-*/")
-    sizes = [len(concrete)] if use_all else range(0, len(concrete) + 1)
-    for size in sizes:
-        for subset in _operand_sets(concrete, size):
-            reach = arith.reach(subset) if subset else frozenset()
-            # One X closes the gap to the target, the other X cards are neutral terms.
-            for value in reach:
-                for sym in rules.operators or "":
-                    for x in _x_closing(sym, value, target):
-                        # The candidates solve the equation; the step itself must still be
-                        # allowed (X / 0 is not), so it is checked.
-                        if x is not None and neutral_ok and target in (
-                            arith.apply(sym, value, x), arith.apply(sym, x, value)
-                        ):
-                            return True
-            if not subset and n_x >= 2 and abs(target) <= MAX_NUMERATOR:
-                return True  # X + X with the right values (or X * X, X / X)
-    return False
+_ANY, _ANY_NONZERO = "any", "any_nonzero"  # "some value" / "some value but 0" is needed
+_MATERIALISE = 4  # tier 3 reach sets up to this many cards are built whole (~1,000 values)
 
 
-def _x_closing(sym: str, value: Value, target: int) -> list[int | None]:
-    """Whole X values with `value sym X == target` or `X sym value == target`."""
-    out: list[int | None] = []
-    candidates: list[Value] = []
-    if sym == "+":
-        candidates = [target - value]
-    elif sym == "-":
-        candidates = [value - target, target + value]
-    elif sym == "*":
-        candidates = [Fraction(target) / value] if value else []
-    elif sym == "/":
-        # value / X = 0 holds for any X but 0 when value is 0: take 1.
-        candidates = [target * value, Fraction(value) / target if target else 1]
-    for c in candidates:
-        c = _normal(c)
-        out.append(c if type(c) is int else None)
-    return out
+def _rational_root(value: Value, n: int) -> list[Value]:
+    """The rational y with y ** n == value (n >= 1): none, one, or two of opposite signs."""
+    f = Fraction(value)
+    roots: list[Value] = []
+    if f < 0 and n % 2 == 0:
+        return roots
+    num, den = abs(f.numerator), f.denominator
+
+    def iroot(k: int) -> int | None:
+        r = round(k ** (1.0 / n)) if k else 0
+        for c in (r - 1, r, r + 1):
+            if c >= 0 and c**n == k:
+                return c
+        return None
+
+    rn, rd = iroot(num), iroot(den)
+    if rn is None or rd is None:
+        return roots
+    root = _normal(Fraction(rn, rd))
+    roots.append(-root if f < 0 else root)
+    if n % 2 == 0 and root != 0:
+        roots.append(-root)
+    return roots
+
+
+class _Tier3Target:
+    """Tier 3, goal-directed: "can these cards make t?" without building every reach set.
+
+    At each split of the cards into two parts, the part without X (the smaller one when
+    neither has X) is enumerated and the value the other part would need is asked for
+    recursively. An X alone makes exactly the whole numbers of its range (R3.4), so an X
+    that must be divided or raised to a power is found like any other operand.
+    """
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.arith = _SetArithmetic(rules)
+        self.rules = rules
+        self.ops = rules.operators or ""
+        self.memo: dict[tuple[tuple[int, ...], Value], bool] = {}
+
+    def has(self, ms: tuple[int, ...], target: Value | str) -> bool:
+        if target == _ANY or target == _ANY_NONZERO:
+            return self._some(ms, nonzero=target == _ANY_NONZERO)
+        key = (ms, target)  # type: ignore[assignment]
+        found = self.memo.get(key)  # type: ignore[arg-type]
+        if found is None:
+            found = self._has(ms, target)  # type: ignore[arg-type]
+            self.memo[key] = found  # type: ignore[index]
+        return found
+
+    def _x_fits(self, value: Value) -> bool:
+        return type(value) is int and self.rules.x_low <= value <= self.rules.x_high
+
+    def _some(self, ms: tuple[int, ...], nonzero: bool) -> bool:
+        """Whether the cards make some value (some value but 0)."""
+        if X in ms:
+            # X + (the rest) takes any whole value near the rest's: some nonzero one among them.
+            return True if len(ms) == 1 else any(self.has(ms, v) for v in (1, -1, 2))
+        if len(ms) <= _MATERIALISE:
+            return any(v != 0 for v in self.arith.reach(ms)) if nonzero else bool(self.arith.reach(ms))
+        return any(self.has(ms, v) for v in (*([0] if not nonzero else []), *range(1, 40)))
+
+    def _has(self, ms: tuple[int, ...], t: Value) -> bool:
+        if not _in_bounds(t):
+            return False
+        if len(ms) == 1:
+            return self._x_fits(t) if ms[0] == X else ms[0] == t
+        n_x = ms.count(X)
+        if n_x == 0 and len(ms) <= _MATERIALISE:
+            return t in self.arith.reach(ms)
+        concrete = [v for v in ms if v != X]
+        if n_x >= 2 and type(t) is int and sum(abs(v) for v in concrete) <= MAX_NUMERATOR:
+            # (S + X1) + X2 = t with S the sum of the other cards, X1 = -S and X2 = t: every
+            # partial sum stays within |S| (R3.4: each X its own value).
+            return True
+        if n_x == 0:
+            tree = _dfs(self.arith, [(v, ("leaf", v, v)) for v in ms], t, [3_000], set())
+            if tree is not None:
+                return True
+        splits = []
+        for a, b in _sub_multisets(ms):
+            xa, xb = X in a, X in b
+            if xa and xb:
+                # Only with two X cards and |cards| summing above 10,000 (never with cards).
+                continue
+            if xa or (not xb and len(a) > len(b)):
+                a, b = b, a  # a: the part enumerated, without X
+            splits.append((len(a) > _MATERIALISE, len(a), a, b))
+        splits.sort(key=lambda item: (item[0], item[1]))
+        for large, _size, a, b in splits:
+            if large and all(v >= 0 for v in a) and sum(a) <= MAX_NUMERATOR:
+                # A large part is enumerated last and its plain sum tried first: X + S = t.
+                if any(self._closes(sum(a), b, t)):
+                    return True
+            for e in _sorted_values(self.arith.reach(a)):
+                if any(self._closes(e, b, t)):
+                    return True
+        return False
+
+    def _closes(self, e: Value, rest: tuple[int, ...], t: Value) -> Iterator[bool]:
+        """For each way `e sym y` or `y sym e` equals t: whether `rest` makes that y."""
+        apply = self.arith.apply
+        for sym in self.ops:
+            wanted: list[tuple[Value | str, bool]] = []  # (y, e on the left)
+            if sym == "+":
+                wanted = [(t - e, True)]
+            elif sym == "-":
+                wanted = [(e - t, True), (t + e, False)]
+            elif sym == "*":
+                wanted = [(_normal(Fraction(t) / e), True)] if e else ([(_ANY, True)] if t == 0 else [])
+            elif sym == "/":
+                if t:
+                    wanted.append((_normal(Fraction(e) / t), True))
+                elif e == 0:
+                    wanted.append((_ANY_NONZERO, True))
+                if e:
+                    wanted.append((_normal(t * Fraction(e)), False))
+            else:
+                wanted = [(y, True) for y in range(MAX_EXPONENT + 1) if apply("^", e, y) == t]
+                if type(e) is int and 0 <= e <= MAX_EXPONENT:
+                    if e == 0:
+                        wanted += [(_ANY_NONZERO, False)] if t == 1 else []
+                    else:
+                        wanted += [(y, False) for y in _rational_root(t, e)]
+            for y, e_left in wanted:
+                if isinstance(y, str):
+                    yield self.has(rest, y)
+                    continue
+                if not _in_bounds(y):
+                    continue
+                if (apply(sym, e, y) if e_left else apply(sym, y, e)) != t:
+                    continue
+                yield self.has(rest, y)
