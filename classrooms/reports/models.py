@@ -30,6 +30,33 @@ class WeeklyReport(models.Model):
         return f"{self.student} {self.week_start}"
 
 
+class WeekTally(models.Model):
+    """One student's plays of one week, counted once (progress.week_tally) and merged into the
+    reports of the weeks after, so that a report does not read the whole year's plays again.
+
+    plays_mark fingerprints the week's plays when the tally was counted (how many, the last
+    id, how many judged, right and ruled by a challenge): a play added, erased or judged
+    since makes the mark differ and the tally is counted again. Erasing a student deletes
+    their tallies with them.
+    """
+
+    student = models.ForeignKey(
+        "classrooms.Student", on_delete=models.CASCADE, related_name="week_tallies"
+    )
+    week_start = models.DateField()
+    data = models.JSONField(default=dict)
+    plays_mark = models.CharField(max_length=120)
+    built_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["student", "week_start"], name="weektally_unique_week")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.student_id} {self.week_start}"
+
+
 class ReportJob(models.Model):
     """A teacher's request to build reports now, for one student or a class; shows progress."""
 

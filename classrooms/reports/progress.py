@@ -5,20 +5,16 @@ figures can be checked by hand in tests and built for a whole class without extr
 """
 from __future__ import annotations
 
-import re
 import statistics
 from collections import Counter, defaultdict, deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
-from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
-
-from games import engine
 
 # The engine's skills (games.engine.skills_of), in the order reports show them.
 OPERATION_SKILLS = ("addsub_10", "addsub_20", "mult", "div", "multi_step", "frac_pow", "joker")
@@ -127,57 +123,11 @@ def band_for(n: int, accuracy: float | None, median_ms: int | None, *, timed: bo
 
 # --- skills of one play --------------------------------------------------------------------
 
-_NUMBER = re.compile(r"\d+")
-_X_VALUES = re.compile(r"\(\s*X\s*=.*\)\s*$", re.IGNORECASE)
-
-
-def skills_from_text(text: str) -> list[str]:
-    """Skills of an operation written out, when the play carries none (e.g. a missed one)."""
-    original = text or ""
-    text = _X_VALUES.sub("", original).replace("×", "*").replace("÷", "/").replace("−", "-")
-    if "=" not in text:
-        return []
-    expression, _sep, _result = text.rpartition("=")
-    if "=" in expression:  # step form "8 - 5 = 3, 3 * 6 = 18": the operators are in every step
-        expression = text
-    numbers = [int(n) for n in _NUMBER.findall(original)]  # X values count, as in the engine
-    found: list[str] = []
-    if "+" in expression or "-" in expression:
-        found.append("addsub_10" if max(numbers, default=0) <= 10 else "addsub_20")
-    if "*" in expression:
-        found.append("mult")
-    if "/" in expression:
-        found.append("div")
-    operands = len(_NUMBER.findall(expression)) + expression.upper().count("X")
-    if operands >= 3:
-        found.append("multi_step")
-    if "^" in expression:
-        found.append("frac_pow")
-    if "X" in text.upper():
-        found.append("joker")
-    return found
-
 
 def skills_of_play(play: Mapping[str, Any]) -> list[str]:
-    """The play's stored skills; for a play stored without them (a wrong or a missed
-    operation), the engine's skills_of on its operation, else a reading of its text."""
-    if play.get("skills"):
-        return [s for s in play["skills"] if s in SKILL_LABELS]
-    operation = play.get("operation") or play.get("op")  # "op": as services.report_build reads it
-    if isinstance(operation, dict) and "cards" in operation and "positions" in operation:
-        try:
-            rules = _ruleset(play.get("number_range") or 20, play.get("tier") or 1)
-            return sorted(engine.skills_of(engine.Operation.from_dict(operation), rules))
-        except Exception:  # an odd stored operation must not stop a report; read the text
-            pass
-    if play.get("kind") == "nothing":
-        return skills_from_text(play.get("missed_operation") or "")
-    return skills_from_text((operation or {}).get("text") or play.get("text") or "")
-
-
-@lru_cache(maxsize=16)
-def _ruleset(number_range: int, tier: int) -> engine.RuleSet:
-    return engine.RuleSet(max_number=number_range, tier=tier)
+    """The skills stored on the play when its move was applied (games.services, from the
+    engine's skills_of): reports read them and never work them out again."""
+    return [s for s in play.get("skills") or () if s in SKILL_LABELS]
 
 
 def _judged(play: Mapping[str, Any]) -> bool:
@@ -222,6 +172,11 @@ class Tally:
             if ms is not None:
                 self.times.append(ms)
 
+    def merge(self, other: Tally) -> None:
+        self.n += other.n
+        self.right += other.right
+        self.times.extend(other.times)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "n": self.n,
@@ -229,6 +184,13 @@ class Tally:
             "accuracy": round(self.right / self.n, 4) if self.n else None,
             "median_ms": int(statistics.median(self.times)) if self.times else None,
         }
+
+    def state(self) -> dict[str, Any]:
+        return {"n": self.n, "right": self.right, "times": self.times}
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any]) -> Tally:
+        return cls(n=state["n"], right=state["right"], times=list(state["times"]))
 
 
 @dataclass
@@ -299,12 +261,55 @@ class Period:
             "wrong_examples": self.wrong_examples,
         }
 
+    # A week's Period is stored (WeekTally.data) and merged into the next reports: merging
+    # the weeks in order gives exactly the figures of counting their plays one by one.
+    _COUNTS = ("announcements", "right", "wrong", "cards_in_tricks", "right_challenges",
+               "false_challenges", "nothing_true", "overlooked")
+
+    def merge(self, other: Period) -> None:
+        for skill, tally in other.skills.items():
+            self.skills[skill].merge(tally)
+        for name in self._COUNTS:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.mistakes_by_skill.update(other.mistakes_by_skill)
+        self.mistakes_by_code.update(other.mistakes_by_code)
+        for text in other.overlooked_examples:
+            _remember(self.overlooked_examples, text)
+        for text in other.wrong_examples:
+            _remember(self.wrong_examples, text)
+
+    def state(self) -> dict[str, Any]:
+        # Counters as [key, count] pairs: their order (first seen first) breaks most_common's ties,
+        # and PostgreSQL's jsonb does not keep the order of an object's keys.
+        return {
+            "skills": [[s, t.state()] for s, t in self.skills.items()],
+            **{name: getattr(self, name) for name in self._COUNTS},
+            "mistakes_by_skill": list(self.mistakes_by_skill.items()),
+            "mistakes_by_code": list(self.mistakes_by_code.items()),
+            "overlooked_examples": self.overlooked_examples,
+            "wrong_examples": self.wrong_examples,
+        }
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any]) -> Period:
+        period = cls(**{name: state[name] for name in cls._COUNTS})
+        for skill, tally in state["skills"]:
+            period.skills[skill] = Tally.from_state(tally)
+        period.mistakes_by_skill = Counter(dict(state["mistakes_by_skill"]))
+        period.mistakes_by_code = Counter(dict(state["mistakes_by_code"]))
+        period.overlooked_examples = list(state["overlooked_examples"])
+        period.wrong_examples = list(state["wrong_examples"])
+        return period
+
 
 def _remember(examples: list[str], text: str) -> None:
-    # The latest few, without repeats: these become "try this at home" examples.
-    if text and text not in examples:
-        examples.append(text)
-        del examples[:-EXAMPLES]
+    # The latest few, without repeats (a repeat moves to the end): "try this at home" examples.
+    if not text:
+        return
+    if text in examples:
+        examples.remove(text)
+    examples.append(text)
+    del examples[:-EXAMPLES]
 
 
 # --- weeks ------------------------------------------------------------------------------
@@ -369,12 +374,50 @@ def recommend(level: tuple[int, int], at_level: Iterable[tuple[bool, int | None]
     return None
 
 
-# --- the whole report -------------------------------------------------------------------
+# --- one week's tally, and the whole report ------------------------------------------------
+
+TALLY_VERSION = 1  # bump when week_tally's shape or meaning changes: stored tallies are rebuilt
 
 
-def report_data(
+def week_tally(plays: Iterable[Mapping[str, Any]], week_start: date) -> dict[str, Any]:
+    """Everything a report needs from one week's plays (oldest first), JSON-ready.
+
+    Reports of later weeks merge the stored tallies of the weeks before instead of reading
+    their plays again: the last attempts per skill and per level are kept as long as the
+    report's windows (RECENT, LEVEL_UP_WINDOW), so the merge gives the same figures.
+    """
+    period = Period()
+    recent: dict[str, deque] = defaultdict(lambda: deque(maxlen=RECENT))
+    at_level: dict[str, deque] = defaultdict(lambda: deque(maxlen=LEVEL_UP_WINDOW))
+    series: dict[str, Tally] = defaultdict(Tally)
+    spans: dict[int, list[datetime]] = {}
+    for play in plays:
+        at = play["at"]
+        skills = skills_of_play(play)
+        outcomes = skill_outcomes(play, skills)
+        period.add(play, skills, outcomes)
+        span = spans.setdefault(play["game_id"], [at, at])
+        span[0], span[1] = min(span[0], at), max(span[1], at)
+        for skill, ok, ms in outcomes:
+            recent[skill].append([ok, ms])
+            series[skill].add(ok)
+        if play["kind"] == "announce" and _judged(play):
+            key = f"{play.get('number_range')}/{play.get('tier')}"
+            at_level[key].append([bool(play["ok"]), play.get("reaction_ms")])
+    return {
+        "version": TALLY_VERSION,
+        "week_start": week_start.isoformat(),
+        "period": period.state(),
+        "recent": {skill: list(attempts) for skill, attempts in recent.items()},
+        "at_level": {key: list(answers) for key, answers in at_level.items()},
+        "series": {skill: [t.n, t.right] for skill, t in series.items()},
+        "spans": [[game_id, a.isoformat(), b.isoformat()] for game_id, (a, b) in spans.items()],
+    }
+
+
+def report_from_weeks(
     *,
-    plays: Iterable[Mapping[str, Any]],
+    weeks: Iterable[Mapping[str, Any]],
     week_start: date,
     tz: ZoneInfo,
     level: tuple[int, int],
@@ -382,9 +425,9 @@ def report_data(
     cards_won: Mapping[int, int] | None = None,
     level_changes: Iterable[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
-    """The figures of one student's weekly report, JSON-ready.
+    """The figures of one student's weekly report from week tallies (week_tally), JSON-ready.
 
-    plays: the student's plays up to the end of the week, oldest first (rows of games.Play).
+    weeks: the tallies of the report's week and of the weeks before it (later ones are left out).
     games: {"id", "kind", "started_at", "ended_at", "score"} for each game the student sat in.
     cards_won: game id -> cards won in tricks (from the game's trick_won events).
     """
@@ -392,39 +435,28 @@ def report_data(
     week, year = Period(), Period()
     recent: dict[str, deque] = defaultdict(lambda: deque(maxlen=RECENT))
     at_level: deque = deque(maxlen=LEVEL_UP_WINDOW)
-    series: dict[str, dict[str, Tally]] = defaultdict(lambda: defaultdict(Tally))
+    level_key = f"{level[0]}/{level[1]}"
+    series: dict[str, dict[str, list[int]]] = defaultdict(dict)
     play_span: dict[int, list[datetime]] = {}
-    week_from = week_until = start  # an empty range: the first play sets the week
-    week_key = ""
+    this_week = week_start.isoformat()
 
-    for play in plays:
-        at = play["at"]
-        if at >= end:
+    for tally in sorted(weeks, key=lambda t: t["week_start"]):
+        key = tally["week_start"]
+        if key > this_week:
             continue
-        in_week = at >= start
-        skills = skills_of_play(play)
-        outcomes = skill_outcomes(play, skills)
-        year.add(play, skills, outcomes)
-        if in_week:
-            week.add(play, skills, outcomes)
-        span = play_span.setdefault(play["game_id"], [at, at])
-        if at < span[0]:
-            span[0] = at
-        if at > span[1]:
-            span[1] = at
-        if outcomes:
-            # Plays come in time order: the week changes rarely, so the time-zone arithmetic
-            # is done once per week rather than once per play.
-            if not week_from <= at < week_until:
-                monday = week_start_of(at, tz)
-                week_from, week_until = week_bounds(monday, tz)
-                week_key = monday.isoformat()
-            for skill, ok, ms in outcomes:
-                recent[skill].append((ok, ms))
-                series[skill][week_key].add(ok)
-        if (play["kind"] == "announce" and _judged(play)
-                and (play.get("number_range"), play.get("tier")) == tuple(level)):
-            at_level.append((bool(play["ok"]), play.get("reaction_ms")))
+        period = Period.from_state(tally["period"])
+        year.merge(period)
+        if key == this_week:
+            week.merge(period)
+        for skill, attempts in tally["recent"].items():
+            recent[skill].extend((ok, ms) for ok, ms in attempts)
+        at_level.extend((ok, ms) for ok, ms in tally["at_level"].get(level_key, ()))
+        for skill, (n, right) in tally["series"].items():
+            series[skill][key] = [n, right]
+        for game_id, first, last in tally["spans"]:
+            first, last = datetime.fromisoformat(first), datetime.fromisoformat(last)
+            span = play_span.setdefault(game_id, [first, last])
+            span[0], span[1] = min(span[0], first), max(span[1], last)
 
     bands = {}
     for skill in SKILLS:
@@ -473,13 +505,40 @@ def report_data(
         "week": week_dict,
         "year": year_dict,
         "bands": bands,
-        "series": {skill: [[w, t.n, t.right] for w, t in sorted(weeks.items())]
+        "series": {skill: [[w, n, right] for w, (n, right) in sorted(weeks.items())]
                    for skill, weeks in series.items()},
         "games": week_games,
         "levels": [{"at": c["changed_at"].isoformat(), "number_range": c["number_range"],
                     "tier": c["tier"]} for c in level_changes if c["changed_at"] < end],
         "recommendation": recommend(level, at_level),
     }
+
+
+def plays_by_week(plays: Iterable[Mapping[str, Any]], tz: ZoneInfo) -> dict[date, list[Mapping[str, Any]]]:
+    """Plays (oldest first) grouped by their week in the school's time zone, in order."""
+    weeks: dict[date, list[Mapping[str, Any]]] = {}
+    week_from = week_until = None
+    rows: list[Mapping[str, Any]] = []
+    for play in plays:
+        at = play["at"]
+        # Plays come in time order: the week changes rarely, so the time-zone arithmetic
+        # is done once per week rather than once per play.
+        if week_from is None or not week_from <= at < week_until:
+            monday = week_start_of(at, tz)
+            week_from, week_until = week_bounds(monday, tz)
+            rows = weeks.setdefault(monday, [])
+        rows.append(play)
+    return weeks
+
+
+def report_data(*, plays: Iterable[Mapping[str, Any]], week_start: date, tz: ZoneInfo,
+                level: tuple[int, int], **details: Any) -> dict[str, Any]:
+    """The report counted afresh from every play up to the end of the week (oldest first):
+    what report_build's stored tallies must always agree with. `details` as report_from_weeks."""
+    _start, end = week_bounds(week_start, tz)
+    weeks = plays_by_week((p for p in plays if p["at"] < end), tz)
+    return report_from_weeks(weeks=[week_tally(rows, monday) for monday, rows in weeks.items()],
+                             week_start=week_start, tz=tz, level=level, **details)
 
 
 def _game_time(game: Mapping[str, Any], play_span: Mapping[int, list[datetime]]) -> datetime | None:

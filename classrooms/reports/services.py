@@ -9,7 +9,8 @@ from typing import Any
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Case, F, JSONField, Value, When
+from django.db.models import Count, DateField, Max, Q
+from django.db.models.functions import Trunc
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -17,12 +18,19 @@ from classrooms import services as classroom_services
 from classrooms.models import Classroom, LevelChange, ParentLink, Student, User
 from games.models import Move, Play, Seat
 
-from .models import LevelRecommendation, ParentInvite, ReportJob, WeeklyReport
+from .models import LevelRecommendation, ParentInvite, ReportJob, WeeklyReport, WeekTally
+from .progress import (
+    TALLY_VERSION,
+    plays_by_week,
+    report_from_weeks,
+    week_bounds,
+    week_start_of,
+    week_tally,
+)
 from .selectors import school_tz
-from .progress import report_data, week_bounds, week_start_of
 
 PLAY_FIELDS = (
-    "id", "game_id", "kind", "at", "ok", "verdict_kind", "code", "skills", "op", "text",
+    "id", "game_id", "kind", "at", "ok", "verdict_kind", "code", "skills", "text",
     "n_cards", "tier", "number_range", "reaction_ms", "challenge_outcome", "missed",
     "missed_operation",
 )
@@ -39,8 +47,9 @@ def report_build(*, student: Student, week_start: date | None = None,
                  now: datetime | None = None) -> WeeklyReport:
     """Build (or rebuild in place) one student's report for one week: idempotent.
 
-    A constant number of queries whatever the amount of play: plays, seats, the week's moves,
-    level history, the upsert, and the level advice.
+    A constant number of queries whatever the amount of play: the week's plays, the earlier
+    weeks' tallies (week_tallies), seats, the week's moves, level history, the upsert, and
+    the level advice.
     """
     now = now or timezone.now()
     school = student.classroom.school
@@ -50,12 +59,12 @@ def report_build(*, student: Student, week_start: date | None = None,
         raise ValidationError(_("A report week starts on a Monday."), code="week_not_monday")
     start, end = week_bounds(week_start, tz)
 
-    # The stored operation is only read where the play has no skills (a wrong or missed one):
-    # decoding that JSON for every play was half the time of a report.
-    operation_if_needed = Case(When(skills=[], then=F("operation")), default=Value(None),
-                               output_field=JSONField())
-    plays = list(Play.objects.filter(student=student, at__lt=end).order_by("at", "pk")
-                 .annotate(op=operation_if_needed).values(*PLAY_FIELDS))
+    # This week's plays, and the weeks before as stored tallies: the same few queries and
+    # about the same time in week 2 and in week 72.
+    plays = list(Play.objects.filter(student=student, at__gte=start, at__lt=end)
+                 .order_by("at", "pk").values(*PLAY_FIELDS))
+    weeks = week_tallies(student=student, before=week_start, tz=tz, now=now)
+    weeks.append(week_tally(plays, week_start))
     seats = list(Seat.objects.filter(student=student).values(
         "game_id", "position", "score", "game__kind", "game__started_at", "game__finished_at",
         "game__last_move_at"))
@@ -69,14 +78,75 @@ def report_build(*, student: Student, week_start: date | None = None,
     level_changes = list(LevelChange.objects.filter(student=student).order_by("changed_at", "pk")
                          .values("changed_at", "number_range", "tier"))
 
-    data = report_data(plays=plays, week_start=week_start, tz=tz, level=student.level,
-                       games=games, cards_won=cards_won, level_changes=level_changes)
+    data = report_from_weeks(weeks=weeks, week_start=week_start, tz=tz, level=student.level,
+                             games=games, cards_won=cards_won, level_changes=level_changes)
     report, _created = WeeklyReport.objects.update_or_create(
         student=student, week_start=week_start, defaults={"data": data, "built_at": now})
     # Advice follows the newest evidence only: rebuilding an old week must not undo it.
     if not WeeklyReport.objects.filter(student=student, week_start__gt=week_start).exists():
         recommendation_refresh(student=student, proposal=data["recommendation"])
     return report
+
+
+def week_tallies(*, student: Student, before: date, tz, now: datetime | None = None) -> list[dict]:
+    """The tallies of the student's weeks before `before` (a Monday), oldest first.
+
+    Stored tallies are reused while their week's plays are unchanged (plays_mark); the weeks
+    whose plays are new or changed are counted again from their plays and stored. Queries:
+    the marks and the stored tallies, and when some week is out of date its plays, the
+    upsert and (for weeks whose plays are all gone) a delete. None grows with the weeks.
+    """
+    start, _end = week_bounds(before, tz)
+    marks = {
+        row["week"]: _plays_mark(row, tz)
+        for row in Play.objects.filter(student=student, at__lt=start)
+        .annotate(week=Trunc("at", "week", output_field=DateField(), tzinfo=tz))
+        .values("week")
+        .annotate(n=Count("id"), last=Max("id"), judged=Count("id", filter=Q(ok__isnull=False)),
+                  right=Count("id", filter=Q(ok=True)),
+                  ruled=Count("id", filter=~Q(challenge_outcome="")))
+        .order_by("week")
+    }
+    stored = {t.week_start: t for t in WeekTally.objects.filter(student=student, week_start__lt=before)}
+    gone = [week for week in stored if week not in marks]
+    if gone:
+        WeekTally.objects.filter(student=student, week_start__in=gone).delete()
+    stale = sorted(week for week, mark in marks.items()
+                   if week not in stored or stored[week].plays_mark != mark)
+    if stale:
+        now = now or timezone.now()
+        fresh = []
+        for week, rows in _plays_of_weeks(student, stale, tz).items():
+            fresh.append(WeekTally(student=student, week_start=week, data=week_tally(rows, week),
+                                   plays_mark=marks[week], built_at=now))
+        # Two builds of one child at once store the same figures: the later upsert wins.
+        WeekTally.objects.bulk_create(fresh, update_conflicts=True,
+                                      unique_fields=["student", "week_start"],
+                                      update_fields=["data", "plays_mark", "built_at"])
+        stored.update((t.week_start, t) for t in fresh)
+    return [stored[week].data for week in sorted(marks)]
+
+
+def _plays_mark(row: dict, tz) -> str:
+    # The time zone is in the mark: a school that moves changes which plays fall in a week.
+    return (f"v{TALLY_VERSION}:{row['n']}:{row['last']}:{row['judged']}:{row['right']}:"
+            f"{row['ruled']}:{tz.key}")
+
+
+def _plays_of_weeks(student: Student, weeks: list[date], tz) -> dict[date, list[dict]]:
+    """The plays of these weeks (sorted Mondays), one query: consecutive weeks are one range."""
+    ranges: list[list[datetime]] = []
+    for week in weeks:
+        week_from, week_until = week_bounds(week, tz)
+        if ranges and ranges[-1][1] == week_from:
+            ranges[-1][1] = week_until
+        else:
+            ranges.append([week_from, week_until])
+    within = Q()
+    for week_from, week_until in ranges:
+        within |= Q(at__gte=week_from, at__lt=week_until)
+    rows = Play.objects.filter(within, student=student).order_by("at", "pk").values(*PLAY_FIELDS)
+    return {week: plays for week, plays in plays_by_week(rows, tz).items() if week in set(weeks)}
 
 
 def _cards_won(game_ids: set[int], positions: dict[int, int]) -> dict[int, int]:
