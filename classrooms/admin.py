@@ -25,6 +25,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from .models import Classroom, LevelChange, ParentLink, School, Student, User
+from .permissions import accounts_of_school, manageable
 from .services import student_create
 
 
@@ -39,12 +40,12 @@ def _is_school_admin(user) -> bool:
 
 
 def users_in_school(school_id: int) -> QuerySet:
-    """The accounts a school admin may see and edit: their school's, never a superuser, never a
-    parent who also follows a child of another school (their password opens that child too)."""
-    elsewhere = ParentLink.objects.filter(parent=OuterRef("pk")).exclude(
-        student__classroom__school_id=school_id
-    )
-    return User.objects.filter(school_id=school_id, is_superuser=False).exclude(Exists(elsewhere))
+    """The accounts a school admin may see and edit (classrooms.permissions.accounts_of_school)."""
+    return accounts_of_school(school_id)
+
+
+# The school's rows an admin changes here follow the site's own rules (classrooms.permissions).
+MANAGED_HERE = (School, User, Classroom, Student, LevelChange, ParentLink)
 
 
 def scoped(model, user) -> QuerySet:
@@ -55,19 +56,10 @@ def scoped(model, user) -> QuerySet:
         return qs
     if not _is_school_admin(user):
         return qs.none()
-    sid = user.school_id
-    if model is School:
-        return qs.filter(pk=sid)
-    if model is User:
-        return qs.filter(pk__in=users_in_school(sid).values("pk"))
-    if model is Classroom:
-        return qs.filter(school_id=sid)
-    if model is Student:
-        return qs.filter(classroom__school_id=sid)
-    if model in (LevelChange, ParentLink):
-        return qs.filter(student__classroom__school_id=sid)
+    if model in MANAGED_HERE:
+        return manageable(user, qs)
     if model in (AccessAttempt, AccessLog, AccessFailureLog):
-        return qs.filter(username__in=users_in_school(sid).values("username"))
+        return qs.filter(username__in=users_in_school(user.school_id).values("username"))
     return qs.none()
 
 

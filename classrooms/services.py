@@ -17,6 +17,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+# Class games are written by classgames.services; these two names stay importable from here for
+# the code that still imports them so (tests/site, tests/e2e, benchmarks/bench_live_view.py).
+from classgames.services import class_session_end, class_session_start  # noqa: F401
+
 from .models import (
     Classroom,
     LevelChange,
@@ -69,11 +73,6 @@ def student_create(
     )
     LevelChange.objects.create(student=student, number_range=number_range, tier=tier, changed_by=changed_by)
     return student
-
-
-def school_get_or_create(*, slug: str, name: str, time_zone: str = "Europe/Paris") -> School:
-    school, _created = School.objects.get_or_create(slug=slug, defaults={"name": name, "time_zone": time_zone})
-    return school
 
 
 # --- school years and classes ----------------------------------------------------------------
@@ -591,152 +590,3 @@ def levels_set_each(*, changes: Sequence[tuple[Student, int, int]], by: User | N
         groups.setdefault((number_range, tier), []).append(student)
     return sum(levels_set(students=group, number_range=r, tier=t, by=by)
                for (r, t), group in groups.items())
-
-
-# --- class games -----------------------------------------------------------------------------
-# A class game is a ClassSession with one Game per table. Games are created and run only
-# through games.services; this code arranges the tables and acts on all of them at once.
-
-
-def _already_playing(tables: Sequence) -> list[str]:
-    """A child sits at one table at a time: students of the plan seated at a class game going on."""
-    from games.models import Game, Seat
-
-    students = [s for t in tables for s in t.students]
-    busy = (Seat.objects.filter(student__in=students, game__kind=Game.Kind.CLASS,
-                                game__status__in=[Game.Status.SETUP, Game.Status.RUNNING,
-                                                  Game.Status.PAUSED])
-            .select_related("student").order_by("student__name"))
-    names = sorted({seat.student.name for seat in busy})
-    return [_("%(name)s is already playing at a class game that has not ended: end that game "
-              "or leave %(name)s out.") % {"name": name} for name in names]
-
-
-@transaction.atomic
-def class_session_start(
-    *, classroom: Classroom, tables: Sequence, settings: dict, by: User | None = None,
-    starter: str = "first", cap_range: int | None = None, cap_tier: int | None = None,
-    rng: random.Random | None = None,
-):
-    """Create and start a game at every table; all of them, or none with the reasons why.
-
-    `tables` are grouping.PlannedTable rows (students in seat order, computer players after).
-    Each table plays at its weakest student's level (R2.3), lowered by `cap_range`/`cap_tier`.
-    """
-    from games.models import ClassSession
-    from games.services import GameError, game_create, game_start
-
-    from .grouping import table_rules, tables_check
-
-    tables = [t for t in tables if t.students or t.bots]
-    errors = tables_check(tables)
-    if any(s.classroom_id != classroom.pk for t in tables for s in t.students):
-        errors.append(_("Only students of this class can play in its class game."))
-    if classroom.archived_at is not None:
-        errors.append(_("This class is archived: restore it before starting a class game."))
-    errors.extend(_already_playing(tables))
-    if errors:
-        raise ValidationError(errors, code="tables_invalid")
-    rng = rng or random.SystemRandom()
-    session = ClassSession.objects.create(
-        classroom=classroom, created_by=by, status=ClassSession.Status.RUNNING,
-        settings={**settings, "starter": starter, "cap_range": cap_range, "cap_tier": cap_tier},
-    )
-    for number, table in enumerate(tables, start=1):
-        rules = table_rules(table.students, cap_range=cap_range, cap_tier=cap_tier)
-        players = [{"student": s} for s in table.students]
-        players += [{"bot": table.bot_strength, "name": ""} for _i in range(table.bots)]
-        table_settings = {
-            **settings, "max_number": rules.max_number, "tier": rules.tier,
-            "starter": rng.randrange(len(players)) if starter == "random" else 0,
-        }
-        try:
-            game = game_create(
-                school=classroom.school, players=players, settings=table_settings,
-                created_by=by, classroom=classroom, session=session, kind="class",
-                # The number only: Game.display_label says "Table 3" in the reader's language.
-                label=str(number),
-            )
-            game_start(game=game, by=by)
-        except GameError as exc:
-            raise ValidationError(
-                _("Table %(number)s: %(reason)s") % {"number": number, "reason": exc.message},
-                code=exc.code) from exc
-    return session
-
-
-def _session_games(session):
-    from games.models import Game
-
-    return list(Game.objects.filter(session=session).order_by("pk"))
-
-
-def _session_tables_apply(session, statuses: Sequence[str], action, by: User | None) -> int:
-    """Apply a games service to every table of a class game in one of `statuses`; how many."""
-    count = 0
-    for game in _session_games(session):
-        if game.status in statuses:
-            action(game=game, by=by)
-            count += 1
-    return count
-
-
-def _session_status_set(session, status: str, *, only_from: str | None = None) -> None:
-    if only_from is None or session.status == only_from:
-        session.status = status
-        session.save(update_fields=["status"])
-
-
-@transaction.atomic
-def class_session_pause(*, session, by: User | None = None) -> int:
-    """Pause every running table; the number paused."""
-    from games.models import ClassSession, Game
-    from games.services import game_pause
-
-    count = _session_tables_apply(session, [Game.Status.RUNNING], game_pause, by)
-    _session_status_set(session, ClassSession.Status.PAUSED, only_from=ClassSession.Status.RUNNING)
-    return count
-
-
-@transaction.atomic
-def class_session_resume(*, session, by: User | None = None) -> int:
-    """Resume every paused table; the number resumed."""
-    from games.models import ClassSession, Game
-    from games.services import game_resume
-
-    count = _session_tables_apply(session, [Game.Status.PAUSED], game_resume, by)
-    _session_status_set(session, ClassSession.Status.RUNNING, only_from=ClassSession.Status.PAUSED)
-    return count
-
-
-@transaction.atomic
-def class_session_end(*, session, by: User | None = None) -> int:
-    """End every table still going (scores as they stand); the number ended."""
-    from games.models import ClassSession, Game
-    from games.services import game_end
-
-    going = [Game.Status.SETUP, Game.Status.RUNNING, Game.Status.PAUSED]
-    count = _session_tables_apply(session, going, game_end, by)
-    _session_status_set(session, ClassSession.Status.FINISHED)
-    return count
-
-
-def class_session_sync(*, session, games: Sequence) -> None:
-    """Mark the class game finished once every table has ended by itself."""
-    from games.models import ClassSession, Game
-
-    over = (Game.Status.FINISHED, Game.Status.ABANDONED)
-    if (session.status != ClassSession.Status.FINISHED and games
-            and all(g.status in over for g in games)):
-        ClassSession.objects.filter(pk=session.pk).update(status=ClassSession.Status.FINISHED)
-        session.status = ClassSession.Status.FINISHED
-
-
-def class_seat_replace(*, game, position: int, strength: str, by: User | None = None):
-    """An absent student's seat is played by a computer player from now on (R8)."""
-    from games.services import GameError, seat_replace_by_bot
-
-    try:
-        return seat_replace_by_bot(game=game, position=position, strength=strength, by=by)
-    except GameError as exc:
-        raise ValidationError(exc.message, code=exc.code) from exc

@@ -1,5 +1,8 @@
 """URLs of the teachers' pages (namespace "classrooms")."""
+
 from django.urls import path
+
+from classgames.urls import urlpatterns as class_game_urls
 
 from . import views
 
@@ -29,12 +32,5 @@ urlpatterns = [
     path("invitation/<str:token>/", views.invite_accept, name="invite_accept"),
 ]
 
-urlpatterns += [
-    path(_class + "play/", views.class_game_setup, name="class_game_setup"),
-    path(_class + "history/", views.history, name="history"),
-    path("teacher/class-games/<int:pk>/", views.session_live, name="session_live"),
-    path("teacher/class-games/<int:pk>/control/", views.session_control, name="session_control"),
-    path("teacher/class-games/<int:pk>/tables/<int:gid>/replace/", views.seat_replace,
-         name="seat_replace"),
-    path("teacher/games/<int:pk>/replay/", views.game_replay, name="game_replay"),
-]
+# The class-game pages live in classgames and keep their names in this namespace.
+urlpatterns += class_game_urls

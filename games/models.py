@@ -10,31 +10,9 @@ from django.db import models
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-
-class ClassSession(models.Model):
-    """A class game: the tables a teacher set up together for the students present."""
-
-    class Status(models.TextChoices):
-        SETUP = "setup", _("Being set up")
-        RUNNING = "running", _("Running")
-        PAUSED = "paused", _("Paused")
-        FINISHED = "finished", _("Finished")
-
-    classroom = models.ForeignKey(
-        "classrooms.Classroom", on_delete=models.CASCADE, related_name="class_sessions"
-    )
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.SETUP)
-    settings = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["-created_at"]
-
-    def __str__(self) -> str:
-        return f"Session {self.pk} ({self.status})"
+# ClassSession lives in classgames now; re-exported for the code that still imports it from here
+# (games/services.py, some tests) until they import it from classgames.models.
+from classgames.models import ClassSession  # noqa: F401
 
 
 class Game(models.Model):
@@ -56,7 +34,8 @@ class Game(models.Model):
         "classrooms.Classroom", null=True, blank=True, on_delete=models.CASCADE, related_name="games"
     )
     session = models.ForeignKey(
-        ClassSession, null=True, blank=True, on_delete=models.CASCADE, related_name="games"
+        "classgames.ClassSession", null=True, blank=True, on_delete=models.CASCADE,
+        related_name="games",
     )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -123,6 +102,8 @@ class Seat(models.Model):
     name = models.CharField(max_length=40)
     score = models.IntegerField(null=True, blank=True)
     place = models.PositiveSmallIntegerField(null=True, blank=True)
+    # When this seat's tablet last had the table open (games.polling, every 30 s at most): the
+    # live view's "tablet has gone quiet", and the first turn's fair start (R4.9).
     last_seen_at = models.DateTimeField(null=True, blank=True)
     last_move_at = models.DateTimeField(null=True, blank=True)
 
@@ -134,10 +115,6 @@ class Seat(models.Model):
 
     def __str__(self) -> str:
         return self.display_name
-
-    @property
-    def is_bot(self) -> bool:
-        return bool(self.bot)
 
     @property
     def display_name(self) -> str:

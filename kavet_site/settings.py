@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "classrooms",
     "classrooms.reports",
     "games",
+    "classgames",
     # Password-login throttling (per account and per client); keep it last (axes' docs).
     "axes",
 ]

@@ -9,12 +9,11 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.conf import settings
 from django.db.models import OuterRef, QuerySet, Subquery
-from django.http import Http404
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from classrooms import selectors as classroom_selectors
+from classrooms import permissions
 from classrooms.models import Classroom, ParentLink, School, Student, User
 
 from .models import LevelRecommendation, ParentInvite, ReportJob, WeeklyReport
@@ -24,10 +23,7 @@ from .progress import (
     SKILL_LABELS,
     SKILL_SHORT,
     SKILLS,
-    week_start_of,
 )
-
-# --- permissions as queryset filters ---------------------------------------------------------
 
 
 def school_tz(school: School) -> ZoneInfo:
@@ -37,111 +33,21 @@ def school_tz(school: School) -> ZoneInfo:
         return ZoneInfo(settings.TIME_ZONE)
 
 
-def children_visible_to(parent: User) -> QuerySet[Student]:
-    """A parent's own children: linked by a code, and the link not revoked."""
-    if not getattr(parent, "is_authenticated", False) or not parent.is_active:
-        return Student.objects.none()
-    if parent.role != User.Role.PARENT:
-        return Student.objects.none()
-    return Student.objects.filter(
-        parent_links__parent=parent, parent_links__revoked_at__isnull=True
-    ).distinct()
-
-
-def staff_students_visible_to(user: User) -> QuerySet[Student]:
-    """Teachers see the students of their classes, school admins every student of the school."""
-    return classroom_selectors.students_visible_to(user)
-
-
-def classrooms_visible_to(user: User) -> QuerySet[Classroom]:
-    return classroom_selectors.classrooms_visible_to(user)
-
-
-def report_students_visible_to(user: User) -> QuerySet[Student]:
-    """Whose reports this user may open: a parent's children, or a teacher's students."""
-    if getattr(user, "role", None) == User.Role.PARENT:
-        return children_visible_to(user)
-    return staff_students_visible_to(user)
-
-
-def is_school_admin(user: User) -> bool:
-    return bool(getattr(user, "is_authenticated", False) and user.is_active
-                and user.role == User.Role.SCHOOL_ADMIN and user.school_id)
-
-
-def child_get(user: User, pk: int) -> Student:
-    """A student whose parent-facing report this user may read, or 404 (never 403: no hints)."""
-    student = (report_students_visible_to(user).select_related("classroom__school")
-               .filter(pk=pk).first())
-    if student is None:
-        raise Http404("no such child")
-    return student
-
-
-def staff_student_get(user: User, pk: int) -> Student:
-    student = (staff_students_visible_to(user).select_related("classroom__school")
-               .filter(pk=pk).first())
-    if student is None:
-        raise Http404("no such student")
-    return student
-
-
-def classroom_get(user: User, pk: int) -> Classroom:
-    classroom = classrooms_visible_to(user).select_related("school").filter(pk=pk).first()
-    if classroom is None:
-        raise Http404("no such class")
-    return classroom
-
-
-def job_get(user: User, pk: int) -> ReportJob:
-    """A build request, seen only by someone who may still see its student or class."""
-    job = ReportJob.objects.filter(pk=pk).select_related("classroom", "student").first()
-    if job is None:
-        raise Http404("no such job")
-    if job.student_id and not staff_students_visible_to(user).filter(pk=job.student_id).exists():
-        raise Http404("no such job")
-    if job.classroom_id and not classrooms_visible_to(user).filter(pk=job.classroom_id).exists():
-        raise Http404("no such job")
-    return job
-
-
-def recommendation_get(user: User, pk: int) -> LevelRecommendation:
-    rec = (LevelRecommendation.objects.filter(pk=pk, student__in=staff_students_visible_to(user))
-           .select_related("student").first())
-    if rec is None:
-        raise Http404("no such recommendation")
-    return rec
-
-
-def parent_link_get(user: User, pk: int) -> ParentLink:
-    link = (ParentLink.objects.filter(pk=pk, student__in=staff_students_visible_to(user))
-            .select_related("student", "parent").first())
-    if link is None:
-        raise Http404("no such link")
-    return link
-
-
-def parent_invite_get(user: User, pk: int) -> ParentInvite:
-    invite = (ParentInvite.objects.filter(pk=pk, student__in=staff_students_visible_to(user))
-              .select_related("student").first())
-    if invite is None:
-        raise Http404("no such invitation")
-    return invite
-
-
 # --- reports ---------------------------------------------------------------------------------
 
 
-def current_week_start(school: School, now=None) -> date:
-    return week_start_of(now or timezone.now(), school_tz(school))
+def report_of_week(student: Student, week: date | None = None) -> WeeklyReport | None:
+    """The report of that week, or the latest one."""
+    reports = WeeklyReport.objects.filter(student=student)
+    if week:
+        return reports.filter(week_start=week).first()
+    return reports.order_by("-week_start").first()
 
 
-def latest_report(student: Student) -> WeeklyReport | None:
-    return WeeklyReport.objects.filter(student=student).order_by("-week_start").first()
-
-
-def student_reports(student: Student) -> list[WeeklyReport]:
-    return list(WeeklyReport.objects.filter(student=student).order_by("-week_start"))
+def report_weeks(student: Student, *, limit: int = 52) -> list[date]:
+    """The weeks a student has a report for, newest first."""
+    return list(WeeklyReport.objects.filter(student=student).order_by("-week_start")
+                .values_list("week_start", flat=True)[:limit])
 
 
 def open_recommendation(student: Student) -> LevelRecommendation | None:
@@ -171,7 +77,7 @@ def parent_access_of(student: Student) -> dict[str, Any]:
 def parent_children(parent: User) -> list[dict[str, Any]]:
     """Each of a parent's children with their latest report (no one else's data)."""
     newest = WeeklyReport.objects.filter(student=OuterRef("pk")).order_by("-week_start")
-    children = list(children_visible_to(parent).select_related("classroom")
+    children = list(permissions.children(parent).select_related("classroom")
                     .annotate(latest_id=Subquery(newest.values("pk")[:1])).order_by("name"))
     by_id = WeeklyReport.objects.in_bulk([c.latest_id for c in children if c.latest_id])
     latest = {c.pk: by_id.get(c.latest_id) for c in children}

@@ -22,7 +22,8 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from classrooms.models import User
+from classrooms import permissions
+from classrooms.models import Classroom, User
 from kavet_site.clientip import client_bucket
 
 from . import selectors, services
@@ -168,13 +169,6 @@ def link_child(request: HttpRequest) -> HttpResponse:
     return redirect("reports:child", student_id=link.student_id)
 
 
-def _report_for(student, week: date | None) -> WeeklyReport | None:
-    reports = WeeklyReport.objects.filter(student=student)
-    if week:
-        return reports.filter(week_start=week).first()
-    return reports.order_by("-week_start").first()
-
-
 def _child_context(student, report: WeeklyReport | None) -> dict:
     data = report.data if report else {}
     return {
@@ -185,8 +179,7 @@ def _child_context(student, report: WeeklyReport | None) -> dict:
         "charts": report_charts(data) if report else [],
         "tips": selectors.practice_at_home(data) if report else [],
         "bands": BANDS,
-        "weeks": list(WeeklyReport.objects.filter(student=student).order_by("-week_start")
-                      .values_list("week_start", flat=True)[:52]),
+        "weeks": selectors.report_weeks(student),
         "level": _level_text(student.number_range, student.tier),
         "levels": [{**lv, "text": _level_text(lv["number_range"], lv["tier"]),
                     "at": _parse_dt(lv["at"])} for lv in data.get("levels", [])],
@@ -207,8 +200,8 @@ def _level_text(number_range: int, tier: int) -> str:
 @login_required
 def child_report(request: HttpRequest, student_id: int) -> HttpResponse:
     """The parent's page: the latest report (or a chosen week) of their own child only."""
-    student = selectors.child_get(request.user, student_id)
-    report = _report_for(student, _week_param(request))
+    student = permissions.child_get(request.user, student_id)
+    report = selectors.report_of_week(student, _week_param(request))
     if report is None and _week_param(request):
         raise Http404("no report for that week")
     return render(request, "reports/child.html", _child_context(student, report))
@@ -218,8 +211,8 @@ def child_report(request: HttpRequest, student_id: int) -> HttpResponse:
 def child_report_pdf(request: HttpRequest, student_id: int) -> HttpResponse:
     from .pdf import report_pdf
 
-    student = selectors.child_get(request.user, student_id)
-    report = _report_for(student, _week_param(request))
+    student = permissions.child_get(request.user, student_id)
+    report = selectors.report_of_week(student, _week_param(request))
     if report is None:
         raise Http404("no report yet")
     context = _child_context(student, report)
@@ -236,7 +229,7 @@ def child_report_pdf(request: HttpRequest, student_id: int) -> HttpResponse:
 def class_list(request: HttpRequest) -> HttpResponse:
     if request.user.role == User.Role.PARENT:
         return redirect("reports:parent_home")
-    classes = selectors.classrooms_visible_to(request.user).filter(archived_at__isnull=True) \
+    classes = permissions.readable(request.user, Classroom).filter(archived_at__isnull=True) \
         .order_by("-school_year", "name")
     return render(request, "reports/class_list.html", {"classes": classes})
 
@@ -244,7 +237,7 @@ def class_list(request: HttpRequest) -> HttpResponse:
 @login_required
 def class_report(request: HttpRequest, classroom_id: int) -> HttpResponse:
     """The class grid: students × skills in colours, who needs help, frequent mistakes."""
-    classroom = selectors.classroom_get(request.user, classroom_id)
+    classroom = permissions.classroom_get(request.user, classroom_id)
     report = selectors.class_report(classroom=classroom, week_start=_week_param(request))
     proposals = selectors.class_proposals(classroom)
     return render(request, "reports/class_report.html",
@@ -254,7 +247,7 @@ def class_report(request: HttpRequest, classroom_id: int) -> HttpResponse:
 @login_required
 def class_report_csv(request: HttpRequest, classroom_id: int) -> HttpResponse:
     """The grid exactly as on screen, as CSV (UTF-8 with a BOM so spreadsheets read accents)."""
-    classroom = selectors.classroom_get(request.user, classroom_id)
+    classroom = permissions.classroom_get(request.user, classroom_id)
     report = selectors.class_report(classroom=classroom, week_start=_week_param(request))
     header, rows = selectors.class_report_table(report)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
@@ -309,14 +302,14 @@ def _rec_context(rec) -> dict:
 @login_required
 def student_report(request: HttpRequest, student_id: int) -> HttpResponse:
     """The teacher's drill-down for one student: every figure, advice, parents' access."""
-    student = selectors.staff_student_get(request.user, student_id)
-    report = _report_for(student, _week_param(request))
+    student = permissions.staff_student_get(request.user, student_id)
+    report = selectors.report_of_week(student, _week_param(request))
     rec = selectors.open_recommendation(student)
     return render(request, "reports/student.html", {
         **_child_context(student, report),
         "rec_ctx": _rec_context(rec) if rec else None,
         "access": selectors.parent_access_of(student),
-        "is_admin": selectors.is_school_admin(request.user),
+        "is_admin": permissions.is_school_admin(request.user),
         "skill_labels": SKILL_LABELS,
         "week_rows": _week_rows(report.data) if report else [],
     })
@@ -340,7 +333,7 @@ def recommendation_decide(request: HttpRequest, rec_id: int, decision: str) -> H
     """One tap: accept (the level changes) or dismiss a level proposal."""
     if decision not in ("accept", "dismiss"):
         raise Http404("no such decision")
-    rec = selectors.recommendation_get(request.user, rec_id)
+    rec = permissions.recommendation_get(request.user, rec_id)
     try:
         rec = services.recommendation_decide(recommendation=rec, accept=decision == "accept",
                                              by=request.user)
@@ -365,9 +358,9 @@ def build(request: HttpRequest) -> HttpResponse:
     """"Build now" for one student or a class; answers with the progress bar."""
     student = classroom = None
     if request.POST.get("student"):
-        student = selectors.staff_student_get(request.user, _int(request.POST["student"]))
+        student = permissions.staff_student_get(request.user, _int(request.POST["student"]))
     elif request.POST.get("classroom"):
-        classroom = selectors.classroom_get(request.user, _int(request.POST["classroom"]))
+        classroom = permissions.classroom_get(request.user, _int(request.POST["classroom"]))
     else:
         raise Http404("nothing to build")
     try:
@@ -398,7 +391,7 @@ def _monday(day: date | None) -> date | None:
 @login_required
 def job(request: HttpRequest, job_id: int) -> HttpResponse:
     """The progress of a build request: the whole page, or the bar for HTMX polling."""
-    job = selectors.job_get(request.user, job_id)
+    job = permissions.job_get(request.user, job_id)
     context = selectors.job_progress(job)
     return render(request, "reports/job.html#progress" if request.htmx else "reports/job.html", context)
 
@@ -407,7 +400,7 @@ def job(request: HttpRequest, job_id: int) -> HttpResponse:
 @require_POST
 def invite_create(request: HttpRequest, student_id: int) -> HttpResponse:
     """A one-time code for a child's parent, shown once on a printable slip."""
-    student = selectors.staff_student_get(request.user, student_id)
+    student = permissions.staff_student_get(request.user, student_id)
     invite, code = services.parent_invite_create(student=student, by=request.user)
     join_url = request.build_absolute_uri(reverse("reports:join"))
     return render(request, "reports/invite_slip.html",
@@ -417,7 +410,7 @@ def invite_create(request: HttpRequest, student_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def invite_revoke(request: HttpRequest, invite_id: int) -> HttpResponse:
-    invite = selectors.parent_invite_get(request.user, invite_id)
+    invite = permissions.parent_invite_get(request.user, invite_id)
     services.parent_invite_revoke(invite=invite, by=request.user)
     messages.success(request, _("The code can no longer be used."))
     return redirect("reports:student", student_id=invite.student_id)
@@ -426,7 +419,7 @@ def invite_revoke(request: HttpRequest, invite_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def link_revoke(request: HttpRequest, link_id: int) -> HttpResponse:
-    link = selectors.parent_link_get(request.user, link_id)
+    link = permissions.parent_link_get(request.user, link_id)
     services.parent_link_revoke(link=link, by=request.user)
     messages.success(request, _("This parent no longer sees %(name)s's reports.") % {"name": link.student.name})
     return redirect("reports:student", student_id=link.student_id)
@@ -436,9 +429,9 @@ def link_revoke(request: HttpRequest, link_id: int) -> HttpResponse:
 
 
 def _admin_student(request: HttpRequest, student_id: int):
-    if not selectors.is_school_admin(request.user):
+    if not permissions.is_school_admin(request.user):
         raise Http404("school admins only")
-    return selectors.staff_student_get(request.user, student_id)
+    return permissions.staff_student_get(request.user, student_id)
 
 
 @login_required

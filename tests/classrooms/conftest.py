@@ -1,9 +1,11 @@
 """Rows for the teachers' tests: two teachers of one school, another school, class games."""
+
 from __future__ import annotations
 
 import pytest
 
-from games.models import ClassSession, Game, Seat
+from classgames.models import ClassSession
+from games.models import Game, Seat
 from tests import factories
 
 
@@ -37,8 +39,15 @@ def school_admin(school):
 def finished_game_rows(classroom) -> tuple[ClassSession, Game]:
     """A class game with one ended table, written as rows: enough for pages that only list."""
     session = ClassSession.objects.create(classroom=classroom, status=ClassSession.Status.RUNNING)
-    game = Game.objects.create(school=classroom.school, classroom=classroom, session=session,
-                               config={}, seed=1, status=Game.Status.RUNNING, label="Table 1")
+    game = Game.objects.create(
+        school=classroom.school,
+        classroom=classroom,
+        session=session,
+        config={},
+        seed=1,
+        status=Game.Status.RUNNING,
+        label="Table 1",
+    )
     for position, student in enumerate(classroom.students.order_by("name")[:2]):
         Seat.objects.create(game=game, position=position, student=student, name=student.name)
     return session, game

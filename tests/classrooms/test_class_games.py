@@ -9,11 +9,14 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from classrooms import selectors, services
+from classgames import selectors
+from classgames import services as class_game_services
+from classgames.models import ClassSession
+from classrooms import services
 from classrooms.grouping import PlannedTable
 from classrooms.models import Student
 from games import engine
-from games.models import ClassSession, Game, Move, Seat
+from games.models import Game, Move, Seat
 from games.services import game_tick
 from tests import factories
 
@@ -52,7 +55,7 @@ def play(game: Game, ticks: int, *, start=None) -> None:
 def start_session(classroom, teacher, groups, *, bots=0, settings=None) -> ClassSession:
     tables = [PlannedTable(number=i, students=g, bots=bots, bot_strength="easy")
               for i, g in enumerate(groups, start=1)]
-    return services.class_session_start(
+    return class_game_services.class_session_start(
         classroom=classroom, tables=tables, by=teacher,
         settings=settings or {"challenge_window": 5, "challenge_time": 30, "turn_time": 60})
 
@@ -120,8 +123,8 @@ def test_each_table_plays_at_its_weakest_students_level_and_the_teachers_cap(tea
     session = start_session(classroom, teacher, [[anna, corentin], [dewi, elouan]])
     rules = [g.config["rules"] for g in session.games.order_by("pk")]
     assert [(r["max_number"], r["tier"]) for r in rules] == [(10, 1), (20, 2)]
-    services.class_session_end(session=session, by=teacher)
-    capped = services.class_session_start(
+    class_game_services.class_session_end(session=session, by=teacher)
+    capped = class_game_services.class_session_start(
         classroom=classroom, tables=[PlannedTable(number=1, students=[dewi, elouan])],
         settings={"copies": 1, "x_cards": 0, "events": False}, cap_range=10, cap_tier=1, by=teacher)
     game = capped.games.get()

@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 from django.utils import translation
 
-from classrooms import services
+from classgames import services as class_game_services
 from classrooms.forms import CodeLookupForm, StudentsPasteForm
 from classrooms.grouping import PlannedTable
 from games import services as game_services
@@ -40,7 +40,7 @@ def page(client, name: str, pk: int, **headers) -> str:
 def test_a_class_game_started_in_english_reads_in_german_and_french(client, teacher, classroom, kids):
     anna, bleuenn, corentin = kids
     with translation.override("en"):
-        session = services.class_session_start(
+        session = class_game_services.class_session_start(
             classroom=classroom, by=teacher, settings=SETTINGS,
             tables=[PlannedTable(number=1, students=[anna, bleuenn]),
                     PlannedTable(number=2, students=[corentin], bots=2, bot_strength="easy")])
@@ -53,7 +53,7 @@ def test_a_class_game_started_in_english_reads_in_german_and_french(client, teac
     assert "Computer 1" in live and "Computer 2" in live
     live_fr = page(client, "classrooms:session_live", session.pk, **FR)
     assert "Ordinateur 2" in live_fr and "Au tour de Anna" in live_fr
-    services.class_session_end(session=session, by=teacher)
+    class_game_services.class_session_end(session=session, by=teacher)
     history = page(client, "classrooms:history", classroom.pk, **FR)
     assert "Table 2" in history and "Ordinateur 1" in history and "Computer" not in history
 

@@ -1,14 +1,16 @@
 """A teacher cannot see or change another teacher's class at any URL, even by guessing ids."""
+
 from __future__ import annotations
 
 import pytest
 from django.urls import URLPattern, reverse
 
-from classrooms import selectors
+from classgames.models import ClassSession
+from classrooms import permissions
 from classrooms.models import Classroom, Student, TeacherInvite
 from classrooms.services import teacher_invite_create
 from classrooms.urls import urlpatterns
-from games.models import ClassSession, Game
+from games.models import Game
 from tests import factories
 from tests.classrooms.conftest import finished_game_rows
 
@@ -46,29 +48,56 @@ def _objects(classroom: Classroom) -> dict:
     session, game = finished_game_rows(classroom)
     admin = factories.school_admin(school=classroom.school, username=f"admin-{classroom.pk}")
     invite, _token = teacher_invite_create(school=classroom.school, by=admin, email="x@y.invalid")
-    return {"classroom": classroom, "student": classroom.students.order_by("name").first(),
-            "session": session, "game": game, "invite": invite}
+    return {
+        "classroom": classroom,
+        "student": classroom.students.order_by("name").first(),
+        "session": session,
+        "game": game,
+        "invite": invite,
+    }
 
 
 # Every POST a page accepts, with data that would change something if it were let through.
 HOSTILE_POST = {
-    "name": "Hacked", "school_year": "2030-2031", "student_idle_minutes": "5",
-    "names": "Intruder", "number_range": "20", "tier": "3", "action": "end", "confirm": "yes",
-    "position": "0", "strength": "hard", "students": "", "bulk_range": "20", "bulk_tier": "3",
-    "present": "", "archive_old": "on",
+    "name": "Hacked",
+    "school_year": "2030-2031",
+    "student_idle_minutes": "5",
+    "names": "Intruder",
+    "number_range": "20",
+    "tier": "3",
+    "action": "end",
+    "confirm": "yes",
+    "position": "0",
+    "strength": "hard",
+    "students": "",
+    "bulk_range": "20",
+    "bulk_tier": "3",
+    "present": "",
+    "archive_old": "on",
 }
 
 
 def _snapshot(classroom: Classroom) -> tuple:
     classroom.refresh_from_db()
-    students = tuple(Student.objects.filter(classroom=classroom).order_by("pk")
-                     .values_list("pk", "name", "number_range", "tier", "picture_code"))
+    students = tuple(
+        Student.objects.filter(classroom=classroom)
+        .order_by("pk")
+        .values_list("pk", "name", "number_range", "tier", "picture_code")
+    )
     games = tuple(Game.objects.filter(classroom=classroom).values_list("pk", "status", "version"))
     sessions = tuple(ClassSession.objects.filter(classroom=classroom).values_list("pk", "status"))
-    invites = tuple(TeacherInvite.objects.filter(school=classroom.school)
-                    .values_list("pk", "revoked_at"))
-    return (classroom.name, classroom.archived_at, students, games, sessions, invites,
-            Classroom.objects.count())
+    invites = tuple(
+        TeacherInvite.objects.filter(school=classroom.school).values_list("pk", "revoked_at")
+    )
+    return (
+        classroom.name,
+        classroom.archived_at,
+        students,
+        games,
+        sessions,
+        invites,
+        Classroom.objects.count(),
+    )
 
 
 def test_every_url_pattern_is_covered():
@@ -149,16 +178,23 @@ def test_teacher_home_lists_only_the_teachers_classes(client, teacher, classroom
 def test_a_school_admin_sees_every_class_of_the_school_and_no_other(
     client, school_admin, classroom, other_classroom, foreign_classroom
 ):
-    visible = set(selectors.classrooms_visible_to(school_admin))
+    visible = set(permissions.readable(school_admin, Classroom))
     assert visible == {classroom, other_classroom}
-    assert set(selectors.students_visible_to(school_admin)) == set(
-        Student.objects.filter(classroom__in=[classroom, other_classroom]))
+    assert set(permissions.readable(school_admin, Student)) == set(
+        Student.objects.filter(classroom__in=[classroom, other_classroom])
+    )
     client.force_login(school_admin)
     page = client.get(reverse("classrooms:teacher_home")).content.decode()
     assert classroom.name in page and other_classroom.name in page
     assert foreign_classroom.name not in page
-    assert client.get(reverse("classrooms:classroom_detail", args=[other_classroom.pk])).status_code == 200
-    assert client.get(reverse("classrooms:classroom_detail", args=[foreign_classroom.pk])).status_code == 404
+    assert (
+        client.get(reverse("classrooms:classroom_detail", args=[other_classroom.pk])).status_code
+        == 200
+    )
+    assert (
+        client.get(reverse("classrooms:classroom_detail", args=[foreign_classroom.pk])).status_code
+        == 404
+    )
 
 
 @pytest.mark.django_db
@@ -167,7 +203,9 @@ def test_students_and_parents_cannot_open_teachers_pages(client, classroom, role
     user = factories.user(role=role, school=classroom.school)
     client.force_login(user)
     assert client.get(reverse("classrooms:teacher_home")).status_code == 403
-    assert client.get(reverse("classrooms:classroom_detail", args=[classroom.pk])).status_code == 403
+    assert (
+        client.get(reverse("classrooms:classroom_detail", args=[classroom.pk])).status_code == 403
+    )
 
 
 @pytest.mark.django_db

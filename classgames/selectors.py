@@ -1,0 +1,296 @@
+"""Reads for the class games: the live view of every table, the history and the replay."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from django.db.models import Prefetch, QuerySet
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from classrooms.grouping import rules_summary
+from classrooms.models import Classroom
+from games import engine
+from games.messages import as_printed, events_sentences, refusal_message, verdict_message
+from games.models import Game, Move, Seat
+from games.selectors import name_seats, player_names
+
+from .models import ClassSession
+
+
+def class_sessions_of(classroom: Classroom) -> QuerySet[ClassSession]:
+    """A class's class games, newest first, each with its tables."""
+    return (
+        ClassSession.objects.filter(classroom=classroom)
+        .prefetch_related(Prefetch("games", queryset=Game.objects.order_by("pk")))
+        .order_by("-created_at")
+    )
+
+
+# --- the live class view -------------------------------------------------------------------
+
+# A running table where nothing happened for this long is flagged as stuck.
+STUCK_AFTER_SECONDS = 180
+# A student whose turn has lasted this long, or whose tablet went quiet, is flagged.
+IDLE_AFTER_SECONDS = 90
+TABLET_QUIET_SECONDS = 60
+# The live page re-renders at least this often even when no table moved, so flags stay fresh.
+LIVE_REFRESH_BUCKET_SECONDS = 20
+
+
+def session_pulse(session) -> list[tuple]:
+    """One small query: what changes between two polls (id, version, status, deadlines)."""
+    return list(
+        Game.objects.filter(session=session)
+        .order_by("pk")
+        .values_list("pk", "version", "status", "timer_deadline", "bot_due_at")
+    )
+
+
+def session_fingerprint(pulse: list[tuple], now) -> str:
+    bucket = int(now.timestamp()) // LIVE_REFRESH_BUCKET_SECONDS
+    body = ";".join(f"{pk}.{version}.{status}" for pk, version, status, *_rest in pulse)
+    return hashlib.blake2b(f"{body}|{bucket}".encode(), digest_size=8).hexdigest()
+
+
+def _card_labels(cards: list[dict]) -> list[dict]:
+    return [{"label": c.get("label", "?"), "kind": c.get("kind", "number")} for c in cards]
+
+
+def _score_now(seat_view: dict) -> int:
+    """R6.3 on the cards as they stand: pile, held and event cards, PEVAR double, PEMP half."""
+    laid = seat_view.get("laid") or {}
+    pevar, pemp = laid.get("pevar", 0), laid.get("pemp", 0)
+    return (
+        seat_view.get("pile_count", 0)
+        + len(seat_view.get("held") or [])
+        + len(seat_view.get("events") or [])
+        + 2 * pevar
+        + pemp
+        - pemp // 2
+    )
+
+
+def _minutes(seconds: float) -> int:
+    return max(1, int(seconds // 60))
+
+
+def live_table(game, now) -> dict:
+    """Everything the live view shows for one table, from the stored state (no query)."""
+    seats = name_seats(game.seats.all())  # prefetched; computer players numbered, no query
+    rules = (game.config or {}).get("rules", {})
+    table: dict = {
+        "game": game,
+        "label": str(game),
+        "status": game.status,
+        "status_text": game.get_status_display(),
+        "rules": rules_summary(rules.get("max_number", 20), rules.get("tier", 1)) if rules else "",
+        "cards": [],
+        "draw_count": None,
+        "phase_text": "",
+        "challenge": None,
+        "pending": "",
+        "flags": [],
+        "seats": [],
+        "finished": game.status in (Game.Status.FINISHED, Game.Status.ABANDONED),
+    }
+    view = None
+    if game.state:
+        view = engine.seat_view(engine.GameState.from_dict(game.state), None)
+    by_position = {s.position: s for s in seats}
+    active = view["active"] if view else None
+    phase = view["phase"] if view else None
+    for position, seat in enumerate(seats):
+        seat_data = view["seats"][position] if view and position < len(view["seats"]) else {}
+        table["seats"].append(
+            {
+                "seat": seat,
+                "position": seat.position,
+                "name": seat.display_name,
+                "bot": seat.bot,
+                "is_active": phase == "turn" and active == seat.position and not table["finished"],
+                "score": seat.score
+                if seat.score is not None
+                else (_score_now(seat_data) if seat_data else 0),
+                "place": seat.place,
+                "held": len(seat_data.get("held") or []),
+                "events": [c.get("label") for c in seat_data.get("events") or []],
+                "skips": seat_data.get("skips", 0),
+            }
+        )
+    table["humans"] = [s for s in table["seats"] if not s["bot"]]
+    if view:
+        table["cards"] = _card_labels(view.get("table") or [])
+        table["draw_count"] = view.get("draw_count")
+        pending = view.get("pending")
+        challenge = view.get("challenge")
+
+        def name(position) -> str:
+            return by_position[position].display_name if position in by_position else "?"
+
+        if phase == "turn" and active is not None:
+            table["phase_text"] = _("%(name)s's turn") % {"name": name(active)}
+        elif phase == "window" and pending:
+            if pending.get("kind") == "announce":
+                table["phase_text"] = _(
+                    "%(name)s announced — the others may call “Kavet 'm eus!”"
+                ) % {"name": name(pending.get("seat"))}
+                table["pending"] = pending.get("text", "")
+            else:
+                table["phase_text"] = _(
+                    "%(name)s said “nothing to do” — the others may call “Kavet 'm eus!”"
+                ) % {"name": name(pending.get("seat"))}
+        elif phase in ("challenge", "chwech_offer", "chwech_announce") and challenge:
+            table["challenge"] = _("Kavet 'm eus! %(challenger)s challenges %(challenged)s") % {
+                "challenger": name(challenge.get("challenger")),
+                "challenged": name(challenge.get("challenged")),
+            }
+            if pending and pending.get("kind") == "announce":
+                table["pending"] = pending.get("text", "")
+        elif phase == "over":
+            table["phase_text"] = _("Game over")
+    # Flags: a table that has not moved for long, a student who has not played for a while.
+    if game.status == Game.Status.RUNNING:
+        last = game.last_move_at or game.started_at
+        if last is not None and (now - last).total_seconds() > STUCK_AFTER_SECONDS:
+            table["flags"].append(
+                ngettext(
+                    "No move for %(n)s minute",
+                    "No move for %(n)s minutes",
+                    _minutes((now - last).total_seconds()),
+                )
+                % {"n": _minutes((now - last).total_seconds())}
+            )
+        phase_start = getattr(game, "phase_started_at", None) or last
+        if (
+            phase == "turn"
+            and active in by_position
+            and not by_position[active].bot
+            and phase_start is not None
+            and (now - phase_start).total_seconds() > IDLE_AFTER_SECONDS
+        ):
+            seconds = (now - phase_start).total_seconds()
+            table["flags"].append(
+                ngettext(
+                    "%(name)s has not played for %(n)s minute",
+                    "%(name)s has not played for %(n)s minutes",
+                    _minutes(seconds),
+                )
+                % {"name": by_position[active].display_name, "n": _minutes(seconds)}
+            )
+        for seat in seats:
+            if seat.bot or seat.last_seen_at is None:
+                continue
+            quiet = (now - seat.last_seen_at).total_seconds()
+            if quiet > TABLET_QUIET_SECONDS:
+                table["flags"].append(
+                    ngettext(
+                        "%(name)s's tablet has been quiet for %(n)s minute",
+                        "%(name)s's tablet has been quiet for %(n)s minutes",
+                        _minutes(quiet),
+                    )
+                    % {"name": seat.display_name, "n": _minutes(quiet)}
+                )
+    return table
+
+
+def live_tables(session, now) -> list[dict]:
+    """Every table of a class game: two queries whatever the number of tables or moves."""
+    games = (
+        Game.objects.filter(session=session)
+        .order_by("pk")
+        .defer("draw_order")
+        .prefetch_related(Prefetch("seats", queryset=Seat.objects.order_by("position")))
+    )
+    return [live_table(game, now) for game in games]
+
+
+# --- history and replay ----------------------------------------------------------------------
+
+
+def finished_games(classroom: Classroom):
+    return (
+        Game.objects.filter(
+            classroom=classroom, status__in=[Game.Status.FINISHED, Game.Status.ABANDONED]
+        )
+        .prefetch_related(Prefetch("seats", queryset=Seat.objects.order_by("place", "position")))
+        .order_by("-finished_at", "-pk")
+    )
+
+
+def _as_stored(value):
+    """A value as it comes back from a JSON column (tuples become lists, keys strings)."""
+    return json.loads(json.dumps(value))
+
+
+def _comparable(state_dict: dict | None) -> dict:
+    """A stored state without what a replay cannot know (which seats were bots from the start)."""
+    data = _as_stored(state_dict or {})
+    data.pop("bots", None)
+    return data
+
+
+def game_replay(game) -> dict:
+    """The game replayed from its seed and stored moves, step by step, with every verdict.
+
+    Each step re-applies the stored move with the engine (R9.2) and says whether the events
+    and the final state are the ones recorded when the game was played.
+    """
+    config = engine.GameConfig.from_dict(game.config)
+    players = player_names(game)
+    state = engine.new_game(config, seed=game.seed, draw_order=game.draw_order)
+    opening = _card_labels(engine.seat_view(state, None).get("table") or [])
+    steps: list[dict] = []
+    moves = list(Move.objects.filter(game=game).order_by("number"))
+    matches = True
+    error = ""
+    for move in moves:
+        try:
+            state, events = engine.apply_move(state, move.payload)
+        except engine.EngineError as exc:
+            matches = False
+            error = _("The replay stopped at move %(number)d: %(why)s") % {
+                "number": move.number,
+                "why": refusal_message(exc.code, exc.params),
+            }
+            break
+        if move.events and _as_stored(events) != move.events:
+            matches = False
+        verdicts = [e for e in events if e.get("type") == "verdict"]
+        view = engine.seat_view(state, None)
+        steps.append(
+            {
+                "number": move.number,
+                "who": players[move.seat]
+                if move.seat is not None and move.seat < len(players)
+                else "",
+                "kind": move.payload.get("type", ""),
+                "sentences": events_sentences(events, players),
+                "verdicts": [
+                    {
+                        "ok": bool(v.get("ok")),
+                        "text": as_printed((v.get("operation") or {}).get("text", "")),
+                        "why": ""
+                        if v.get("ok")
+                        else verdict_message(v.get("code"), v.get("params")),
+                    }
+                    for v in verdicts
+                ],
+                "table": _card_labels(view.get("table") or []),
+                "scores": list(
+                    zip(players, [_score_now(s) for s in view.get("seats") or []], strict=False)
+                ),
+                "at": move.created_at,
+            }
+        )
+    if not error and game.state is not None:
+        matches = matches and _comparable(state.to_dict()) == _comparable(game.state)
+    return {
+        "players": players,
+        "opening": opening,
+        "steps": steps,
+        "matches": matches,
+        "error": error,
+        "final": state,
+    }

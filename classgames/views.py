@@ -1,0 +1,282 @@
+"""The teacher's class-game pages: set up the tables, follow them live, act on them, replay.
+
+Views parse the request, call one service or selector and render; every object is fetched
+through classrooms.permissions, so a foreign id is a 404 like a missing one.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+from django.views.decorators.http import require_POST
+
+from classrooms import permissions
+from classrooms.forms import ClassGameSettingsForm, tables_from_post
+from classrooms.grouping import (
+    BOT_STRENGTHS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    PlannedTable,
+    rules_summary,
+    table_rules,
+    tables_check,
+    tables_propose,
+)
+from classrooms.selectors import class_students
+from games.selectors import name_seats
+from games.services import game_tick
+
+from . import selectors, services
+from .models import ClassSession
+
+
+def _errors(exc: ValidationError) -> list[str]:
+    return list(exc.messages)
+
+
+def _plan_rules(tables, settings_form) -> None:
+    """Attach to each planned table the rules it would play by, and why (R2.3)."""
+    caps = settings_form.cleaned_data if settings_form.is_bound and settings_form.is_valid() else {}
+    for table in tables:
+        table.rules = (
+            table_rules(
+                table.students, cap_range=caps.get("cap_range"), cap_tier=caps.get("cap_tier")
+            )
+            if table.students
+            else None
+        )
+
+
+@permissions.staff_required
+def class_game_setup(request: HttpRequest, pk: int) -> HttpResponse:
+    """Who is present → proposed tables by level → adjust → start every table at once."""
+    classroom = permissions.classroom_get(request.user, pk)
+    students = list(class_students(request.user, classroom).order_by("name"))
+    action = request.POST.get("action", "") if request.method == "POST" else ""
+    settings_form = ClassGameSettingsForm(request.POST if request.method == "POST" else None)
+    present_ids = {str(s.pk) for s in students}
+    if request.method == "POST":
+        present_ids = set(request.POST.getlist("present")) & present_ids
+    present = [s for s in students if str(s.pk) in present_ids]
+    tables: list[PlannedTable] = []
+    doubles: dict = {}
+    errors: list[str] = []
+    if action == "propose":
+        tables = [
+            PlannedTable(number=i, students=group, bots=1 if len(group) == 1 else 0)
+            for i, group in enumerate(tables_propose(present), start=1)
+        ]
+        if not present:
+            errors.append(_("Tick the students who are present."))
+    elif action in ("update", "start"):
+        tables, doubles = tables_from_post(request.POST, present)
+        errors = tables_check(tables, doubles=doubles)
+    if tables:
+        _plan_rules(tables, settings_form)
+    if action == "start" and not errors:
+        if not settings_form.is_valid():
+            errors.append(_("Check the game settings."))
+        else:
+            d = settings_form.cleaned_data
+            try:
+                session = services.class_session_start(
+                    classroom=classroom,
+                    tables=tables,
+                    settings=settings_form.settings(),
+                    by=request.user,
+                    starter=d["starter"],
+                    cap_range=d["cap_range"],
+                    cap_tier=d["cap_tier"],
+                )
+            except ValidationError as exc:
+                errors = _errors(exc)
+            else:
+                messages.success(
+                    request,
+                    ngettext(
+                        "The game has started at %(count)s table.",
+                        "The games have started at %(count)s tables.",
+                        len(tables),
+                    )
+                    % {"count": len([t for t in tables if t.students])},
+                )
+                if request.htmx:
+                    response = HttpResponse(status=204)
+                    response["HX-Redirect"] = reverse("classrooms:session_live", args=[session.pk])
+                    return response
+                return redirect("classrooms:session_live", pk=session.pk)
+    placed = {s.pk for t in tables for s in t.students}
+    n_slots = max([t.number for t in tables] + [len(tables)]) + 1 if tables else 1
+    ctx = {
+        "classroom": classroom,
+        "students": students,
+        "present": present,
+        "present_ids": present_ids,
+        "settings_form": settings_form,
+        "tables": tables,
+        "not_playing": [s for s in present if s.pk not in placed] if tables else [],
+        "slots": list(range(1, n_slots + 1)),
+        "errors": errors,
+        "planning": bool(tables),
+        # One table: at least one student, so at most MAX_PLAYERS - 1 computer players.
+        "bot_counts": list(range(0, MAX_PLAYERS)),
+        "strengths": BOT_STRENGTHS,
+        "tab": "play",
+        "min_players": MIN_PLAYERS,
+        "max_players": MAX_PLAYERS,
+        "running": [
+            s for s in selectors.class_sessions_of(classroom) if s.status in ("running", "paused")
+        ][:3],
+    }
+    template = "classrooms/class_game_setup.html"
+    return render(request, template + "#plan" if request.htmx else template, ctx)
+
+
+@permissions.staff_required
+def session_live(request: HttpRequest, pk: int) -> HttpResponse:
+    """Every table of a class game on one screen; HTMX polls it and gets 204 when nothing moved."""
+    session = permissions.session_get(request.user, pk)
+    now = timezone.now()
+    pulse = selectors.session_pulse(session)
+    # Time limits and computer players are applied by whoever looks first: the periodic task,
+    # a tablet, or this page (without a broker nothing else would move the bots on).
+    due = [
+        gid
+        for gid, _v, status, timer, bot in pulse
+        if status == "running" and ((timer and timer <= now) or (bot and bot <= now))
+    ]
+    for game_id in due:
+        game_tick(game_id=game_id, now=now)
+    if due:
+        pulse = selectors.session_pulse(session)
+    fingerprint = selectors.session_fingerprint(pulse, now)
+    if request.htmx and request.GET.get("v") == fingerprint:
+        return HttpResponse(status=204)
+    tables = selectors.live_tables(session, now)
+    if tables and all(t["finished"] for t in tables):
+        # Shown as over, not saved: a GET only reads. The games service marks the class game
+        # finished when its last table ends (classgames.services.session_after_game_change).
+        session.status = ClassSession.Status.FINISHED
+    ctx = {
+        "session": session,
+        "classroom": session.classroom,
+        "tables": tables,
+        "fingerprint": fingerprint,
+        "strengths": BOT_STRENGTHS,
+        "now": now,
+        "tab": "play",
+        "live": session.status != ClassSession.Status.FINISHED,
+        "stream_version": sum(version for _pk, version, *_rest in pulse),
+    }
+    template = "classrooms/session_live.html"
+    return render(request, template + "#live" if request.htmx else template, ctx)
+
+
+@permissions.staff_required
+@require_POST
+def session_control(request: HttpRequest, pk: int) -> HttpResponse:
+    session = permissions.session_get(request.user, pk)
+    action = request.POST.get("action")
+    if action == "pause":
+        n = services.class_session_pause(session=session, by=request.user)
+        messages.success(
+            request,
+            ngettext("%(count)s table paused.", "%(count)s tables paused.", n) % {"count": n},
+        )
+    elif action == "resume":
+        n = services.class_session_resume(session=session, by=request.user)
+        messages.success(
+            request,
+            ngettext("%(count)s table resumed.", "%(count)s tables resumed.", n) % {"count": n},
+        )
+    elif action == "end":
+        services.class_session_end(session=session, by=request.user)
+        messages.success(request, _("The class game is over. Scores are in the history."))
+    else:
+        messages.error(request, _("Unknown action."))
+    return redirect("classrooms:session_live", pk=session.pk)
+
+
+@permissions.staff_required
+@require_POST
+def seat_replace(request: HttpRequest, pk: int, gid: int) -> HttpResponse:
+    """Replace an absent student by a computer player in the middle of a game (R8)."""
+    session = permissions.session_get(request.user, pk)
+    game = permissions.game_get(request.user, gid)
+    if game.session_id != session.pk:
+        raise Http404("no such table in this class game")
+    try:
+        position = int(request.POST.get("position", ""))
+    except ValueError:
+        position = -1
+    seat = game.seats.filter(position=position).first()
+    if seat is None:
+        messages.error(request, _("There is no such seat at this table."))
+    elif seat.bot:
+        messages.error(request, _("A computer player already plays this seat."))
+    else:
+        try:
+            services.class_seat_replace(
+                game=game,
+                position=position,
+                strength=request.POST.get("strength", ""),
+                by=request.user,
+            )
+        except ValidationError as exc:
+            messages.error(request, " ".join(exc.messages))
+        else:
+            messages.success(
+                request,
+                _("A computer player now plays for %(name)s at %(table)s.")
+                % {"name": seat.display_name, "table": str(game)},
+            )
+    return redirect("classrooms:session_live", pk=session.pk)
+
+
+# --- history and replay ----------------------------------------------------------------------
+
+
+@permissions.staff_required
+def history(request: HttpRequest, pk: int) -> HttpResponse:
+    classroom = permissions.classroom_get(request.user, pk)
+    page = Paginator(selectors.finished_games(classroom), 30).get_page(request.GET.get("page"))
+    rows = [
+        (
+            game,
+            rules_summary(game.config["rules"]["max_number"], game.config["rules"]["tier"])
+            if (game.config or {}).get("rules")
+            else "",
+        )
+        for game in page.object_list
+    ]
+    for game, _summary in rows:
+        name_seats(game.seats.all())  # "Computer 1"... in the reader's language, no query each
+    return render(
+        request,
+        "classrooms/history.html",
+        {"classroom": classroom, "page": page, "rows": rows, "tab": "history"},
+    )
+
+
+@permissions.staff_required
+def game_replay(request: HttpRequest, pk: int) -> HttpResponse:
+    game = permissions.game_get(request.user, pk)
+    replay = selectors.game_replay(game)
+    return render(
+        request,
+        "classrooms/replay.html",
+        {
+            "game": game,
+            "classroom": game.classroom,
+            "replay": replay,
+            "tab": "history",
+            "seats": name_seats(game.seats.all()),
+        },
+    )

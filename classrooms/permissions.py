@@ -1,0 +1,379 @@
+"""Who may read or change what: one queryset filter per model (after Kolibri's permissions).
+
+`readable(user, Model)` is every row of Model this user may see; `manageable(user, Model)` every
+row they may change (or act on as staff). Either takes a queryset instead of a model and narrows
+it. Views, selectors, reports and the admin all start from here, so a foreign id is a 404 like a
+missing one. A model without a rule is refused (LookupError): a new model is closed until it is
+given one here.
+
+The rules:
+- a teacher reads and manages the classes they teach, a school admin every class of the school;
+  what hangs from a class (students, class games, tables, moves, levels, reports, report
+  requests, level advice, parents' links and codes) follows the class;
+- a parent reads their own children (a link not revoked) and those children's reports, and
+  manages nothing;
+- a student reads their own seats and the games they sit at;
+- a school admin manages the school's accounts and teacher invitations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db.models import Exists, Model, OuterRef, Q, QuerySet
+from django.http import Http404, HttpRequest, HttpResponse
+
+from classgames.models import ClassSession
+from games.models import Game, Move, Play, Seat
+
+from .models import Classroom, LevelChange, ParentLink, School, Student, TeacherInvite, User
+from .reports.models import LevelRecommendation, ParentInvite, ReportJob, WeeklyReport
+
+STAFF_ROLES = (User.Role.TEACHER, User.Role.SCHOOL_ADMIN)
+View = Callable[..., HttpResponse]
+NOTHING = Q(pk__in=[])
+
+
+def _signed_in(user) -> bool:
+    return bool(getattr(user, "is_authenticated", False) and user.is_active)
+
+
+def _role(user, *roles: str) -> bool:
+    return _signed_in(user) and getattr(user, "role", None) in roles
+
+
+def is_school_admin(user) -> bool:
+    return bool(_role(user, User.Role.SCHOOL_ADMIN) and user.school_id)
+
+
+# --- the filters, one per model ----------------------------------------------------------------
+
+
+def staff_classrooms(user) -> QuerySet[Classroom]:
+    """A teacher sees the classes they teach; a school admin every class of the school."""
+    if not _signed_in(user) or not user.school_id:
+        return Classroom.objects.none()
+    if user.role == User.Role.SCHOOL_ADMIN:
+        return Classroom.objects.filter(school_id=user.school_id)
+    if user.role == User.Role.TEACHER:
+        # The school filter also holds if a teacher was ever wrongly attached to a foreign class.
+        return Classroom.objects.filter(school_id=user.school_id, teachers=user)
+    return Classroom.objects.none()
+
+
+def staff_students(user) -> QuerySet[Student]:
+    """Teachers see the students of their classes, school admins every student of the school."""
+    return Student.objects.filter(classroom__in=staff_classrooms(user))
+
+
+def children(user) -> QuerySet[Student]:
+    """A parent's own children: linked by a code, and the link not revoked."""
+    if not _role(user, User.Role.PARENT):
+        return Student.objects.none()
+    return Student.objects.filter(
+        parent_links__parent=user, parent_links__revoked_at__isnull=True
+    ).distinct()
+
+
+def report_students(user) -> QuerySet[Student]:
+    """Whose reports this user may open: a parent's children, or a teacher's students."""
+    if getattr(user, "role", None) == User.Role.PARENT:
+        return children(user)
+    return staff_students(user)
+
+
+def own_seats(user) -> Q:
+    """The seats this user sits at: a student sees only the games they play in."""
+    if (
+        not getattr(user, "is_authenticated", False)
+        or getattr(user, "role", "") != User.Role.STUDENT
+    ):
+        return NOTHING
+    return Q(student__user=user, game__school_id=user.school_id)
+
+
+def teachers_of_school(user) -> QuerySet[User]:
+    """The teachers a school admin may put on a class (a teacher may not pick colleagues)."""
+    if getattr(user, "role", None) != User.Role.SCHOOL_ADMIN or not user.school_id:
+        return User.objects.none()
+    return User.objects.filter(school_id=user.school_id, role__in=STAFF_ROLES, is_active=True)
+
+
+def accounts_of_school(school_id: int) -> QuerySet[User]:
+    """The accounts a school admin may see and edit: their school's, never a superuser, never a
+    parent who also follows a child of another school (their password opens that child too)."""
+    elsewhere = ParentLink.objects.filter(parent=OuterRef("pk")).exclude(
+        student__classroom__school_id=school_id
+    )
+    return User.objects.filter(school_id=school_id, is_superuser=False).exclude(Exists(elsewhere))
+
+
+def _school(user) -> Q:
+    if not _role(user, *STAFF_ROLES) or not user.school_id:
+        return NOTHING
+    return Q(pk=user.school_id)
+
+
+def _admin_school(user) -> Q:
+    return Q(pk=user.school_id) if is_school_admin(user) else NOTHING
+
+
+def _accounts(user) -> Q:
+    if not is_school_admin(user):
+        return NOTHING
+    return Q(pk__in=accounts_of_school(user.school_id).values("pk"))
+
+
+def _invites(user) -> Q:
+    if getattr(user, "role", None) != User.Role.SCHOOL_ADMIN or not user.school_id:
+        return NOTHING
+    return Q(school_id=user.school_id)
+
+
+def _classroom(user) -> Q:
+    return Q(pk__in=staff_classrooms(user).values("pk"))
+
+
+def _in_classroom(user) -> Q:
+    return Q(classroom__in=staff_classrooms(user))
+
+
+def _student_readable(user) -> Q:
+    return Q(pk__in=report_students(user).values("pk"))
+
+
+def _student_managed(user) -> Q:
+    return Q(pk__in=staff_students(user).values("pk"))
+
+
+def _of_student_readable(user) -> Q:
+    return Q(student__in=report_students(user).values("pk"))
+
+
+def _of_student_managed(user) -> Q:
+    return Q(student__in=staff_students(user).values("pk"))
+
+
+def _game_managed(user) -> Q:
+    return Q(classroom__in=staff_classrooms(user))
+
+
+def _game_readable(user) -> Q:
+    return _game_managed(user) | Q(pk__in=Seat.objects.filter(own_seats(user)).values("game_id"))
+
+
+def _seat_managed(user) -> Q:
+    return Q(game__classroom__in=staff_classrooms(user))
+
+
+def _seat_readable(user) -> Q:
+    return _seat_managed(user) | own_seats(user)
+
+
+def _move_readable(user) -> Q:
+    return Q(game__in=Game.objects.filter(_game_readable(user)).values("pk"))
+
+
+def _job(user) -> Q:
+    """A build request, seen only by someone who may still see its student and its class."""
+    return (Q(student__isnull=True) | Q(student__in=staff_students(user).values("pk"))) & (
+        Q(classroom__isnull=True) | Q(classroom__in=staff_classrooms(user).values("pk"))
+    )
+
+
+Rule = Callable[[object], Q]
+
+READABLE: dict[type[Model], Rule] = {
+    School: _school,
+    User: _accounts,
+    TeacherInvite: _invites,
+    Classroom: _classroom,
+    Student: _student_readable,
+    LevelChange: _of_student_managed,
+    ParentLink: _of_student_managed,
+    ClassSession: _in_classroom,
+    Game: _game_readable,
+    Seat: _seat_readable,
+    Move: _move_readable,
+    Play: _of_student_managed,
+    WeeklyReport: _of_student_readable,
+    ReportJob: _job,
+    LevelRecommendation: _of_student_managed,
+    ParentInvite: _of_student_managed,
+}
+
+MANAGEABLE: dict[type[Model], Rule] = {
+    **READABLE,
+    School: _admin_school,
+    Student: _student_managed,
+    Game: _game_managed,
+    Seat: _seat_managed,
+    Move: lambda user: Q(game__in=Game.objects.filter(_game_managed(user)).values("pk")),
+    WeeklyReport: _of_student_managed,
+}
+
+
+def _narrow(rules: dict[type[Model], Rule], user, model_or_qs) -> QuerySet:
+    qs = model_or_qs if isinstance(model_or_qs, QuerySet) else model_or_qs._default_manager.all()
+    try:
+        rule = rules[qs.model]
+    except KeyError:
+        raise LookupError(f"no permission rule for {qs.model.__name__}") from None
+    return qs.filter(rule(user))
+
+
+def readable(user, model_or_qs) -> QuerySet:
+    """The rows of a model (or of a queryset) this user may see."""
+    return _narrow(READABLE, user, model_or_qs)
+
+
+def manageable(user, model_or_qs) -> QuerySet:
+    """The rows of a model (or of a queryset) this user may change, or act on as staff."""
+    return _narrow(MANAGEABLE, user, model_or_qs)
+
+
+def _get_or_404(qs: QuerySet, what: str, lookup: dict):
+    row = qs.filter(**lookup).first()
+    if row is None:
+        raise Http404(f"no such {what}")
+    return row
+
+
+def get_readable_or_404(user, model_or_qs, *, what: str = "", **lookup):
+    """One readable row, or 404 when it does not exist or the user may not see it (no difference)."""
+    qs = readable(user, model_or_qs)
+    return _get_or_404(qs, what or qs.model._meta.model_name, lookup)
+
+
+def get_manageable_or_404(user, model_or_qs, *, what: str = "", **lookup):
+    """One manageable row, or 404 (never 403: no hint that it exists)."""
+    qs = manageable(user, model_or_qs)
+    return _get_or_404(qs, what or qs.model._meta.model_name, lookup)
+
+
+# --- one row, or 404 -----------------------------------------------------------------------------
+
+
+def classroom_get(user, pk: int) -> Classroom:
+    """The class, or 404 when it does not exist or the user may not see it (no difference)."""
+    return get_readable_or_404(
+        user, Classroom.objects.select_related("school"), what="class", pk=pk
+    )
+
+
+def student_get(user, *, classroom: Classroom, pk: int) -> Student:
+    """A student of this class whom the user teaches (the class pages)."""
+    return get_manageable_or_404(
+        user,
+        Student.objects.select_related("classroom"),
+        what="student",
+        classroom=classroom,
+        pk=pk,
+    )
+
+
+def staff_student_get(user, pk: int) -> Student:
+    """A student the user teaches, any class (the teacher's report pages)."""
+    return get_manageable_or_404(
+        user, Student.objects.select_related("classroom__school"), what="student", pk=pk
+    )
+
+
+def child_get(user, pk: int) -> Student:
+    """A student whose parent-facing report this user may read, or 404 (never 403: no hints)."""
+    return get_readable_or_404(
+        user, Student.objects.select_related("classroom__school"), what="child", pk=pk
+    )
+
+
+def session_get(user, pk: int) -> ClassSession:
+    return get_manageable_or_404(
+        user, ClassSession.objects.select_related("classroom"), what="class game", pk=pk
+    )
+
+
+def game_get(user, pk: int) -> Game:
+    """A table of a class the user teaches (the teacher's replay and controls)."""
+    return get_manageable_or_404(
+        user, Game.objects.select_related("classroom", "session"), what="game", pk=pk
+    )
+
+
+def seats_for_user(*, user) -> QuerySet[Seat]:
+    """The seats this user sits at: a student sees only the games they play in."""
+    return Seat.objects.filter(own_seats(user))
+
+
+def game_for_seat(*, user, game_id: int) -> tuple[Game, Seat]:
+    """The game and this user's seat at it; 404 for a game they do not sit at."""
+    seat = (
+        seats_for_user(user=user)
+        .select_related("game")
+        .filter(game_id=game_id)
+        .order_by("position")
+        .first()
+    )
+    if seat is None:
+        raise Http404("no such game")
+    return seat.game, seat
+
+
+def job_get(user, pk: int) -> ReportJob:
+    """A build request, seen only by someone who may still see its student or class."""
+    return get_readable_or_404(
+        user, ReportJob.objects.select_related("classroom", "student"), what="job", pk=pk
+    )
+
+
+def recommendation_get(user, pk: int) -> LevelRecommendation:
+    return get_manageable_or_404(
+        user, LevelRecommendation.objects.select_related("student"), what="recommendation", pk=pk
+    )
+
+
+def parent_link_get(user, pk: int) -> ParentLink:
+    return get_manageable_or_404(
+        user, ParentLink.objects.select_related("student", "parent"), what="link", pk=pk
+    )
+
+
+def parent_invite_get(user, pk: int) -> ParentInvite:
+    return get_manageable_or_404(
+        user, ParentInvite.objects.select_related("student"), what="invitation", pk=pk
+    )
+
+
+def teacher_invite_get(user, pk: int) -> TeacherInvite:
+    return get_manageable_or_404(user, TeacherInvite, what="invitation", pk=pk)
+
+
+# --- who may open a page at all --------------------------------------------------------------
+
+
+def staff_required(view: View) -> View:
+    """Signed in as a teacher or a school admin; anyone else is turned away."""
+
+    @login_required
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if getattr(request.user, "role", None) not in STAFF_ROLES:
+            raise PermissionDenied
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def admin_required(view: View) -> View:
+    """Signed in as a school admin."""
+
+    @login_required
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if getattr(request.user, "role", None) != User.Role.SCHOOL_ADMIN:
+            raise PermissionDenied
+        return view(request, *args, **kwargs)
+
+    return wrapper
