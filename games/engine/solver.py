@@ -797,7 +797,7 @@ class _Tier3Target:
             return self._x_fits(t) if ms[0] == X else ms[0] == t
         n_x = ms.count(X)
         if n_x == 0 and len(ms) <= _MATERIALISE:
-            return t in self.arith.reach(ms)
+            return self.arith.has(ms, t)  # only the parts' reach sets are built
         concrete = [v for v in ms if v != X]
         if n_x >= 2 and type(t) is int and sum(abs(v) for v in concrete) <= MAX_NUMERATOR:
             # (S + X1) + X2 = t with S the sum of the other cards, X1 = -S and X2 = t: every
