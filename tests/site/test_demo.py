@@ -1,4 +1,5 @@
 """The demo school: weeks of real play, reports and a running class game, made once and the same everywhere."""
+
 from __future__ import annotations
 
 import io
@@ -10,20 +11,46 @@ from django.core.management import call_command
 from django.db.models import Max, Sum
 from django.utils import timezone
 
-from classrooms.demo import LIVE_MIN_MOVES
+from classgames.models import ClassSession
+from classrooms.demo import DEMO_PASSWORD
+from classrooms.demo.data import LIVE_MIN_MOVES
 from classrooms.models import Classroom, LevelChange, ParentLink, School, Student, User
 from classrooms.reports.models import LevelRecommendation, WeeklyReport
 from games import engine
-from games.models import ClassSession, Game, Move, Play, Seat
+from games.models import Game, Move, Play, Seat
 
-MODELS = (School, User, Classroom, Student, LevelChange, ParentLink, ClassSession, Game, Seat,
-          Move, Play, WeeklyReport, LevelRecommendation)
+MODELS = (
+    School,
+    User,
+    Classroom,
+    Student,
+    LevelChange,
+    ParentLink,
+    ClassSession,
+    Game,
+    Seat,
+    Move,
+    Play,
+    WeeklyReport,
+    LevelRecommendation,
+)
 
 
 def demo(*args: str) -> str:
     out = io.StringIO()
     call_command("demo_school", *args, stdout=out)
     return out.getvalue()
+
+
+def sign_in(client, username: str) -> None:
+    """Sign in as a demo account with the demo password the command prints.
+
+    The password is checked on the row, then the session is opened with force_login: the
+    throttled sign-in (django-axes) needs the request, which client.login() does not give.
+    """
+    user = User.objects.get(username=username)
+    assert user.check_password(DEMO_PASSWORD)
+    client.force_login(user)
 
 
 def counts() -> dict:
@@ -43,9 +70,21 @@ def fingerprint() -> dict:
 
 def finished_games() -> list[tuple]:
     """The finished games as any machine must make them: table, seed, moves, scores, when."""
-    games = Game.objects.filter(status=Game.Status.FINISHED).order_by("classroom__code", "started_at", "label")
-    return [(g.classroom.code, g.label, g.seed, g.version, g.started_at, g.finished_at,
-             [(s.name, s.score) for s in g.seats.order_by("position")]) for g in games]
+    games = Game.objects.filter(status=Game.Status.FINISHED).order_by(
+        "classroom__code", "started_at", "label"
+    )
+    return [
+        (
+            g.classroom.code,
+            g.label,
+            g.seed,
+            g.version,
+            g.started_at,
+            g.finished_at,
+            [(s.name, s.score) for s in g.seats.order_by("position")],
+        )
+        for g in games
+    ]
 
 
 @pytest.mark.django_db
@@ -92,17 +131,24 @@ def check_history(output: str, client) -> None:
             assert game.config["rules"]["max_number"] <= max(s.number_range for s in levels)
         # Every child of the class played and has a report for each week of the history.
         for student in Student.objects.filter(classroom=classroom):
-            assert Play.objects.filter(student=student, kind=Play.Kind.ANNOUNCE).exists(), student.name
+            assert Play.objects.filter(student=student, kind=Play.Kind.ANNOUNCE).exists(), (
+                student.name
+            )
             assert WeeklyReport.objects.filter(student=student).count() == 5
 
     plays = Play.objects.filter(student=anna)
     assert plays.filter(ok=False).exists()  # children make mistakes, and the reports count them
     reactions = [p.reaction_ms for p in plays.filter(kind=Play.Kind.ANNOUNCE) if p.reaction_ms]
     assert 3_000 < statistics.median(reactions) < 60_000  # a child's pace, not a loop's
+
     # Weaker children are slower than stronger ones, as the reports' "quickly" expects.
     def median_ms(name: str) -> float:
-        return statistics.median(Play.objects.filter(student__name=name, kind=Play.Kind.ANNOUNCE)
-                                 .exclude(reaction_ms=None).values_list("reaction_ms", flat=True))
+        return statistics.median(
+            Play.objects.filter(student__name=name, kind=Play.Kind.ANNOUNCE)
+            .exclude(reaction_ms=None)
+            .values_list("reaction_ms", flat=True)
+        )
+
     assert median_ms("Dewi") > median_ms("Elouan")
 
     # Level history: Corentin was moved up to numbers up to 20 weeks ago, before later games.
@@ -114,11 +160,11 @@ def check_history(output: str, client) -> None:
     assert before.exists() and set(before.values_list("number_range", flat=True)) == {10}
 
     # The parent sees Anna's report with its charts; the teacher sees the class grid.
-    assert client.login(username="parent", password="kavet-demo")
+    sign_in(client, "parent")
     page = client.get(f"/reports/child/{anna.pk}/")
     assert page.status_code == 200 and b"<svg" in page.content
     client.logout()
-    assert client.login(username="teacher", password="kavet-demo")
+    sign_in(client, "teacher")
     page = client.get(f"/reports/class/{anna.classroom_id}/")
     assert page.status_code == 200
     assert all(name.encode() in page.content for name in ("Anna", "Bleuenn", "Dewi"))
@@ -135,7 +181,9 @@ def check_history(output: str, client) -> None:
         assert game.state["phase"] == "turn" and active.student is not None
         assert active.student.name in output  # the command says who can play from a tablet
     assert client.get(f"/teacher/class-games/{session.pk}/").status_code == 200
-    assert "DEMO1" in output and "cat, sun, apple" in output and f"/reports/child/{anna.pk}/" in output
+    assert (
+        "DEMO1" in output and "cat, sun, apple" in output and f"/reports/child/{anna.pk}/" in output
+    )
 
 
 @pytest.mark.django_db
@@ -150,7 +198,7 @@ def test_bare_demo_school_has_accounts_and_levels_but_no_play(client):
     assert "kavet-demo" in output and "DEMO2" in output
     demo("--no-history")
     assert counts() == first
-    assert client.login(username="teacher", password="kavet-demo")
+    sign_in(client, "teacher")
     teacher = User.objects.get(username="teacher")
     assert teacher.role == User.Role.TEACHER and teacher.classrooms.count() == 2
     assert not Student.objects.first().user.has_usable_password()
