@@ -203,6 +203,7 @@
     tick();
     speakNew();
     schedulePoll();
+    catchUp();
   }
 
   function tick() {
@@ -227,11 +228,19 @@
   }
   document.addEventListener("kavet:stream-up", function () { streamUp = true; schedulePoll(); });
   document.addEventListener("kavet:stream-down", function () { streamUp = false; schedulePoll(); });
+  var heardVersion = -1;  // the newest version the push channel told of
   document.addEventListener("kavet:changed", function (ev) {
     var b = board(), v = ev.detail && ev.detail.version;
+    if (v !== null && v !== undefined) heardVersion = Math.max(heardVersion, Number(v));
     // Same version too: pausing or ending a game changes its status, not its version.
     if (b && (v === null || v === undefined || Number(v) >= Number(b.dataset.version))) poll();
   });
+  // A poll queued while another was in flight dies with the poller the first one replaced:
+  // after each swap, fetch again if the push channel already told of a newer table.
+  function catchUp() {
+    var b = board();
+    if (b && heardVersion > Number(b.dataset.version)) setTimeout(poll, 50);
+  }
 
   // --- Wi-Fi drops: a banner, retries with backoff, then the fresh table -------------------
   function banner(on) {
