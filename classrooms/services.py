@@ -422,44 +422,18 @@ def student_erase(*, student: Student, by: User | None = None) -> None:
     """Delete a student, their sign-in user and every row about them; scrub their name from games.
 
     The games they played stay (the other children's scores are theirs), but the seat shows
-    "—" and the player name is removed from each game's stored configuration and state.
-    Their plays, level history and parent links go with the student row (CASCADE).
+    "—" and the player name is removed from each game's stored configuration and state
+    (games.services.student_games_erase, which locks those games first: the lock order of
+    every move, game before student). Their plays, level history and parent links go with
+    the student row (CASCADE).
     """
-    from games.models import Game, Move, Seat
+    from games.services import student_games_erase
 
-    student = Student.objects.select_for_update().get(pk=student.pk)
-    seats = list(Seat.objects.filter(student=student).values_list("game_id", "position"))
-    positions: dict[int, set[int]] = {}
-    for game_id, position in seats:
-        positions.setdefault(game_id, set()).add(position)
-    for game in Game.objects.select_for_update().filter(pk__in=positions):
-        game.config = _scrub_players(game.config, positions[game.pk])
-        if isinstance(game.state, dict) and isinstance(game.state.get("config"), dict):
-            game.state = {**game.state,
-                          "config": _scrub_players(game.state["config"], positions[game.pk])}
-        game.save(update_fields=["config", "state"])
-        # The opening event carries the player names too.
-        for move in Move.objects.filter(game=game, events__isnull=False):
-            events = move.events
-            if isinstance(events, list) and any(
-                isinstance(e, dict) and "players" in e for e in events
-            ):
-                move.events = [
-                    _scrub_players(e, positions[game.pk]) if isinstance(e, dict) else e
-                    for e in events
-                ]
-                move.save(update_fields=["events"])
-    Seat.objects.filter(student=student).update(name=ERASED_NAME, student=None)
+    student_games_erase(student=student, by=by)
+    student = Student.objects.select_for_update(no_key=False).get(pk=student.pk)
     user_id = student.user_id
     student.delete()
     User.objects.filter(pk=user_id).delete()
-
-
-def _scrub_players(data: dict, positions: set[int]) -> dict:
-    players = data.get("players") if isinstance(data, dict) else None
-    if not isinstance(players, list):
-        return data
-    return {**data, "players": [ERASED_NAME if i in positions else p for i, p in enumerate(players)]}
 
 
 @transaction.atomic

@@ -75,11 +75,13 @@ class TablePollMiddleware:
     """Answers a table poll that finds nothing new (204) before sessions, users, CSRF and the rest.
 
     600 tablets poll every 2 s: the unchanged poll is the hottest path of the site, and the
-    signed token in its URL already says which game the page was allowed to show.
+    signed token in its URL already says which game the page was allowed to show. One query
+    (games.polling), never a write to a game: a due move makes the answer "changed", and the
+    view applies it through the one service.
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        from games.views import poll_unchanged
+        from games.polling import poll_unchanged
 
         self.get_response = get_response
         self.poll_unchanged = poll_unchanged

@@ -3,7 +3,17 @@
 Every change to a running game goes through `_apply_locked`, inside a short transaction holding
 `select_for_update(no_key=True)` on the game row: the engine applies the move, the move is
 appended, per-student Play rows are written, the version is bumped, and the next deadlines are
-stamped. Celery jobs are queued only after commit.
+stamped. Celery jobs are queued only after commit (games.tasks decides how), and so is the
+tablets' news (games.push.table_changed).
+
+One lock order everywhere: the game row first (`select_for_update(no_key=True)`, by id when
+there are several), then its seats and moves; a student row is locked only after their games
+(student_games_erase). A move costs at most six statements: lock the game, read its seats
+once, insert the move, insert the plays, stamp the acting seat, save the game.
+
+Requests never apply due moves on their own: with workers, the computer player's task and the
+beat sweep do (games.tasks); in the embedded default (no worker) the table view applies them
+with one game_tick on a poll that found the table changed (games.polling).
 """
 from __future__ import annotations
 
@@ -15,11 +25,12 @@ from typing import Any
 
 from django.conf import settings as django_settings
 from django.db import transaction
+from django.db.models import Q, Subquery
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from classrooms.models import Classroom, School, Student, User
-from games import engine
+from games import engine, push, tasks
 from games.messages import (
     MAX_SEATS,
     MIN_SEATS,
@@ -40,6 +51,13 @@ PLAYER_MOVES = frozenset({"announce", "nothing", "challenge", "ok", "chwech"})
 DEFAULT_BOT_DELAY = {"easy": (4.0, 9.0), "medium": (3.0, 6.0), "hard": (2.0, 4.0)}
 # A tick never applies more than this many moves at once (a safety net against a loop).
 MAX_TICK_MOVES = 30
+# R4.9: seconds the first player's turn clock waits for their tablet to open the table.
+FIRST_TURN_GRACE = 60
+
+
+def first_turn_grace() -> int:
+    """Settings KAVET_FIRST_TURN_GRACE (seconds), FIRST_TURN_GRACE when not set."""
+    return int(getattr(django_settings, "KAVET_FIRST_TURN_GRACE", FIRST_TURN_GRACE))
 
 
 class GameError(Exception):
@@ -178,7 +196,25 @@ def game_create(
 
 def _locked(game: Game | int) -> Game:
     pk = game.pk if isinstance(game, Game) else game
+    # no_key: a move never changes the game's key, so seats and moves may still reference it.
     return Game.objects.select_for_update(no_key=True).get(pk=pk)
+
+
+def _seats(game: Game) -> dict[int, Seat]:
+    """The table's seats by position, read once per change (the game row is locked first)."""
+    return {s.position: s for s in Seat.objects.filter(game=game).select_related("student")}
+
+
+def _bots(seats: dict[int, Seat]) -> dict[int, str]:
+    return {p: s.bot for p, s in seats.items() if s.bot}
+
+
+def _changed(game: Game) -> None:
+    """After commit, tell the table's tablets and the class game's live view (games.push)."""
+    game_id, version, session_id = game.pk, game.version, game.session_id
+    transaction.on_commit(
+        lambda: push.table_changed(game_id=game_id, version=version, session_id=session_id)
+    )
 
 
 def _config(game: Game):
@@ -191,10 +227,6 @@ def _state(game: Game):
 
 # Seconds a computer player takes to answer OK or "Kavet 'm eus!" in a challenge window.
 WINDOW_ANSWER_DELAY = (1.0, 3.0)
-
-
-def _bots_by_seat(game: Game) -> dict[int, str]:
-    return dict(Seat.objects.filter(game=game).exclude(bot="").values_list("position", "bot"))
 
 
 def _bot_delay(strength: str, rng: random.Random) -> float:
@@ -216,8 +248,43 @@ def _bot_actors(state, bots: dict[int, str]) -> list[int]:
     return [s for s in order if s in bots and engine.legal_moves(state, s)]
 
 
-def _stamp_deadlines(game: Game, before, after, bots: dict[int, str], now: datetime) -> float | None:
+def _first_turn_waits(game: Game, state, seats: dict[int, Seat]) -> Seat | None:
+    """The first player's seat while its turn clock waits for their tablet (R4.9), else None.
+
+    Only the opening turn of a game (nothing played since the start), only a student's seat
+    whose tablet has not opened the table since the start.
+    """
+    timer = state.timer if state is not None else None
+    if (timer is None or timer.get("kind") != "turn" or game.started_at is None
+            or state.timer_started != 0):  # the opening turn: nothing played before it
+        return None
+    seat = seats.get(timer.get("seat"))
+    if seat is None or seat.bot or seat.student_id is None:
+        return None
+    opened = seat.last_seen_at
+    if opened is not None and opened >= game.started_at:
+        return None
+    return seat
+
+
+def _turn_deadline(game: Game, state, seats: dict[int, Seat], now: datetime) -> datetime:
+    """R4.9 and a fair start: the first turn's clock runs from max(start, the first player's
+
+    tablet opening the table), or from the end of the grace period when it never opens, so a
+    child still signing in does not lose their first turn and an absent one does not stall
+    the table. Every other time limit runs from now.
+    """
+    seconds = timedelta(seconds=state.timer["seconds"])
+    waiting = _first_turn_waits(game, state, seats)
+    if waiting is None:
+        return now + seconds
+    grace_end = game.started_at + timedelta(seconds=first_turn_grace())
+    return max(now, grace_end) + seconds
+
+
+def _stamp_deadlines(game: Game, before, after, seats: dict[int, Seat], now: datetime) -> float | None:
     """Set when the running time limit ends and when a computer player acts; the bot's pause."""
+    bots = _bots(seats)
     timer = after.timer if after is not None else None
     new_phase = before is None or after.timer_started != before.timer_started
     if new_phase:
@@ -225,7 +292,7 @@ def _stamp_deadlines(game: Game, before, after, bots: dict[int, str], now: datet
     if timer is None:
         game.timer_deadline = None
     elif new_phase or game.timer_deadline is None:
-        game.timer_deadline = now + timedelta(seconds=timer["seconds"])
+        game.timer_deadline = _turn_deadline(game, after, seats, now)
     actors = _bot_actors(after, bots) if after is not None and not after.is_over else []
     if not actors:
         game.bot_due_at = None
@@ -244,31 +311,8 @@ def _stamp_deadlines(game: Game, before, after, bots: dict[int, str], now: datet
     return pause
 
 
-def _eager() -> bool:
-    from kavet_site.celery import app
-
-    return bool(app.conf.task_always_eager or getattr(django_settings, "CELERY_TASK_ALWAYS_EAGER", False))
-
-
-def _schedule_bot(game_id: int, pause: float | None) -> None:
-    """After commit, a task for the computer player's move; the polls drive it when eager.
-
-    The move is already committed and its due time stamped (game.bot_due_at): when the broker
-    cannot take the task, that is logged and the beat sweep (sweep_due_games) plays the move
-    from the database instead — the request that made the move still answers normally.
-    """
-    if pause is None or _eager():
-        return
-    from games.tasks import game_tick_task
-    from kavet_site.celery import enqueue
-
-    transaction.on_commit(
-        lambda: enqueue(game_tick_task, (game_id,), countdown=pause + 0.05)
-    )
-
-
 def game_start(*, game: Game, by: User | None = None) -> Game:
-    """Deal the opening cards (R4.1) and start the clocks."""
+    """Deal the opening cards (R4.1) and start the clocks (the first turn's fairly, R4.9)."""
     with transaction.atomic():
         game = _locked(game)
         if game.status != Game.Status.SETUP:
@@ -278,15 +322,16 @@ def game_start(*, game: Game, by: User | None = None) -> Game:
         except engine.EngineError as exc:
             raise _engine_error(exc) from exc
         now = timezone.now()
-        bots = _bots_by_seat(game)
+        seats = _seats(game)
         game.state = state.to_dict()
         game.version = state.version
         game.status = Game.Status.FINISHED if state.is_over else Game.Status.RUNNING
         game.started_at = now
         game.last_move_at = now
-        pause = _stamp_deadlines(game, None, state, bots, now)
+        pause = _stamp_deadlines(game, None, state, seats, now)
         game.save()
-        _schedule_bot(game.pk, pause)
+        tasks.schedule_bot(game_id=game.pk, pause=pause)
+        _changed(game)
     return game
 
 
@@ -300,6 +345,7 @@ def game_pause(*, game: Game, by: User | None = None) -> Game:
         game.timer_deadline = None
         game.bot_due_at = None
         game.save(update_fields=["status", "timer_deadline", "bot_due_at"])
+        _changed(game)
     return game
 
 
@@ -311,46 +357,40 @@ def game_resume(*, game: Game, by: User | None = None) -> Game:
             raise GameError("not_paused", _("Only a paused game can be resumed."))
         game.status = Game.Status.RUNNING
         state = _state(game)
-        bots = _bots_by_seat(game)
-        pause = _stamp_deadlines(game, None, state, bots, timezone.now())
+        pause = _stamp_deadlines(game, None, state, _seats(game), timezone.now())
         game.save()
-        _schedule_bot(game.pk, pause)
+        tasks.schedule_bot(game_id=game.pk, pause=pause)
+        _changed(game)
     return game
 
 
-def _scores_now(state) -> list[int]:
-    """R6.3 on the cards as they stand (no settlements): for a game ended early."""
-    out = []
-    for seat in range(state.n_seats):
-        pevar = len(state.laid[seat].get("pevar", []))
-        pemp = len(state.laid[seat].get("pemp", []))
-        cards = len(state.piles[seat]) + len(state.held[seat]) + len(state.events_row[seat])
-        out.append(cards + 2 * pevar + pemp - pemp // 2)
-    return out
-
-
-def _places(scores: list[int]) -> list[int]:
-    return [1 + sum(other > mine for other in scores) for mine in scores]  # equal scores share
+def _seats_rank(seats: dict[int, Seat], scores: list[int], places: list[int] | None = None) -> None:
+    """Store each seat's R6.3 score and place (the engine's places_of), in one statement."""
+    places = places or engine.places_of(scores)
+    ranked = []
+    for position, seat in seats.items():
+        if position < len(scores):
+            seat.score, seat.place = scores[position], places[position]
+            ranked.append(seat)
+    if ranked:
+        Seat.objects.bulk_update(ranked, ["score", "place"])
 
 
 def game_end(*, game: Game, by: User | None = None) -> Game:
-    """End a game early: status abandoned, the scores as they stand."""
+    """End a game early: status abandoned, the scores as they stand (R6.3, no settlements)."""
     with transaction.atomic():
         game = _locked(game)
         if game.status in (Game.Status.FINISHED, Game.Status.ABANDONED):
             raise GameError("already_ended", _("This game has already ended."))
         now = timezone.now()
         if game.state:
-            scores = _scores_now(_state(game))
-            places = _places(scores)
-            for seat in Seat.objects.filter(game=game):
-                seat.score, seat.place = scores[seat.position], places[seat.position]
-                seat.save(update_fields=["score", "place"])
+            _seats_rank(_seats(game), engine.scores_of(_state(game)))
         game.status = Game.Status.ABANDONED
         game.finished_at = now
         game.timer_deadline = None
         game.bot_due_at = None
         game.save()
+        _changed(game)
     return game
 
 
@@ -360,7 +400,8 @@ def seat_replace_by_bot(*, game: Game, position: int, strength: str, by: User | 
         raise GameError("bot_unknown", _("A computer player must be easy, medium or hard."))
     with transaction.atomic():
         game = _locked(game)
-        seat = Seat.objects.filter(game=game, position=position).first()
+        seats = _seats(game)
+        seat = seats.get(position)
         if seat is None:
             raise GameError("seat_unknown", _("There is no such seat at this table."))
         if game.status in (Game.Status.FINISHED, Game.Status.ABANDONED):
@@ -370,8 +411,66 @@ def seat_replace_by_bot(*, game: Game, position: int, strength: str, by: User | 
         if game.state:
             # Recorded as a move so that a replay knows who played from here on (R9.2).
             _apply_locked(game, {"type": "replace", "seat": position, "bot": strength}, by=by,
-                          now=timezone.now())
+                          now=timezone.now(), seats=seats)
+            _changed(game)
     return seat
+
+
+# --- the table's tablets -----------------------------------------------------------------------
+
+
+def table_visit(*, game: Game, seat: Seat, now: datetime | None = None) -> Game:
+    """A tablet has the table open (the page, or a poll that found it changed): the one service
+
+    the table's GET calls, once. It stamps the seat's presence (Seat.last_seen_at, a stamp,
+    not game state), starts the first player's turn clock if it was waiting for this tablet
+    (R4.9, a fair start), and — only where no worker runs (games.tasks.runs_in_process) —
+    applies the time limits and computer players that are due. Returns the game as it is now.
+    The game row is locked only when the clock or a due move needs it.
+    """
+    from games.polling import PRESENCE_RESOLUTION
+
+    now = now or timezone.now()
+    seen, started = seat.last_seen_at, game.started_at
+    first_sight = started is not None and (seen is None or seen < started)
+    if not seat.bot and (first_sight or (now - seen).total_seconds() >= PRESENCE_RESOLUTION):
+        Seat.objects.filter(pk=seat.pk).update(last_seen_at=now)
+        seat.last_seen_at = now
+    if game.status != Game.Status.RUNNING or not game.state:
+        return game
+    changed = False
+    if first_sight and not seat.bot and game.state.get("timer_started") == 0:
+        timer = _state(game).timer
+        if timer and timer.get("kind") == "turn" and timer.get("seat") == seat.position:
+            changed = _first_turn_open(game_id=game.pk, position=seat.position, now=now)
+    due = any(t is not None and t <= now for t in (game.timer_deadline, game.bot_due_at))
+    if due and tasks.runs_in_process():
+        changed = bool(game_tick(game_id=game.pk, now=now)) or changed
+    if changed:
+        game.refresh_from_db()
+    return game
+
+
+def _first_turn_open(*, game_id: int, position: int, now: datetime) -> bool:
+    """The first player's tablet opened the table: their turn clock runs from now (R4.9)."""
+    with transaction.atomic():
+        game = _locked(game_id)
+        if game.status != Game.Status.RUNNING or not game.state:
+            return False
+        state = _state(game)
+        timer = state.timer
+        if (timer is None or timer.get("kind") != "turn" or state.timer_started != 0
+                or timer.get("seat") != position or game.timer_deadline is None):
+            return False
+        deadline = max(now, game.started_at) + timedelta(seconds=timer["seconds"])
+        if deadline < game.timer_deadline:
+            game.timer_deadline = deadline
+            if game.bot_due_at is not None and game.bot_due_at > deadline:
+                game.bot_due_at = deadline
+            game.save(update_fields=["timer_deadline", "bot_due_at"])
+            _changed(game)
+            return True
+    return False
 
 
 # --- moves ------------------------------------------------------------------------------------
@@ -400,7 +499,8 @@ def move_submit(
             code = {Game.Status.PAUSED: "paused", Game.Status.SETUP: "not_started"}.get(
                 game.status, "game_over")
             return MoveOutcome(applied=False, game=game, refusal_code=code, message=refusal_message(code))
-        seat_row = Seat.objects.filter(game=game, position=seat).first()
+        seats = _seats(game)
+        seat_row = seats.get(seat)
         if seat_row is None:
             return MoveOutcome(applied=False, game=game, refusal_code="not_your_seat",
                                message=refusal_message("not_your_seat"))
@@ -411,10 +511,11 @@ def move_submit(
             return _stale_outcome(game, move)
         now = timezone.now()
         try:
-            events = _apply_locked(game, move, by=by, now=now)
+            events = _apply_locked(game, move, by=by, now=now, seats=seats)
         except engine.Refusal as refusal:
             return MoveOutcome(applied=False, game=game, refusal_code=refusal.code,
                                message=refusal_message(refusal.code, refusal.params))
+        _changed(game)
     return MoveOutcome(applied=True, game=game, events=events)
 
 
@@ -429,17 +530,18 @@ def _same_window(game: Game, move: dict, seen_version: int) -> bool:
     return state.phase == "window" and state.timer_started <= seen_version
 
 
-def _apply_locked(game: Game, move: dict, *, by: User | None, now: datetime) -> list[dict]:
+def _apply_locked(game: Game, move: dict, *, by: User | None, now: datetime,
+                  seats: dict[int, Seat]) -> list[dict]:
     """Apply one move to a locked game: engine, Move row, Play rows, version, deadlines.
 
-    Raises engine.Refusal (nothing changed) for a move the engine refuses.
+    `seats` is the table as read under the lock (_seats). Raises engine.Refusal (nothing
+    changed) for a move the engine refuses. The caller tells the tablets (_changed).
     """
     before = _state(game)
     after, events = engine.apply_move(before, move)
     number = after.version
     move_row = Move.objects.create(game=game, number=number, seat=move.get("seat"), payload=move,
                                    events=events, by_user=by)
-    seats = {s.position: s for s in Seat.objects.filter(game=game).select_related("student")}
     _record_plays(game, before, after, move, events, move_row, seats, now)
     acting = move.get("seat")
     if acting in seats and move.get("type") != "replace":
@@ -447,23 +549,19 @@ def _apply_locked(game: Game, move: dict, *, by: User | None, now: datetime) -> 
     game.state = after.to_dict()
     game.version = number
     game.last_move_at = now
-    bots = {p: s.bot for p, s in seats.items() if s.bot}
-    pause = _stamp_deadlines(game, before, after, bots, now)
+    pause = _stamp_deadlines(game, before, after, seats, now)
     if after.is_over:
         _finish(game, after, seats, now)
         pause = None
     game.save()
-    _schedule_bot(game.pk, pause)
+    tasks.schedule_bot(game_id=game.pk, pause=pause)
     return events
 
 
 def _finish(game: Game, state, seats: dict[int, Seat], now: datetime) -> None:
+    """R6.3: the engine's final scores and places (after the settlements) on the seats."""
     result = state.result or {}
-    scores, places = result.get("scores") or [], result.get("places") or []
-    for position, seat in seats.items():
-        if position < len(scores):
-            seat.score, seat.place = scores[position], places[position]
-            seat.save(update_fields=["score", "place"])
+    _seats_rank(seats, result.get("scores") or engine.scores_of(state), result.get("places"))
     game.status = Game.Status.FINISHED
     game.finished_at = now
     game.timer_deadline = None
@@ -473,30 +571,9 @@ def _finish(game: Game, state, seats: dict[int, Seat], now: datetime) -> None:
 # --- what each student did, for the reports ----------------------------------------------------
 
 
-def _operation_obj(op: dict):
-    """The engine Operation behind an operation's facts, for skills_of."""
-    values = op.get("values") or []
-    cards = op.get("cards") or []
-    x_values = {}
-    for card_id, value in op.get("x_values") or []:
-        if card_id in cards:
-            x_values[cards.index(card_id)] = value
-    return engine.Operation(
-        text=op.get("text", ""), cards=tuple(values), positions=tuple(range(len(values))),
-        x_values=x_values, value=op.get("result", 0), operators=frozenset(op.get("operators") or ()),
-        steps=tuple(op.get("steps") or ()), n_operands=op.get("n_operands", max(0, len(values) - 1)),
-    )
-
-
-def _skills(op: dict | None, rules) -> list[str]:
-    skills_of = getattr(engine, "skills_of", None)
-    if not op or skills_of is None:
-        return []
-    try:
-        return sorted(skills_of(_operation_obj(op), rules))
-    except Exception:  # a report detail must never block a move
-        log.exception("skills_of failed for %r", op)
-        return []
+def _skills(operation: dict | None) -> list[str]:
+    """Play.skills: the engine's skills_of on the stored operation, as a sorted list of keys."""
+    return sorted(engine.skills_of(operation)) if operation else []
 
 
 def _reaction_ms(game: Game, now: datetime) -> int | None:
@@ -557,7 +634,9 @@ def _record_plays(game: Game, before, after, move: dict, events: list[dict], mov
             plays.append(Play(
                 student=student, kind=Play.Kind.ANNOUNCE, text=str(event.get("text", ""))[:200],
                 ok=record.get("ok"), verdict_kind=verdict.get("kind") or "",
-                code=verdict.get("code") or "", operation=op, skills=_skills(op, rules) if record.get("ok") else [],
+                code=verdict.get("code") or "", operation=op,
+                # What the child computed, correct or wrong (the engine judges the operation).
+                skills=_skills(op or {"text": str(event.get("text", ""))}),
                 n_cards=len(record.get("cards") or values), uses_x="X" in values,
                 reaction_ms=reaction, **base))
         elif etype == "said_nothing" and event.get("role") == "turn":
@@ -570,6 +649,7 @@ def _record_plays(game: Game, before, after, move: dict, events: list[dict], mov
                 code=TIMEOUT_CODE if event.get("timeout") else "",
                 ok=was_true, missed=was_true is False,
                 missed_operation=str(possible.get("text", ""))[:200], operation=possible or None,
+                skills=_skills(possible) if was_true is False else [],
                 reaction_ms=reaction, **base))
         elif etype == "challenge_called":
             plays.append(Play(student=student, kind=Play.Kind.CHALLENGE, text="Kavet 'm eus!",
@@ -581,25 +661,22 @@ def _record_plays(game: Game, before, after, move: dict, events: list[dict], mov
             outcome = event.get("outcome", "")[:10]
             challenger = student_at(event.get("challenger"))
             challenged = student_at(event.get("challenged"))
+            # The student's last unruled play of that kind, in one UPDATE each.
             if challenger is not None:
                 last = (Play.objects.filter(game=game, student=challenger, kind=Play.Kind.CHALLENGE,
-                                            challenge_outcome="").order_by("-at", "-pk").first())
-                if last is not None:
-                    last.challenge_outcome = outcome
-                    last.save(update_fields=["challenge_outcome"])
+                                            challenge_outcome="").order_by("-at", "-pk").values("pk")[:1])
+                Play.objects.filter(pk__in=Subquery(last)).update(challenge_outcome=outcome)
             if challenged is not None:
                 last = (Play.objects.filter(game=game, student=challenged,
                                             kind__in=[Play.Kind.ANNOUNCE, Play.Kind.NOTHING],
-                                            challenge_outcome="").order_by("-at", "-pk").first())
-                if last is not None:
-                    last.challenge_outcome = outcome
-                    last.save(update_fields=["challenge_outcome"])
+                                            challenge_outcome="").order_by("-at", "-pk").values("pk")[:1])
+                Play.objects.filter(pk__in=Subquery(last)).update(challenge_outcome=outcome)
 
 
 # --- time limits and computer players ----------------------------------------------------------
 
 
-def _due_move(game: Game, state, now: datetime) -> dict | None:
+def _due_move(game: Game, state, seats: dict[int, Seat], now: datetime) -> dict | None:
     """The move that is due now: an expired time limit, else a computer player's turn."""
     if game.timer_deadline is not None and game.timer_deadline <= now:
         timer = state.timer
@@ -607,7 +684,7 @@ def _due_move(game: Game, state, now: datetime) -> dict | None:
             return {"type": "timeout", "kind": timer["kind"], "timer": timer["id"]}
         game.timer_deadline = None
     if game.bot_due_at is not None and game.bot_due_at <= now:
-        bots = _bots_by_seat(game)
+        bots = _bots(seats)
         for position in _bot_actors(state, bots):
             view = engine.seat_view(state, position)
             rng = random.Random(f"{game.seed}/bot/{state.version}/{position}")
@@ -619,7 +696,11 @@ def _due_move(game: Game, state, now: datetime) -> dict | None:
 
 
 def game_tick(*, game_id: int, now: datetime | None = None) -> int:
-    """Apply whatever is due (time limits, computer players); the number of moves applied."""
+    """Apply whatever is due (time limits, computer players); the number of moves applied.
+
+    Called by the computer player's task and the beat sweep (games.tasks), and in-process by
+    table_visit; a second call for the same moment finds nothing due and changes nothing.
+    """
     now = now or timezone.now()
     applied = 0
     with transaction.atomic():
@@ -627,15 +708,20 @@ def game_tick(*, game_id: int, now: datetime | None = None) -> int:
             game = _locked(game_id)
         except Game.DoesNotExist:
             return 0
+        if game.status != Game.Status.RUNNING or not game.state:
+            return 0
+        seats = _seats(game)
         dirty = False
-        while applied < MAX_TICK_MOVES and game.status == Game.Status.RUNNING and game.state:
+        while applied < MAX_TICK_MOVES and game.status == Game.Status.RUNNING:
             state = _state(game)
-            move = _due_move(game, state, now)
+            deadlines = (game.timer_deadline, game.bot_due_at)
+            move = _due_move(game, state, seats, now)
             if move is None:
-                dirty = True  # deadlines cleared above must be saved
+                # Only deadlines cleared above (nothing left to do for them) need saving.
+                dirty = dirty or deadlines != (game.timer_deadline, game.bot_due_at)
                 break
             try:
-                _apply_locked(game, move, by=None, now=now)
+                _apply_locked(game, move, by=None, now=now, seats=seats)
             except engine.Refusal as refusal:
                 # A computer player's move refused by the engine: an engine bug, never a hang.
                 log.error("game %s: engine refused a server move %r: %s", game.pk, move, refusal)
@@ -648,16 +734,66 @@ def game_tick(*, game_id: int, now: datetime | None = None) -> int:
             applied += 1
         if dirty:
             game.save(update_fields=["timer_deadline", "bot_due_at"])
+        if applied:
+            _changed(game)
     return applied
 
 
 def due_game_ids(*, now: datetime | None = None) -> list[int]:
     """Running games whose time limit ran out or whose computer player is due."""
-    from django.db.models import Q
-
     now = now or timezone.now()
     return list(
         Game.objects.filter(status=Game.Status.RUNNING)
         .filter(Q(timer_deadline__lte=now) | Q(bot_due_at__lte=now))
         .values_list("pk", flat=True)[:500]
     )
+
+
+# --- erasing a student -------------------------------------------------------------------------
+
+ERASED_NAME = "—"
+
+
+def _scrub_players(data: dict, positions: set[int]) -> dict:
+    """`data` with the player names at these positions replaced by ERASED_NAME."""
+    players = data.get("players") if isinstance(data, dict) else None
+    if not isinstance(players, list):
+        return data
+    return {**data, "players": [ERASED_NAME if i in positions else p for i, p in enumerate(players)]}
+
+
+def student_games_erase(*, student: Student, by: User | None = None) -> None:
+    """Scrub an erased student from every game they sat at; runs in the caller's transaction.
+
+    Call it BEFORE locking the student row (classrooms.services.student_erase): the lock order
+    is the game first, like every move (move_submit locks the game, then reads students).
+    Every game where the student has a seat is locked by id; the games stay (the other
+    children's scores are theirs), but the seat shows "—" and the player name is removed from
+    the game's stored configuration, state and opening event. Their plays go with the
+    student row (CASCADE). Outside a transaction, select_for_update refuses to run.
+    """
+    game_ids = Seat.objects.filter(student=student).values_list("game_id", flat=True)
+    games = list(Game.objects.select_for_update(no_key=True).filter(pk__in=game_ids).order_by("pk"))
+    positions: dict[int, set[int]] = {}
+    for game_id, position in Seat.objects.filter(student=student).values_list("game_id", "position"):
+        positions.setdefault(game_id, set()).add(position)
+    for game in games:
+        if game.pk not in positions:
+            continue  # a seat that moved away between the two reads: nothing of theirs here
+        game.config = _scrub_players(game.config, positions[game.pk])
+        if isinstance(game.state, dict) and isinstance(game.state.get("config"), dict):
+            game.state = {**game.state,
+                          "config": _scrub_players(game.state["config"], positions[game.pk])}
+        game.save(update_fields=["config", "state"])
+        # The opening event carries the player names too.
+        for move in Move.objects.filter(game=game, events__isnull=False):
+            events = move.events
+            if isinstance(events, list) and any(
+                isinstance(e, dict) and "players" in e for e in events
+            ):
+                move.events = [
+                    _scrub_players(e, positions[game.pk]) if isinstance(e, dict) else e
+                    for e in events
+                ]
+                move.save(update_fields=["events"])
+    Seat.objects.filter(student=student).update(name=ERASED_NAME, student=None)

@@ -1,13 +1,49 @@
-"""Celery tasks of the games: thin and idempotent, they call games.services under its row lock."""
+"""Celery tasks of the games: thin and idempotent, they call games.services under its row lock.
+
+Also where the games decide how a due move gets applied (services never look at Celery):
+
+- With workers (production): `schedule_bot` queues game_tick_task after commit for the
+  computer player's pause, and the beat sweep (sweep_due_games) applies expired time limits
+  and any job that could not be queued. Requests never apply due moves.
+- In the embedded default (tasks run in-process, no worker, no beat): nothing is queued —
+  a countdown task run eagerly would play at once — and `runs_in_process()` tells the table
+  view to apply what is due with one service call on a poll that found the table changed.
+"""
 from __future__ import annotations
 
 import logging
 
 from celery import shared_task
+from django.conf import settings
+from django.db import transaction
 
 from games import services
 
 log = logging.getLogger(__name__)
+
+
+def runs_in_process() -> bool:
+    """True when tasks run eagerly in the request (the embedded default): no worker, no beat."""
+    from kavet_site.celery import app
+
+    return bool(app.conf.task_always_eager or getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False))
+
+
+def schedule_bot(*, game_id: int, pause: float | None) -> None:
+    """After commit, a task for the computer player's move due in `pause` seconds.
+
+    The move is already committed and its due time stamped (game.bot_due_at): when the broker
+    cannot take the task, that is logged and the beat sweep (sweep_due_games) plays the move
+    from the database instead — the request that made the move still answers normally.
+    In-process, nothing is queued: the table's polls apply it (runs_in_process).
+    """
+    if pause is None or runs_in_process():
+        return
+    from kavet_site.celery import enqueue
+
+    transaction.on_commit(
+        lambda: enqueue(game_tick_task, (game_id,), countdown=pause + 0.05)
+    )
 
 
 @shared_task(name="games.tasks.game_tick_task", ignore_result=True)

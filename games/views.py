@@ -1,21 +1,21 @@
 """The students' pages: their home, practice games, and the live game table (HTMX polling)."""
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 from django.contrib import messages
-from django.core.signing import BadSignature, Signer
-from django.db import connection
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from games import selectors, services
 from games.forms import MoveRefused, PracticeForm, parse_move, seen_version
 from games.messages import refusal_message
+
+# POLL_SIGNER and poll_token live in games.polling; still importable from here
+# (games/stream.py, tests/games/test_stream.py, benchmarks/bench_push.py).
+from games.polling import POLL_SIGNER, poll_token, poll_unchanged  # noqa: F401
 
 from .models import Game, Move
 
@@ -87,47 +87,6 @@ def practice_stop(request: HttpRequest, game_id: int) -> HttpResponse:
     return redirect("games:student_home")
 
 
-POLL_SIGNER = Signer(salt="kavet.games.poll")
-POLL_SQL = (f'SELECT "version", "status", "timer_deadline", "bot_due_at" FROM "{Game._meta.db_table}" '
-            'WHERE "id" = %s')
-
-
-def _aware(value: datetime) -> datetime:
-    # SQLite hands raw datetimes back naive (stored in UTC); PostgreSQL gives them aware.
-    return value if timezone.is_aware(value) else timezone.make_aware(value, UTC)
-
-
-def poll_token(game: Game, seat_position: int, user_id: int) -> str:
-    """Put in the poll URL of a page rendered after the full permission check on this game."""
-    return POLL_SIGNER.sign(f"{game.pk}.{seat_position}.{user_id}")
-
-
-def poll_unchanged(request: HttpRequest, game_id: int) -> bool:
-    """The cheap path of a poll: one indexed lookup, no session, no rendering, when nothing changed.
-
-    Trusts the signed token the page was given; it only ever answers "nothing new" (204), and any
-    change goes through the full permission check and render.
-    """
-    try:
-        token_game = POLL_SIGNER.unsign(request.GET.get("t", "")).split(".")[0]
-    except BadSignature:
-        return False
-    if token_game != str(game_id):
-        return False
-    with connection.cursor() as cursor:
-        cursor.execute(POLL_SQL, [game_id])
-        row = cursor.fetchone()
-    if row is None:
-        return False
-    version, status, deadline, bot_due = (_aware(v) if isinstance(v, datetime) else v for v in row)
-    now = timezone.now()
-    if status == Game.Status.RUNNING and ((deadline and deadline <= now) or (bot_due and bot_due <= now)):
-        # A time limit ran out or a computer player is due: apply it on this request (R4.9, R5.1).
-        if services.game_tick(game_id=game_id, now=now):
-            return False
-    return request.GET.get("v") == str(version) and request.GET.get("s") == status
-
-
 def _since(request: HttpRequest) -> int | None:
     try:
         return int(request.GET.get("v", ""))
@@ -137,14 +96,17 @@ def _since(request: HttpRequest) -> int | None:
 
 @require_GET
 def table(request: HttpRequest, game_id: int) -> HttpResponse:
-    """The game table: the whole page, or for HTMX the board; 204 when a poll has nothing new."""
+    """The game table: the whole page, or for HTMX the board; 204 when a poll has nothing new.
+
+    Writes nothing itself: the one service call (table_visit) stamps the tablet's presence,
+    starts a first turn's clock that waited for it (R4.9), and applies due moves only where
+    no worker does (games.tasks).
+    """
     if (request.htmx and "v" in request.GET and not getattr(request, "kavet_poll_checked", False)
             and poll_unchanged(request, game_id)):
         return HttpResponse(status=204)
     game, seat = selectors.game_for_seat(user=request.user, game_id=game_id)
-    if request.htmx and "v" in request.GET:
-        services.game_tick(game_id=game.pk)  # cheap when nothing is due
-        game.refresh_from_db()
+    game = services.table_visit(game=game, seat=seat)
     ctx = selectors.table_context(game=game, seat=seat, since=_since(request) if request.htmx else None)
     ctx["poll_token"] = poll_token(game, seat.position, request.user.pk)
     return render(request, "games/table.html#board" if request.htmx else "games/table.html", ctx)

@@ -53,7 +53,8 @@ def test_bad_players_are_refused(make_game, anna, other_school):
     assert Game.objects.count() == 0
 
 
-def test_start_deals_the_opening_and_stamps_the_turn_clock(make_game, anna, bo):
+def test_start_deals_the_opening_and_stamps_the_turn_clock(make_game, anna, bo, settings):
+    settings.KAVET_FIRST_TURN_GRACE = 0  # R4.9: no wait for the first tablet (tested below)
     game = make_game([{"student": anna}, {"student": bo}], turn_time=120)
     assert game.status == Game.Status.RUNNING and game.version == 0
     state = engine.GameState.from_dict(game.state)
@@ -191,7 +192,9 @@ def test_lesson_after_an_unchallenged_false_nothing(make_game, anna, bo):  # R5.
     assert Play.objects.get(student=anna).missed
 
 
-def test_expired_timers_are_applied_by_the_tick_and_the_sweep(make_game, anna, bo):  # R4.9, R5.1
+def test_expired_timers_are_applied_by_the_tick_and_the_sweep(make_game, anna, bo,
+                                                              settings):  # R4.9, R5.1
+    settings.KAVET_FIRST_TURN_GRACE = 0
     game = make_game([{"student": anna}, {"student": bo}], turn_time=30, challenge_window=10)
     now = timezone.now()
     assert services.game_tick(game_id=game.pk, now=now) == 0
