@@ -6,7 +6,7 @@ from datetime import date
 import pytest
 
 from classrooms.reports import services
-from tests.reports.plays import game, paris, play
+from tests.reports.plays import one_move, paris
 
 WEEK = date(2026, 11, 16)
 
@@ -24,14 +24,14 @@ def week():
 
 @pytest.fixture
 def reported(classroom, students):
-    """Every student of the class played this week; their reports are built."""
-    g = game(classroom=classroom, students=students, started_at=paris(2026, 11, 17, 9, 0), minutes=30,
-             tricks=[{"seat": 0, "cards": [1, 2, 3]}])
+    """Every student of the class played this week, a real game per move through the services:
+    student i makes 12 operations, those with (k + i) % 4 == 0 wrong, and says "nothing to do"
+    once when 2 + 3 = 5 was on the table (R5.6); their reports are built."""
     for i, student in enumerate(students):
         for k in range(12):
-            play(student, g, paris(2026, 11, 17, 9, k), skills=("addsub_10",), ok=(k + i) % 4 != 0,
-                 reaction_ms=4000 + 100 * k, text=f"{k % 5} + 2 = {k % 5 + 2}")
-        play(student, g, paris(2026, 11, 17, 9, 20), kind="nothing", ok=False, missed=True,
-             missed_operation="3 + 4 = 7")
+            one_move(classroom=classroom, student=student, at=paris(2026, 11, 17, 9, k),
+                     move="2 + 5 = 3" if (k + i) % 4 == 0 else "2 + 3 = 5", react_seconds=4 + k / 10)
+        one_move(classroom=classroom, student=student, at=paris(2026, 11, 17, 9, 20),
+                 move={"type": "nothing"})
         services.report_build(student=student, week_start=WEEK)
     return students

@@ -1,15 +1,25 @@
-"""A small factory for recorded plays: games, seats and Play rows written directly."""
+"""Recorded plays for the report tests: real games, played through games.services.
+
+Every Play row here is written by games.services as a tablet's moves make it, from the
+engine's verdicts: the moves are scripted (say) or chosen by the engine's computer players
+(games.engine.bot_move) for each student's seat (played_game). A clock stands in for
+django.utils.timezone.now while a game is played, so that its plays fall in the weeks a
+test needs; nothing is written by hand.
+"""
 from __future__ import annotations
 
-import itertools
+import random
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timedelta
+from unittest import mock
 from zoneinfo import ZoneInfo
 
 from classrooms.models import Classroom, Student
-from games.models import Game, Move, Play, Seat
+from games import engine, services
+from games.models import Game
 
 PARIS = ZoneInfo("Europe/Paris")
-_seed = itertools.count(1)
 
 
 def paris(*args: int) -> datetime:
@@ -17,35 +27,113 @@ def paris(*args: int) -> datetime:
     return datetime(*args, tzinfo=PARIS)
 
 
-def game(*, classroom: Classroom, students: list[Student], started_at: datetime | None = None,
-         minutes: int | None = None, kind: str = "class", tricks: list[dict] | None = None) -> Game:
-    """A finished game with a seat per student (position = index), and trick_won events."""
-    g = Game.objects.create(
-        school=classroom.school, classroom=classroom, kind=kind, status=Game.Status.FINISHED,
-        seed=next(_seed), started_at=started_at,
-        finished_at=started_at + timedelta(minutes=minutes) if started_at and minutes else None,
-    )
-    Seat.objects.bulk_create([Seat(game=g, position=i, student=s, name=s.name)
-                              for i, s in enumerate(students)])
-    if tricks:
-        Move.objects.create(game=g, number=1, seat=0, payload={"type": "announce"},
-                            events=[{"type": "trick_won", "placed": None, "to": None, **t}
-                                    for t in tricks])
-    return g
+def card(value: int, copy: int = 0) -> int:
+    """The id of a number card in the deck up to 10 (0..10 twice: id = 2 × value + copy)."""
+    return 2 * value + copy
 
 
-def play(student: Student, game: Game, at: datetime, *, kind: str = "announce", ok: bool | None = True,
-         skills: tuple[str, ...] = (), text: str = "", code: str = "", verdict_kind: str = "",
-         reaction_ms: int | None = None, tier: int | None = None, number_range: int | None = None,
-         challenge_outcome: str = "", missed: bool = False, missed_operation: str = "",
-         n_cards: int = 3, save: bool = True) -> Play:
-    row = Play(
-        student=student, game=game, kind=kind, at=at, ok=ok, skills=list(skills), text=text,
-        code=code, verdict_kind=verdict_kind or ("wrong" if ok is False and kind == "announce" else ""),
-        reaction_ms=reaction_ms, tier=tier or student.tier,
-        number_range=number_range or student.number_range, challenge_outcome=challenge_outcome,
-        missed=missed, missed_operation=missed_operation, n_cards=n_cards if ok else 0,
-    )
-    if save:
-        row.save()
-    return row
+class Clock:
+    def __init__(self, at: datetime) -> None:
+        self.now = at
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> datetime:
+        self.now += timedelta(seconds=seconds)
+        return self.now
+
+
+@contextmanager
+def clock_at(at: datetime) -> Iterator[Clock]:
+    """timezone.now() answers `at` (and whatever the clock is moved to) inside the block."""
+    clock = Clock(at)
+    with mock.patch("django.utils.timezone.now", clock):
+        yield clock
+
+
+def table(*, classroom: Classroom, students: Sequence[Student], at: datetime,
+          draw: Sequence[int] | None = None, seed: int | None = None, bots: Sequence[str] = (),
+          **settings) -> Game:
+    """A game started at `at`: the students' seats first (position = index), then computer
+    players; `draw` fixes the opening cards (R4.1), else the seed shuffles the deck."""
+    settings.setdefault("turn_time", 120)
+    settings.setdefault("challenge_window", 10)
+    players = [{"student": s} for s in students] + [{"bot": b} for b in bots]
+    with clock_at(at):
+        game = services.game_create(school=classroom.school, classroom=classroom, players=players,
+                                    settings=settings, seed=seed,
+                                    draw_order=list(draw) if draw is not None else None)
+        return services.game_start(game=game)
+
+
+def say(game: Game, seat: int, move: dict | str, *, at: datetime) -> services.MoveOutcome:
+    """One scripted move from a seat's tablet at `at`; a text is an announcement (R3.2)."""
+    if isinstance(move, str):
+        move = {"type": "announce", "text": move}
+    game.refresh_from_db()
+    with clock_at(at):
+        out = services.move_submit(game_id=game.pk, seat=seat, move=move, seen_version=game.version)
+    if not out.applied:
+        raise AssertionError(f"move {move} refused: {out.refusal_code}")
+    return out
+
+
+def finish(game: Game, *, at: datetime) -> Game:
+    with clock_at(at):
+        return services.game_end(game=game)
+
+
+def played_game(*, classroom: Classroom, students: Sequence[Student], at: datetime, seed: int,
+                strengths: Sequence[str] | None = None, bots: Sequence[str] = (),
+                moves: int = 40, seconds: float = 7.0) -> Game:
+    """A short game from a seed: each student's moves are those the engine's computer player
+    of that strength would send (easy ones slip and overlook, R8.2), computer seats and time
+    limits are played by games.services.game_tick; ended by the teacher after `moves` moves."""
+    strengths = list(strengths or ["easy"] * len(students))
+    game = table(classroom=classroom, students=students, at=at, seed=seed, bots=bots)
+    rng = random.Random(seed)
+    with clock_at(at) as clock:
+        for _ in range(moves):
+            game.refresh_from_db()
+            if game.status != Game.Status.RUNNING:
+                break
+            state = engine.GameState.from_dict(game.state)
+            clock.advance(seconds)
+            if not _student_moves(game, state, strengths, rng):
+                services.game_tick(game_id=game.pk, now=clock.now)
+        game.refresh_from_db()
+        if game.status == Game.Status.RUNNING:
+            game = services.game_end(game=game)
+    return game
+
+
+def _student_moves(game: Game, state, strengths: list[str], rng: random.Random) -> bool:
+    n = state.n_seats
+    if state.phase == "window" and state.pending is not None:
+        order = [(state.pending["seat"] + i) % n for i in range(1, n)]
+    else:
+        order = list(range(n))
+    for seat in order:
+        if seat >= len(strengths):
+            continue  # a computer player: game_tick plays it
+        move = engine.bot_move(engine.seat_view(state, seat), strengths[seat], rng)
+        if move is None:
+            continue
+        out = services.move_submit(game_id=game.pk, seat=seat, move=move, seen_version=state.version)
+        return out.applied
+    return False
+
+
+def one_move(*, classroom: Classroom, student: Student, move: dict | str, at: datetime,
+             table_values: Sequence[int] = (2, 3, 5), react_seconds: float = 6.0) -> Game:
+    """A game against an easy computer player in which the student makes one move
+    `react_seconds` after the deal (their reaction time), on a table of `table_values` (R4.1);
+    the time limits then run out, the computer answers, and the teacher ends the game."""
+    game = table(classroom=classroom, students=[student], at=at, bots=["easy"], seed=1,
+                 draw=[card(v, copy=list(table_values[:i]).count(v))
+                       for i, v in enumerate(table_values)])
+    say(game, 0, move, at=at + timedelta(seconds=react_seconds))
+    later = at + timedelta(seconds=react_seconds + 30)
+    services.game_tick(game_id=game.pk, now=later)
+    return finish(game, at=later)

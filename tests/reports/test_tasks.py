@@ -12,7 +12,7 @@ from classrooms.reports import services, tasks
 from classrooms.reports.models import ReportJob, WeeklyReport
 from classrooms.reports.selectors import job_progress
 from tests import factories
-from tests.reports.plays import game, paris, play
+from tests.reports.plays import one_move, paris
 
 WEEK = date(2026, 11, 16)
 
@@ -26,11 +26,11 @@ def _fresh_cache():
 
 @pytest.fixture
 def played(classroom, students):
-    g = game(classroom=classroom, students=students, started_at=paris(2026, 11, 17, 9, 0), minutes=30)
+    # Student i makes 3 + i operations (a real game each), the first one wrong.
     for i, student in enumerate(students):
         for k in range(3 + i):
-            play(student, g, paris(2026, 11, 17, 9, k), skills=("addsub_10",), ok=k != 0,
-                 reaction_ms=5000 + k)
+            one_move(classroom=classroom, student=student, at=paris(2026, 11, 17, 9, k),
+                     move="2 + 3 = 5" if k else "2 + 5 = 3")
     return students
 
 
@@ -155,9 +155,9 @@ def test_a_real_worker_builds_a_report_from_the_redis_queue(celery_worker):
     teacher = factories.teacher(school=school)
     classroom = factories.classroom(school=school, teachers=[teacher])
     anna = factories.student(classroom=classroom, name="Anna")
-    g = game(classroom=classroom, students=[anna], started_at=paris(2026, 11, 17, 9, 0), minutes=20)
     for k in range(4):
-        play(anna, g, paris(2026, 11, 17, 9, k), skills=("addsub_10",), ok=k < 3, reaction_ms=4000)
+        one_move(classroom=classroom, student=anna, at=paris(2026, 11, 17, 9, k),
+                 move="2 + 3 = 5" if k < 3 else "2 + 5 = 3", react_seconds=4)
 
     result = tasks.build_student_report.delay(anna.pk, WEEK.isoformat())
     report_id = result.get(timeout=30)

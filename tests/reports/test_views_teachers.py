@@ -12,7 +12,7 @@ from classrooms.models import LevelChange
 from classrooms.reports import services
 from classrooms.reports.models import LevelRecommendation, ReportJob, WeeklyReport
 from tests import factories
-from tests.reports.plays import game, paris, play
+from tests.reports.plays import one_move, paris
 
 
 class _GridRows(HTMLParser):
@@ -115,10 +115,9 @@ def test_build_now_without_htmx_goes_to_the_job_page(client, teacher, reported,
 def ready_for_more(classroom, teacher):
     """Sixty quick operations, 57 right, at Dewi's level: a proposal to go up."""
     dewi = factories.student(classroom=classroom, name="Dewi", number_range=10, tier=1)
-    g = game(classroom=classroom, students=[dewi], started_at=paris(2026, 11, 17, 9, 0), minutes=30)
-    for k in range(60):
-        play(dewi, g, paris(2026, 11, 17, 9, 0, k), skills=("addsub_10",), ok=k % 20 != 0,
-             reaction_ms=6000)
+    for k in range(60):  # a real game for each operation, one in 20 wrong
+        one_move(classroom=classroom, student=dewi, at=paris(2026, 11, 17, 9, k // 2, 30 * (k % 2)),
+                 move="2 + 5 = 3" if k % 20 == 0 else "2 + 3 = 5")
     services.report_build(student=dewi, week_start=paris(2026, 11, 16).date())
     return dewi
 
