@@ -1,8 +1,10 @@
 """Two students on two tablets and a computer player play a scripted game to the end screen.
 
 The draw order is fixed; the table opens with 2 3 5. Anna wrongly says "nothing to do", Bo calls
-"Kavet 'm eus!" and taps 2 + 3 = 5 (a right challenge, R5.4); later Anna challenges a correct
-operation of Bo's (a false challenge, R5.5). Otherwise each student plays what the solver finds
+"Kavet 'm eus!" and taps 2 + 3 = 5 (a right challenge, R5.4); Bo plays on (R5.4) on 1 6 7 and
+Anna challenges his correct 1 + 6 = 7 (a false challenge, R5.5). (With the earlier draw, 1 4 9
+came up after the challenge: since R5.4 lets the challenger play on, Bo had nothing to do there
+and never announced again, so the false challenge could not happen.) Otherwise each student plays what the solver finds
 and presses OK; the computer player moves from the tablets' polls (Celery is eager here).
 """
 from __future__ import annotations
@@ -20,7 +22,7 @@ from tests import factories
 pytestmark = pytest.mark.django_db(transaction=True)
 
 # Up to 10, one copy of each number, no X, no events: card id = value (11 cards, a short game).
-DRAW = [2, 3, 5, 1, 4, 9, 6, 8, 7, 10, 0]
+DRAW = [2, 3, 5, 1, 6, 7, 4, 8, 9, 10, 0]
 
 
 def sign_in(context, live_server, classroom, name, pictures):
@@ -113,8 +115,10 @@ def test_two_students_and_a_computer_play_to_the_end(new_context, live_server, s
     b.click(".table-cards .card[data-card='5']")
     expect(b.locator(".expr-text")).to_have_text("2 + 3 = 5")
     b.click("button.act-announce")
-    expect(b.locator("#table-news")).to_contain_text("Right challenge!")
-    expect(a.locator("#table-news")).to_contain_text("Right challenge!", timeout=10_000)
+    # The ruling, on both tablets: Anna's false "nothing to do" shows what was possible (R5.6).
+    expect(b.locator(".ruling")).to_contain_text("Good catch!")
+    expect(a.locator(".ruling")).to_contain_text("Good catch!", timeout=10_000)
+    expect(a.locator(".ruling")).to_contain_text("There was something to do: 2 + 3 = 5")
 
     # 3. Play on to the end; Anna challenges Bo's next correct operation once (a false challenge).
     false_challenge_done = False
@@ -147,7 +151,7 @@ def test_two_students_and_a_computer_play_to_the_end(new_context, live_server, s
                 if (seat == 0 and not false_challenge_done and pending["kind"] == "announce"
                         and pending["seat"] == 1 and pending["ok"]):
                     page.click("button.act-challenge")
-                    expect(page.locator("#table-news")).to_contain_text("False challenge")
+                    expect(page.locator(".ruling")).to_contain_text("False challenge!")
                     false_challenge_done = True
                 else:
                     page.click("button.act-ok")
