@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "template_partials",
     "classrooms",
     "classrooms.reports",
+    "classrooms.reports.mail",
     "games",
     "classgames",
     # Password-login throttling (per account and per client); keep it last (axes' docs).
@@ -227,6 +228,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "task": "classrooms.reports.tasks.schedule_weekly_reports",
         "schedule": crontab(minute=5),
     },
+    "reports-weekly-email": {
+        # Hourly: parents whose children's reports of last week are built get them by email.
+        "task": "classrooms.reports.mail.tasks.schedule_weekly_emails",
+        "schedule": crontab(minute=35),
+    },
 }
 
 # In the database behind the cache; every cache failure falls back to the database (sessions.py).
@@ -358,5 +364,7 @@ LOGGING = {
 }
 
 # --- The product's own settings -------------------------------------------------------------
+# The site's address as emails link to it (no trailing slash).
+KAVET_SITE_URL = os.environ.get("KAVET_SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 # How long a student's tablet sign-in lasts outside a game (a teacher can change it per class).
 KAVET_STUDENT_IDLE_MINUTES = int(os.environ.get("KAVET_STUDENT_IDLE_MINUTES", "10"))

@@ -1,5 +1,5 @@
 """URLs of the reports app (mounted at /reports/)."""
-from django.urls import path
+from django.urls import include, path
 
 from . import views
 
@@ -21,6 +21,7 @@ urlpatterns = [
     path("link/<int:link_id>/revoke/", views.link_revoke, name="link_revoke"),
     path("build/", views.build, name="build"),
     path("job/<int:job_id>/", views.job, name="job"),
+    path("email/", include("classrooms.reports.mail.urls")),
     path("proposal/<int:rec_id>/<str:decision>/", views.recommendation_decide,
          name="recommendation_decide"),
 ]
