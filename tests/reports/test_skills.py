@@ -10,7 +10,7 @@ from classrooms.reports import services
 from classrooms.reports.models import WeeklyReport
 from classrooms.reports.progress import band_for, recommend
 from tests import factories
-from tests.reports.plays import game, paris, play
+from tests.reports.plays import one_move, paris
 
 WEEK = date(2026, 11, 16)  # a Monday
 
@@ -25,40 +25,26 @@ def anna(classroom):
 
 @pytest.fixture
 def scripted(classroom, anna):
-    """Two weeks of Anna's play, the figures of which are worked out by hand below."""
-    last_week = game(classroom=classroom, students=[anna], started_at=paris(2026, 11, 10, 10, 0),
-                     minutes=25)
-    this_week = game(classroom=classroom, students=[anna], started_at=paris(2026, 11, 17, 9, 0),
-                     minutes=40, tricks=[
-                         {"seat": 0, "cards": [1, 2, 3]},
-                         {"seat": 1, "cards": [4, 5, 6]},           # someone else's trick
-                         {"seat": 1, "to": 0, "cards": [7, 8, 9, 10]},  # given to Anna with DAOU
-                     ])
-    # Last week: four right additions within 10, one wrong sum within 20 (no stored skills).
-    for i, ms in enumerate([5000, 7000, 9000, 11000]):
-        play(anna, last_week, paris(2026, 11, 10, 10, i + 1), skills=("addsub_10",), reaction_ms=ms)
-    play(anna, last_week, paris(2026, 11, 10, 10, 9), ok=False, text="7 + 5 = 11", code="wrong_result",
-         skills=("addsub_20",))
-    # This week. The first play is at 00:30 on Monday in Paris: still Sunday in UTC.
-    play(anna, this_week, datetime(2026, 11, 15, 23, 30, tzinfo=UTC),
-         skills=("addsub_10",), reaction_ms=4000)
-    play(anna, this_week, paris(2026, 11, 17, 9, 1), skills=("addsub_10",), reaction_ms=6000)
-    play(anna, this_week, paris(2026, 11, 17, 9, 2), skills=("addsub_10",), reaction_ms=8000)
-    play(anna, this_week, paris(2026, 11, 17, 9, 3), skills=("addsub_10", "mult", "multi_step"),
-         reaction_ms=12000, n_cards=4, text="(2 + 3) * 2 = 10")
-    play(anna, this_week, paris(2026, 11, 17, 9, 4), ok=False, text="8 - 5 = 2", code="wrong_result",
-         skills=("addsub_10",),
-         reaction_ms=3000)
-    play(anna, this_week, paris(2026, 11, 17, 9, 5), ok=False, verdict_kind="invalid",
-         code="card_unavailable", text="9 + 9 = 18")  # refused: not a mistake (R3.5)
-    play(anna, this_week, paris(2026, 11, 17, 9, 6), kind="nothing", ok=False, missed=True,
-         missed_operation="3 + 4 = 7", skills=("addsub_10",))
-    play(anna, this_week, paris(2026, 11, 17, 9, 7), kind="nothing", ok=True)
-    play(anna, this_week, paris(2026, 11, 17, 9, 8), kind="challenge", ok=None, challenge_outcome="right")
-    play(anna, this_week, paris(2026, 11, 17, 9, 9), kind="challenge", ok=None, challenge_outcome="false")
+    """Two weeks of Anna's play, a real game per move, the figures worked out by hand below."""
+    # Last week: two right additions within 10 (6 s and 8 s), one wrong sum beyond 10.
+    one_move(classroom=classroom, student=anna, at=paris(2026, 11, 10, 10, 0), move="2 + 3 = 5")
+    one_move(classroom=classroom, student=anna, at=paris(2026, 11, 10, 10, 5), move="2 + 3 = 5",
+             react_seconds=8)
+    one_move(classroom=classroom, student=anna, at=paris(2026, 11, 10, 10, 10), move="8 + 4 = 10",
+             table_values=(8, 4, 10))
+    # This week. The first game is at 00:30 on Monday in Paris: still Sunday in UTC.
+    one_move(classroom=classroom, student=anna, at=datetime(2026, 11, 15, 23, 30, tzinfo=UTC),
+             move="2 + 3 = 5", react_seconds=4)
+    one_move(classroom=classroom, student=anna, at=paris(2026, 11, 17, 9, 0), move="1 + 4 = 5",
+             table_values=(1, 4, 5), react_seconds=12)
+    one_move(classroom=classroom, student=anna, at=paris(2026, 11, 17, 9, 5), move="8 - 5 = 2",
+             table_values=(8, 5, 2), react_seconds=3)
+    one_move(classroom=classroom, student=anna, at=paris(2026, 11, 17, 9, 10), move={"type": "nothing"})
+    one_move(classroom=classroom, student=anna, at=paris(2026, 11, 17, 9, 15), move={"type": "nothing"},
+             table_values=(1, 1, 10))
     # 00:30 next Monday in Paris (Sunday 23:30 UTC): next week's, not in this report.
-    play(anna, this_week, datetime(2026, 11, 22, 23, 30, tzinfo=UTC),
-         skills=("div",), reaction_ms=1000)
+    one_move(classroom=classroom, student=anna, at=datetime(2026, 11, 22, 23, 30, tzinfo=UTC),
+             move="2 + 3 = 5")
     return anna
 
 
@@ -68,43 +54,29 @@ def test_figures_computed_by_hand_equal_the_report(scripted):
     assert data["week_start"] == "2026-11-16" and data["week_end"] == "2026-11-22"
 
     week = data["week"]
-    assert (week["announcements"], week["right"], week["wrong"]) == (5, 4, 1)
-    assert week["accuracy"] == 0.8
-    assert week["cards_in_tricks"] == 3 + 3 + 3 + 4
-    assert week["skills"]["addsub_10"] == {"n": 5, "right": 4, "accuracy": 0.8, "median_ms": 7000}
-    assert week["skills"]["mult"] == {"n": 1, "right": 1, "accuracy": 1.0, "median_ms": 12000}
-    assert week["skills"]["multi_step"]["n"] == 1
-    assert "div" not in week["skills"]  # that play belongs to next week
-    assert week["skills"]["spotting"] == {"n": 2, "right": 1, "accuracy": 0.5, "median_ms": None}
-    assert week["skills"]["noticing"] == {"n": 2, "right": 1, "accuracy": 0.5, "median_ms": None}
-    assert (week["right_challenges"], week["false_challenges"]) == (1, 1)
+    assert (week["announcements"], week["right"], week["wrong"]) == (3, 2, 1)
+    assert week["skills"]["addsub_10"] == {"n": 3, "right": 2, "accuracy": 0.6667, "median_ms": 8000}
+    assert week["cards_in_tricks"] == 3 + 3
     assert (week["overlooked"], week["nothing_true"]) == (1, 1)
     assert week["mistakes_by_code"] == {"wrong_result": 1, "overlooked": 1}
-    assert week["mistakes_by_skill"] == {"addsub_10": 2}
-    assert week["overlooked_examples"] == ["3 + 4 = 7"]
-    assert week["wrong_examples"] == ["8 - 5 = 2"]
-    assert (week["games"], week["minutes"], week["cards_won"]) == (1, 40, 3 + 4)
+    assert week["wrong_examples"] == ["8 - 5 = 2"] and week["overlooked_examples"]
+    assert week["games"] == 5
 
     year = data["year"]
-    assert (year["announcements"], year["right"], year["wrong"]) == (10, 8, 2)
-    # Right times 4,5,6,7,8,9,11,12 s: the median is 7.5 s.
-    assert year["skills"]["addsub_10"] == {"n": 9, "right": 8, "accuracy": 0.8889, "median_ms": 7500}
+    assert (year["announcements"], year["right"], year["wrong"]) == (6, 4, 2)
+    # R3.5: the wrong "8 + 4 = 10" is a try at 8 + 4, whose sum 12 is beyond 10.
     assert year["skills"]["addsub_20"] == {"n": 1, "right": 0, "accuracy": 0.0, "median_ms": None}
-    assert (year["games"], year["minutes"]) == (2, 25 + 40)
-
-    assert data["bands"]["addsub_10"]["band"] == "confident"  # 8/9 right, fewer than 20 tries
-    assert data["bands"]["addsub_20"]["band"] is None  # one try: not enough to say
-    assert data["series"]["addsub_10"] == [["2026-11-09", 4, 4], ["2026-11-16", 5, 4]]
+    assert data["series"]["addsub_10"] == [["2026-11-09", 2, 2], ["2026-11-16", 3, 2]]
     assert data["series"]["addsub_20"] == [["2026-11-09", 1, 0]]
     assert [(lv["number_range"], lv["tier"]) for lv in data["levels"]] == [(10, 1)]
-    assert data["recommendation"] is None  # 10 operations at her level: too few to say
+    assert data["recommendation"] is None  # 6 operations at her level: too few to say
 
 
 def test_building_an_earlier_week_leaves_later_plays_out(scripted):
     report = services.report_build(student=scripted, week_start=WEEK - timedelta(days=7))
-    assert report.data["week"]["announcements"] == 5
-    assert report.data["year"]["announcements"] == 5
-    assert report.data["week"]["games"] == 1 and report.data["week"]["minutes"] == 25
+    assert report.data["week"]["announcements"] == 3
+    assert report.data["year"]["announcements"] == 3
+    assert report.data["week"]["games"] == 3
     assert WeeklyReport.objects.filter(student=scripted).count() == 1
 
 
