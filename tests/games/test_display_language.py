@@ -64,7 +64,9 @@ def test_a_named_computer_player_keeps_its_name(make_game, anna):
 def test_a_timed_out_turn_is_stored_without_words_and_told_in_the_readers_language(
         client, make_game, anna, bo):
     game = make_game([{"student": anna}, {"student": bo}], turn_time=30)
-    services.game_tick(game_id=game.pk, now=timezone.now() + timedelta(seconds=31))
+    # R4.9: the first turn's clock starts after the first-turn grace (games.services).
+    later = timezone.now() + timedelta(seconds=31 + services.first_turn_grace())
+    services.game_tick(game_id=game.pk, now=later)
     play = Play.objects.get(student=anna)
     assert (play.kind, play.text, play.code) == (Play.Kind.NOTHING, "", "timeout")
     page = tablet(client, bo).get(reverse("games:table", args=[game.pk]), **FR).content.decode()
