@@ -1,0 +1,418 @@
+"""The weekly report email: once per parent and week whatever the retries, in the parent's
+language, only their own children, with a link to the right report and a one-click unsubscribe."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+import uuid
+from datetime import timedelta
+from smtplib import SMTPServerDisconnected
+from unittest import mock
+
+import pytest
+from django.core import mail, signing
+from django.core.mail.backends.locmem import EmailBackend
+from django.db import OperationalError, connection
+from django.test import Client
+from django.urls import reverse
+
+from classrooms.models import ParentLink
+from classrooms.reports import services as report_services
+from classrooms.reports.mail import services, tasks
+from classrooms.reports.mail.models import EmailPreference, WeeklyEmail
+from tests import factories
+from tests.conftest import need_service
+from tests.reports.plays import paris, played_game
+
+WEEK = "2026-11-16"
+BUILT = paris(2026, 11, 23, 6, 10)  # the Monday-morning build after that week
+MONDAY = paris(2026, 11, 23, 8, 0)
+
+
+def run(at=MONDAY) -> dict[str, int]:
+    return tasks.schedule_weekly_emails(now=at.isoformat())
+
+
+def link(parent, student) -> None:
+    ParentLink.objects.create(parent=parent, student=student)
+
+
+def mails_to(address: str) -> list:
+    return [m for m in mail.outbox if m.to == [address]]
+
+
+def text(message) -> str:
+    return message.body
+
+
+def html(message) -> str:
+    [(content, mimetype)] = message.alternatives
+    assert mimetype == "text/html"
+    return content
+
+
+@pytest.fixture
+def families(db, classroom, students):
+    """Anna's and Brieuc's parents (French, German); all three children played and were built."""
+    played_game(
+        classroom=classroom, students=students, at=paris(2026, 11, 17, 9, 0), seed=7, moves=60
+    )
+    for student in students:
+        report_services.report_build(
+            student=student, week_start=BUILT.date() - timedelta(days=7), now=BUILT
+        )
+    anna, brieuc, _cecile = students
+    amelie = factories.parent(
+        username="amelie", email="amelie@example.org", language="fr", first_name="Amélie"
+    )
+    bernd = factories.parent(
+        username="bernd", email="bernd@example.org", language="de", first_name="Bernd"
+    )
+    link(amelie, anna)
+    link(bernd, brieuc)
+    return {"amelie": amelie, "bernd": bernd, "anna": anna, "brieuc": brieuc}
+
+
+def test_one_email_per_parent_when_the_job_runs_twice(families):
+    assert run() == {"queued": 2}
+    assert run() == {}  # both sent: nobody is due any more
+    tasks.send_weekly_email(families["amelie"].pk, WEEK, MONDAY.isoformat())  # a late duplicate
+    assert len(mails_to("amelie@example.org")) == 1
+    assert len(mails_to("bernd@example.org")) == 1
+    assert len(mail.outbox) == 2
+    assert set(WeeklyEmail.objects.values_list("status", flat=True)) == {WeeklyEmail.Status.SENT}
+
+
+def test_another_familys_child_never_appears(families):
+    run()
+    [to_amelie] = mails_to("amelie@example.org")
+    for part in (text(to_amelie), html(to_amelie)):
+        assert "Anna" in part
+        assert "Brieuc" not in part and "Cécile" not in part
+        assert f"/reports/child/{families['brieuc'].pk}/" not in part
+
+
+def test_in_the_parents_language(families):
+    run()
+    [fr] = mails_to("amelie@example.org")
+    [de] = mails_to("bernd@example.org")
+    assert "novembre" in fr.subject
+    assert "Ce que votre enfant sait faire" in text(fr) or "parties jouées" in text(fr)
+    assert fr.extra_headers["Content-Language"] == "fr"
+    assert "Was Ihr Kind schon kann" in text(de)
+    assert "Was Sie zu Hause üben können" in html(de)
+    assert de.extra_headers["Content-Language"] == "de"
+    assert "What your child can do" not in text(fr) + text(de)
+
+
+def test_the_link_opens_that_childs_report_of_that_week(families, client, settings):
+    settings.KAVET_SITE_URL = "https://kavet.example.org"
+    run()
+    [message] = mails_to("amelie@example.org")
+    anna = families["anna"]
+    url = f"https://kavet.example.org/reports/child/{anna.pk}/?week={WEEK}"
+    assert url in text(message)
+    assert f'href="{url}"' in html(message)
+    client.force_login(families["amelie"])
+    page = client.get(url.removeprefix("https://kavet.example.org"))
+    assert page.status_code == 200
+    assert "Anna" in page.content.decode()
+    assert "16" in page.content.decode()
+
+
+def test_a_failed_send_is_retried_and_goes_once(families):
+    real = EmailBackend.send_messages
+    calls = {"n": 0}
+
+    def flaky(self, messages):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise SMTPServerDisconnected("the mail server hung up")
+        return real(self, messages)
+
+    args = (families["amelie"].pk, WEEK, MONDAY.isoformat())
+    with mock.patch.object(EmailBackend, "send_messages", flaky):
+        # As a worker runs it: the failed try raises, Celery retries the task (autoretry_for).
+        result = tasks.send_weekly_email.apply(args, throw=False)
+        assert result.get() == "sent"
+        run()
+    assert calls["n"] == 3  # Amélie's first try failed and was retried; then Bernd's
+    assert len(mails_to("amelie@example.org")) == 1
+    assert len(mails_to("bernd@example.org")) == 1
+    row = WeeklyEmail.objects.get(parent=families["amelie"])
+    assert (row.status, row.attempts) == (WeeklyEmail.Status.SENT, 2)
+    run(MONDAY + timedelta(hours=2))
+    assert len(mail.outbox) == 2
+
+
+def test_a_failed_send_in_process_does_not_stop_the_others(families):
+    with mock.patch.object(
+        EmailBackend, "send_messages", side_effect=[SMTPServerDisconnected("hung up"), 1]
+    ):
+        assert run() == {"failed": 1, "queued": 1}
+    assert len(mail.outbox) == 0  # the mock swallowed Bernd's, which counts as sent
+    row = WeeklyEmail.objects.get(parent=families["amelie"])
+    assert (row.status, row.claimed_at) == (WeeklyEmail.Status.PENDING, None)
+    run(MONDAY + timedelta(hours=1))  # the next hourly run sends the one that failed
+    assert [m.to for m in mail.outbox] == [["amelie@example.org"]]
+
+
+def test_a_crash_before_the_send_waits_then_sends_once(families):
+    # A worker took Amélie's row and died before sending: the row is pending and held.
+    services._claim(
+        parent=families["amelie"], week_start=BUILT.date() - timedelta(days=7), now=MONDAY
+    )
+    run(MONDAY + timedelta(minutes=5))
+    assert mails_to("amelie@example.org") == []  # maybe still sending elsewhere: wait
+    run(MONDAY + services.STALE_AFTER + timedelta(minutes=1))
+    run(MONDAY + services.STALE_AFTER + timedelta(minutes=2))
+    assert len(mails_to("amelie@example.org")) == 1
+    assert WeeklyEmail.objects.get(parent=families["amelie"]).status == WeeklyEmail.Status.SENT
+
+
+def test_a_crash_after_the_send_resends_at_most_once(families):
+    original = services._ours
+    failing = {"left": 1}
+
+    def mark(claim):
+        qs = original(claim)
+        if failing["left"] and qs.filter(parent=families["amelie"]).exists():
+            failing["left"] -= 1
+            broken = mock.Mock()
+            broken.update.side_effect = OperationalError("the database went away")
+            return broken
+        return qs
+
+    with mock.patch.object(services, "_ours", mark):
+        run()  # sent, but "sent" was never recorded; the task's retry finds the row held
+    assert len(mails_to("amelie@example.org")) == 1
+    for minutes in (31, 32, 90, 150):
+        run(MONDAY + timedelta(minutes=minutes))
+    assert len(mails_to("amelie@example.org")) == 2  # the one resend a crash can cause
+    statuses = list(WeeklyEmail.objects.filter(parent=families["amelie"]).values_list("status"))
+    assert statuses == [(WeeklyEmail.Status.SENT,)]
+
+
+def test_waits_for_every_child_until_the_morning_build_is_over(families, classroom):
+    late = factories.student(classroom=classroom, name="Dewi")
+    link(families["amelie"], late)  # no report of that week yet
+    run()
+    assert mails_to("amelie@example.org") == []
+    assert len(mails_to("bernd@example.org")) == 1
+    run(paris(2026, 11, 23, 12, 30))
+    [message] = mails_to("amelie@example.org")
+    assert "Anna" in text(message) and "Dewi" not in text(message)
+
+
+def test_no_child_no_report_no_address_means_no_email(families, classroom):
+    lonely = factories.parent(username="lonely", email="lonely@example.org")
+    factories.parent(username="nolink", email="nolink@example.org")
+    nobody = factories.student(classroom=classroom, name="Erwan")
+    link(lonely, nobody)  # a child with no report at all
+    ParentLink.objects.filter(parent=families["bernd"]).update(revoked_at=MONDAY)
+    no_address = factories.parent(username="noaddress", email="")
+    link(no_address, families["anna"])
+    counts = run(paris(2026, 11, 23, 13, 0))
+    assert counts == {"queued": 1, "no_email": 1}
+    assert [m.to for m in mail.outbox] == [["amelie@example.org"]]
+
+
+def test_an_erased_child_means_no_email(families):
+    families["anna"].user.delete()  # what erasing a child ends with: the student row is gone
+    run()
+    assert mails_to("amelie@example.org") == []
+    assert not WeeklyEmail.objects.filter(parent=families["amelie"]).exists()
+
+
+def test_an_unsubscribed_parent_gets_nothing(families):
+    services.email_preference_set(parent=families["amelie"], weekly=False)
+    run()
+    assert mails_to("amelie@example.org") == []
+    assert not WeeklyEmail.objects.filter(parent=families["amelie"]).exists()
+    assert tasks.send_weekly_email(families["amelie"].pk, WEEK) == "unsubscribed"
+    assert len(mails_to("bernd@example.org")) == 1
+
+
+def unsubscribe_url(message) -> str:
+    header = message.extra_headers["List-Unsubscribe"]
+    assert message.extra_headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    assert header.startswith("<") and header.endswith(">")
+    url = header[1:-1]
+    assert url in text(message)
+    return re.sub(r"^https?://[^/]+", "", url)
+
+
+def test_unsubscribe_by_the_link_and_its_confirm_button(families):
+    run()
+    path = unsubscribe_url(mails_to("amelie@example.org")[0])
+    browser = Client(enforce_csrf_checks=True)
+    page = browser.get(path)
+    assert page.status_code == 200
+    assert f'action="{path}"' in page.content.decode()
+    assert 'lang="fr"' in page.content.decode()
+    assert not EmailPreference.objects.exists()  # looking is not unsubscribing
+    done = browser.post(path)
+    assert done.status_code == 200
+    pref = EmailPreference.objects.get(parent=families["amelie"])
+    assert pref.weekly is False and pref.opted_out_at is not None
+    run(paris(2026, 11, 30, 8, 0))  # the next week
+    assert len(mails_to("amelie@example.org")) == 1
+    assert len(mails_to("bernd@example.org")) == 1  # Bernd's week is not built: nothing yet
+
+
+def test_one_click_unsubscribe_from_the_mail_client(families):
+    run()
+    path = unsubscribe_url(mails_to("bernd@example.org")[0])
+    response = Client(enforce_csrf_checks=True).post(path, {"List-Unsubscribe": "One-Click"})
+    assert response.status_code == 200
+    assert EmailPreference.objects.get(parent=families["bernd"]).weekly is False
+    assert not EmailPreference.objects.filter(parent=families["amelie"]).exists()
+
+
+def test_forged_or_altered_tokens_change_nothing(families):
+    amelie, bernd = families["amelie"], families["bernd"]
+    good = services.unsubscribe_token(amelie)
+    _id, signature = good.split(":", 1)
+    other_purpose = signing.Signer(salt="kavet.password-reset").sign(str(amelie.pk))
+    forged = [
+        f"{bernd.pk}:{signature}",
+        f"{amelie.pk}:{signature[:-2]}xx",
+        "12345",
+        other_purpose,
+        signing.Signer(salt=services.UNSUBSCRIBE_SALT, key="guessed").sign(str(bernd.pk)),
+        f"{'9' * 30}:{signature}",
+    ]
+    browser = Client(enforce_csrf_checks=True)
+    for token in forged:
+        path = reverse("reports:mail:unsubscribe", args=[token])
+        assert browser.get(path).status_code == 400
+        assert browser.post(path).status_code == 400
+        assert browser.post(path, {"List-Unsubscribe": "One-Click"}).status_code == 400
+    path = reverse("reports:mail:unsubscribe", args=[good])
+    assert browser.post(path, {"List-Unsubscribe": "Something-Else"}).status_code == 400
+    assert not EmailPreference.objects.exists()
+    teacher_token = services.unsubscribe_token(
+        factories.teacher(school=families["anna"].classroom.school)
+    )
+    path = reverse("reports:mail:unsubscribe", args=[teacher_token])
+    assert browser.post(path).status_code == 400
+    assert not EmailPreference.objects.exists()
+
+
+def test_the_parent_switches_the_email_off_and_on_again(families, client):
+    client.force_login(families["bernd"])
+    page = client.get(reverse("reports:mail:settings"))
+    assert page.status_code == 200
+    assert 'value="off"' in page.content.decode()
+    assert client.post(reverse("reports:mail:settings"), {"weekly": "maybe"}).status_code == 400
+    assert not EmailPreference.objects.exists()
+    client.post(reverse("reports:mail:settings"), {"weekly": "off"})
+    assert EmailPreference.objects.get(parent=families["bernd"]).weekly is False
+    run()
+    assert mails_to("bernd@example.org") == []
+    client.post(reverse("reports:mail:settings"), {"weekly": "on"})
+    pref = EmailPreference.objects.get(parent=families["bernd"])
+    assert pref.weekly is True and pref.opted_out_at is None
+    run(MONDAY + timedelta(hours=1))
+    assert len(mails_to("bernd@example.org")) == 1
+
+
+def test_the_settings_page_is_for_parents(families, client, teacher):
+    client.force_login(teacher)
+    assert client.post(reverse("reports:mail:settings"), {"weekly": "off"}).status_code == 302
+    assert not EmailPreference.objects.exists()
+    anonymous = Client().get(reverse("reports:mail:settings"))
+    assert anonymous.status_code == 302 and "login" in anonymous["Location"]
+
+
+# --- a real worker ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def mail_worker(django_db_setup, django_db_blocker, tmp_path_factory):
+    """A Celery worker process of its own whose emails (the console backend, the default) are
+    written to a file the test reads: the shared worker's output is not ours to read."""
+    need_service(bool(os.environ.get("REDIS_URL")), "Redis (REDIS_URL) for a real Celery worker")
+    if connection.vendor != "postgresql":
+        need_service(False, "PostgreSQL (DATABASE_URL) shared between the tests and the worker")
+    from django.conf import settings as dj_settings
+
+    from kavet_site.celery import app
+
+    db = connection.settings_dict
+    queue = f"test-mail-{uuid.uuid4().hex[:8]}"
+    out = tmp_path_factory.mktemp("mail") / "worker.out"
+    env = dict(
+        os.environ,
+        CELERY_QUEUE=queue,
+        CONN_MAX_AGE="0",
+        EMAIL_BACKEND="django.core.mail.backends.console.EmailBackend",
+        DATABASE_URL=f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:"
+        f"{db['PORT'] or 5432}/{db['NAME']}",
+    )
+    with out.open("wb") as sink:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "kavet_site",
+                "worker",
+                "--pool=solo",
+                "-Q",
+                queue,
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+                "-l",
+                "warning",
+                "-n",
+                f"{queue}@%h",
+            ],
+            env=env,
+            cwd=str(dj_settings.BASE_DIR),
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        deadline = time.monotonic() + 30
+        while not app.control.ping(destination=[f"{queue}@{os.uname().nodename}"], timeout=0.5):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the mail worker did not come up: {out.read_text()[-2000:]}")
+        yield queue, out
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_real_worker_running_the_send_twice_sends_one_email(mail_worker, classroom, students):
+    queue, out = mail_worker
+    played_game(
+        classroom=classroom, students=students[:1], at=paris(2026, 11, 17, 9, 0), seed=3, moves=20
+    )
+    report_services.report_build(
+        student=students[0], week_start=BUILT.date() - timedelta(days=7), now=BUILT
+    )
+    parent = factories.parent(
+        username="worker-parent", email="worker-parent@example.org", language="fr"
+    )
+    link(parent, students[0])
+    args = (parent.pk, WEEK, MONDAY.isoformat())
+    first = tasks.send_weekly_email.apply_async(args, queue=queue)
+    again = tasks.send_weekly_email.apply_async(args, queue=queue)  # a redelivered duplicate
+    assert sorted([first.get(timeout=30), again.get(timeout=30)]) == ["already", "sent"]
+    log = out.read_text()
+    assert log.count("To: worker-parent@example.org") == 1
+    assert "Subject: Kavet 'm eus!: " in log and "novembre" in log
+    assert list(WeeklyEmail.objects.values_list("parent_id", "status")) == [
+        (parent.pk, WeeklyEmail.Status.SENT)
+    ]
