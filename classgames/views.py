@@ -173,7 +173,6 @@ def session_live(request: HttpRequest, pk: int) -> HttpResponse:
         "now": now,
         "tab": "play",
         "live": session.status != ClassSession.Status.FINISHED,
-        "stream_version": sum(version for _pk, version, *_rest in pulse),
     }
     template = "classrooms/session_live.html"
     return render(request, template + "#live" if request.htmx else template, ctx)
