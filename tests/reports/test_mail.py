@@ -393,11 +393,22 @@ def mail_worker(django_db_setup, django_db_blocker, tmp_path_factory):
             proc.kill()
 
 
+@pytest.fixture
+def real_worker(mail_worker, settings):
+    """Tasks go to the mail worker, not in-process (tests/conftest.py makes them eager unless
+    a test uses the shared celery_worker fixture)."""
+    from kavet_site.celery import app
+
+    app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER = False
+    yield mail_worker
+    app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER = True
+
+
 @pytest.mark.django_db(transaction=True)
-def test_a_real_worker_running_the_send_twice_sends_one_email(mail_worker, classroom, students):
-    queue, out = mail_worker
+def test_a_real_worker_running_the_send_twice_sends_one_email(real_worker, classroom, students):
+    queue, out = real_worker
     played_game(
-        classroom=classroom, students=students[:1], at=paris(2026, 11, 17, 9, 0), seed=3, moves=20
+        classroom=classroom, students=students[:2], at=paris(2026, 11, 17, 9, 0), seed=3, moves=20
     )
     report_services.report_build(
         student=students[0], week_start=BUILT.date() - timedelta(days=7), now=BUILT
