@@ -16,6 +16,7 @@ from classrooms import services
 from classrooms.grouping import PlannedTable
 from classrooms.models import Student
 from games import engine
+from games import services as game_services
 from games.models import Game, Move, Seat
 from games.services import game_tick
 from tests import factories
@@ -320,3 +321,27 @@ def test_the_replay_of_another_teachers_game_is_404(client, teacher, classroom, 
     assert client.get(reverse("classrooms:game_replay", args=[game.pk])).status_code == 404
     client.force_login(colleague)
     assert client.get(reverse("classrooms:game_replay", args=[game.pk])).status_code == 200
+
+
+def test_a_class_game_is_finished_once_its_last_table_ends_and_the_live_view_only_reads(
+    client, teacher, classroom, kids
+):
+    session = start_session(classroom, teacher, [kids[:2], kids[2:4]])
+    first, second = session.games.order_by("pk")
+    game_services.game_end(game=first)
+    assert class_game_services.session_after_game_change(session_id=session.pk) is False
+    session.refresh_from_db()
+    assert session.status == ClassSession.Status.RUNNING  # one table still plays
+    game_services.game_end(game=second)
+    session.refresh_from_db()
+    before = session.status  # finished already if the games service reported the change
+    client.force_login(teacher)
+    page = client.get(reverse("classrooms:session_live", args=[session.pk]))
+    session.refresh_from_db()
+    assert session.status == before  # a GET writes nothing
+    assert b"kavet:changed" not in page.content and b"data-stream" not in page.content  # done
+    changed = class_game_services.session_after_game_change(session_id=session.pk)
+    assert changed is (before != ClassSession.Status.FINISHED)
+    session.refresh_from_db()
+    assert session.status == ClassSession.Status.FINISHED
+    assert class_game_services.session_after_game_change(session_id=session.pk) is False
