@@ -33,6 +33,8 @@ if ASGI:
     # Each ASGI request runs its sync code in a thread of its own, so a persistent database
     # connection would never be reused, only left open: one connection per request instead.
     os.environ.setdefault("CONN_MAX_AGE", "0")
+    # ... borrowed from psycopg's pool rather than opened for each request (settings: DB_POOL).
+    os.environ.setdefault("DB_POOL", "1")
 else:
     workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))
     # Threaded workers keep each tablet's connection alive between its polls (every 2 s) without

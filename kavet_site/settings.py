@@ -66,6 +66,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # A database outage answers a 503 "try again" page (templates/503.html), not a bare 500:
+    # outside everything that may touch the database.
+    "kavet_site.middleware.DatabaseUnavailableMiddleware",
     # Before sessions and users: an unchanged table poll is answered here (the hottest path).
     "games.middleware.TablePollMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -118,6 +121,16 @@ if DATABASE_URL:
     # A PostgreSQL that does not answer costs a request at most this long, not the OS's minutes.
     DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = int(
         os.environ.get("DB_CONNECT_TIMEOUT", "3"))
+    # DB_POOL=1 (set by gunicorn.conf.py under ASGI): psycopg's connection pool, so the short
+    # threads that run each ASGI request's sync code borrow a connection instead of opening one.
+    if env_bool("DB_POOL", False):
+        DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections
+        DATABASES["default"]["CONN_HEALTH_CHECKS"] = False
+        DATABASES["default"]["OPTIONS"]["pool"] = {
+            "min_size": int(os.environ.get("DB_POOL_MIN_SIZE", "2")),
+            "max_size": int(os.environ.get("DB_POOL_MAX_SIZE", "16")),
+            "timeout": int(os.environ.get("DB_POOL_TIMEOUT", "3")),
+        }
 else:
     DATABASES = {
         "default": {
@@ -138,10 +151,6 @@ else:
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-# A database outage answers a 503 "try again" page (templates/503.html), not a bare 500: this
-# middleware goes right after SecurityMiddleware, outside everything that may touch the database.
-MIDDLEWARE.insert(MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1,
-                  "kavet_site.middleware.DatabaseUnavailableMiddleware")
 
 # --- Cache and Celery -----------------------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "")
