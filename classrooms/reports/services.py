@@ -65,6 +65,20 @@ def report_build(*, student: Student, week_start: date | None = None,
                  .order_by("at", "pk").values(*PLAY_FIELDS))
     weeks = week_tallies(student=student, before=week_start, tz=tz, now=now)
     weeks.append(week_tally(plays, week_start))
+    details = report_details(student=student, start=start, end=end, plays=plays)
+    data = report_from_weeks(weeks=weeks, week_start=week_start, tz=tz, level=student.level,
+                             **details)
+    report, _created = WeeklyReport.objects.update_or_create(
+        student=student, week_start=week_start, defaults={"data": data, "built_at": now})
+    # Advice follows the newest evidence only: rebuilding an old week must not undo it.
+    if not WeeklyReport.objects.filter(student=student, week_start__gt=week_start).exists():
+        recommendation_refresh(student=student, proposal=data["recommendation"])
+    return report
+
+
+def report_details(*, student: Student, start: datetime, end: datetime, plays: list[dict]) -> dict:
+    """A report's inputs besides plays: the games sat in, cards won in the week's games, levels.
+    `plays`: the week's plays."""
     seats = list(Seat.objects.filter(student=student).values(
         "game_id", "position", "score", "game__kind", "game__started_at", "game__finished_at",
         "game__last_move_at"))
@@ -78,14 +92,7 @@ def report_build(*, student: Student, week_start: date | None = None,
     level_changes = list(LevelChange.objects.filter(student=student).order_by("changed_at", "pk")
                          .values("changed_at", "number_range", "tier"))
 
-    data = report_from_weeks(weeks=weeks, week_start=week_start, tz=tz, level=student.level,
-                             games=games, cards_won=cards_won, level_changes=level_changes)
-    report, _created = WeeklyReport.objects.update_or_create(
-        student=student, week_start=week_start, defaults={"data": data, "built_at": now})
-    # Advice follows the newest evidence only: rebuilding an old week must not undo it.
-    if not WeeklyReport.objects.filter(student=student, week_start__gt=week_start).exists():
-        recommendation_refresh(student=student, proposal=data["recommendation"])
-    return report
+    return {"games": games, "cards_won": cards_won, "level_changes": level_changes}
 
 
 def week_tallies(*, student: Student, before: date, tz, now: datetime | None = None) -> list[dict]:
