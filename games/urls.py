@@ -17,4 +17,5 @@ urlpatterns = [
     path("play/<int:game_id>/stop/", views.practice_stop, name="practice_stop"),
     path("how-to-play/", include("games.howto")),  # how to play, for children and teachers
     path("push/", include("games.stream_urls")),  # server-sent events (games/stream.py)
+    path("board/", include("games.board_urls")),  # the class board (games/board.py)
 ]

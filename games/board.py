@@ -1,0 +1,94 @@
+"""The class board: a table on the classroom's projector (read-only, live), the tables of a class
+game to choose from, and the mistake of the day (R5.6), anonymised.
+
+Every page is for the teachers of the class: a foreign or missing id is a 404, and anyone not
+signed in goes to the sign-in page. Nothing here writes a game but the due time limits and
+computer players (games.board_selectors.board_game_get), as a tablet's visit does.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from classrooms import permissions
+
+from . import board_selectors as selectors
+
+
+def _unchanged(request: HttpRequest, game) -> bool:
+    """A board's poll that already shows this version and status: nothing to send (R1.5-safe)."""
+    return (
+        request.htmx
+        and request.GET.get("v") == str(game.version)
+        and request.GET.get("s") == game.status
+    )
+
+
+@login_required
+@require_GET
+def board_table(request: HttpRequest, game_id: int) -> HttpResponse:
+    """One table, big enough to read from the back of the room; HTMX asks for the board again
+    when the push channel tells of a change at this table (or every few seconds without it)."""
+    game = selectors.board_game_get(request.user, game_id)
+    if _unchanged(request, game):
+        return HttpResponse(status=204)
+    ctx = selectors.board_table_context(game=game)
+    template = "games/board_table.html"
+    return render(request, template + "#board" if request.htmx else template, ctx)
+
+
+@login_required
+@require_GET
+def board_session(request: HttpRequest, session_id: int) -> HttpResponse:
+    """The tables of a class game, each with its board."""
+    session = permissions.session_get(request.user, session_id)
+    ctx = {
+        "session": session,
+        "classroom": session.classroom,
+        "tables": selectors.board_session_tables(session),
+    }
+    return render(request, "games/board_session.html", ctx)
+
+
+@login_required
+@require_GET
+def board_session_mistakes(request: HttpRequest, session_id: int) -> HttpResponse:
+    """The wrong and missed operations of one class game's tables, without a name."""
+    session = permissions.session_get(request.user, session_id)
+    ctx = {
+        "session": session,
+        "classroom": session.classroom,
+        "mistakes": selectors.session_mistakes(request.user, session),
+    }
+    return render(request, "games/board_mistakes.html", ctx)
+
+
+@login_required
+@require_GET
+def board_class_mistakes(request: HttpRequest, classroom_id: int) -> HttpResponse:
+    """The wrong and missed operations of every class game the class played today."""
+    classroom = permissions.classroom_get(request.user, classroom_id)
+    ctx = {
+        "session": None,
+        "classroom": classroom,
+        "mistakes": selectors.classroom_mistakes_today(request.user, classroom),
+    }
+    return render(request, "games/board_mistakes.html", ctx)
+
+
+@login_required
+@require_GET
+def board_mistake(request: HttpRequest, play_id: int) -> HttpResponse:
+    """One mistake on the board: the cards as they lay, "Find an operation!", and with
+    ?reveal=1 the operation there was (a plain link: no script needed)."""
+    play = selectors.mistake_play_get(request.user, play_id)
+    reveal = request.GET.get("reveal") == "1"
+    ctx = {
+        "mistake": selectors.mistake_moment(play, reveal=reveal),
+        "reveal": reveal,
+        "game": play.game,
+    }
+    return render(request, "games/board_mistake.html", ctx)

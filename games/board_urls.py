@@ -1,0 +1,21 @@
+"""URLs of the class board (games/board.py), included by games/urls.py under /board/."""
+
+from django.urls import path
+
+from . import board
+
+urlpatterns = [
+    path("table/<int:game_id>/", board.board_table, name="board_table"),
+    path("session/<int:session_id>/", board.board_session, name="board_session"),
+    path(
+        "session/<int:session_id>/mistakes/",
+        board.board_session_mistakes,
+        name="board_session_mistakes",
+    ),
+    path(
+        "class/<int:classroom_id>/mistakes/",
+        board.board_class_mistakes,
+        name="board_class_mistakes",
+    ),
+    path("mistake/<int:play_id>/", board.board_mistake, name="board_mistake"),
+]

@@ -1,0 +1,226 @@
+"""The class board (games/board.py): a table read-only on the projector, and the mistake of the
+day rebuilt from the game's seed and moves (R9.2), anonymised, with the solver's answer (R5.6)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.urls import reverse
+from django.utils import translation
+
+from classgames.models import ClassSession
+from games import services
+from games.models import Game, Play
+from tests import factories
+from tests.games.conftest import TABLE_2_3_5, card, tokens
+
+pytestmark = pytest.mark.django_db
+
+# Names no French or English word contains, so their absence from a page means something.
+ZED, MAEL = "Zéphyrinette", "Maëlwennig"
+
+
+@pytest.fixture(autouse=True)
+def _english():
+    with translation.override("en"):
+        yield
+
+
+@pytest.fixture
+def zed(classroom):
+    return factories.student(classroom=classroom, name=ZED, picture_code="0-1-2")
+
+
+@pytest.fixture
+def mael(classroom):
+    return factories.student(classroom=classroom, name=MAEL, picture_code="3-4-5")
+
+
+@pytest.fixture
+def session(classroom, teacher):
+    return ClassSession.objects.create(
+        classroom=classroom, created_by=teacher, status=ClassSession.Status.RUNNING
+    )
+
+
+@pytest.fixture
+def table(school, classroom, session, zed, mael):
+    """Table 2 of the class game, opening with 2 3 5; no challenge window: the engine referees
+    alone (R5.6), so every verdict is told at once."""
+    game = services.game_create(
+        school=school,
+        classroom=classroom,
+        session=session,
+        label="2",
+        players=[{"student": zed}, {"student": mael}],
+        settings={"turn_time": 120, "challenge_window": 0},
+        draw_order=list(TABLE_2_3_5),
+    )
+    return services.game_start(game=game)
+
+
+def card_labels(html: str) -> list[str]:
+    return re.findall(r'<span class="bcard[^"]*">([^<]+)</span>', html)
+
+
+def submit(game: Game, seat: int, **move) -> None:
+    game.refresh_from_db()
+    outcome = services.move_submit(game_id=game.pk, seat=seat, move=move, seen_version=game.version)
+    assert outcome.applied, outcome.message
+
+
+@pytest.fixture
+def mistakes(table):
+    """Move 1: a wrong 2 + 5 = 3 (R3.5); move 2: a false "nothing to do" with 2 3 5 still there."""
+    submit(table, 0, type="announce", tokens=tokens(card(2), "+", card(5), "=", card(3)))
+    submit(table, 1, type="nothing")
+    wrong = Play.objects.get(game=table, kind=Play.Kind.ANNOUNCE)
+    missed = Play.objects.get(game=table, kind=Play.Kind.NOTHING)
+    assert wrong.verdict_kind == "wrong" and missed.missed
+    return wrong, missed
+
+
+@pytest.fixture
+def teacher_client(client, teacher):
+    client.force_login(teacher)
+    return client
+
+
+def test_the_board_shows_the_table_read_only_without_a_token_or_a_control(teacher_client, table):
+    page = teacher_client.get(reverse("games:board_table", args=[table.pk]))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "Table 2" in html and ZED in html and MAEL in html  # names big, as on the tablets
+    assert f"{ZED}'s turn." in html
+    # The three opening cards, as board cards; nothing to press (R1.5: a spectator's view).
+    assert html.count('class="bcard') == 3
+    assert "<button" not in html.split('id="board"')[1]
+    assert "<form" not in html.split('id="board"')[1]
+    assert "?t=" not in html and "move-form" not in html
+    # The session stream (the teacher may open it), not a seat's table stream.
+    assert reverse("games:session_stream", args=[table.session_id]) in html
+    assert "/push/table/" not in html
+
+
+def test_the_board_shows_the_last_ruling_big_with_its_reason(teacher_client, mistakes, table):
+    html = teacher_client.get(reverse("games:board_table", args=[table.pk])).content.decode()
+    # The last ruling is the false "nothing to do" (R4.5) and its lesson (R5.6).
+    assert "bboard-ruling" in html and 'class="ruling ruling-ruled' in html
+    assert "Nothing to do." in html
+
+
+def test_a_board_poll_at_the_same_version_gets_204_and_a_new_version_the_board(
+    teacher_client, table
+):
+    url = reverse("games:board_table", args=[table.pk])
+    same = teacher_client.get(url, {"v": table.version, "s": table.status}, HTTP_HX_REQUEST="true")
+    assert same.status_code == 204
+    older = teacher_client.get(
+        url, {"v": table.version - 1, "s": table.status}, HTTP_HX_REQUEST="true"
+    )
+    assert older.status_code == 200 and older.content.decode().lstrip().startswith(
+        '<div id="board"'
+    )
+
+
+def test_the_board_and_the_mistakes_are_404_for_another_teacher_and_a_student(
+    client, table, mistakes, school, zed, other_school
+):
+    wrong, _missed = mistakes
+    urls = [
+        reverse("games:board_table", args=[table.pk]),
+        reverse("games:board_session", args=[table.session_id]),
+        reverse("games:board_session_mistakes", args=[table.session_id]),
+        reverse("games:board_class_mistakes", args=[table.classroom_id]),
+        reverse("games:board_mistake", args=[wrong.pk]),
+    ]
+    colleague = factories.teacher(school=school)  # same school, not this class's teacher
+    stranger = factories.teacher(school=other_school)
+    for user in (colleague, stranger, zed.user):
+        client.force_login(user)
+        assert [client.get(u).status_code for u in urls] == [404] * len(urls), user
+    client.logout()
+    for url in urls:
+        answer = client.get(url)
+        assert answer.status_code == 302 and answer["Location"].startswith(reverse("login"))
+
+
+def test_bad_ids_are_404_never_500(teacher_client):
+    for name in (
+        "board_table",
+        "board_session",
+        "board_session_mistakes",
+        "board_class_mistakes",
+        "board_mistake",
+    ):
+        assert teacher_client.get(reverse(f"games:{name}", args=[987654])).status_code == 404
+    assert teacher_client.get("/board/table/abc/").status_code == 404
+
+
+def test_the_mistakes_list_tells_where_and_what_never_who(teacher_client, mistakes, table):
+    for url in (
+        reverse("games:board_session_mistakes", args=[table.session_id]),
+        reverse("games:board_class_mistakes", args=[table.classroom_id]),
+    ):
+        html = teacher_client.get(url).content.decode()
+        assert "Table 2, move 1" in html and "A wrong operation" in html
+        assert "Table 2, move 2" in html and "“Nothing to do”, but there was an operation" in html
+        assert ZED not in html and MAEL not in html
+
+
+def test_yesterdays_games_are_not_in_the_class_list_of_today(teacher_client, mistakes, table):
+    from datetime import timedelta
+
+    Play.objects.filter(game=table).update(at=Play.objects.first().at - timedelta(days=1))
+    html = teacher_client.get(reverse("games:board_class_mistakes", args=[table.classroom_id]))
+    assert "No wrong or missed operation yet." in html.content.decode()
+
+
+def test_a_wrong_operation_shows_the_cards_as_they_were_then_the_reason_and_the_solvers_answer(
+    teacher_client, mistakes
+):
+    wrong, _missed = mistakes
+    url = reverse("games:board_mistake", args=[wrong.pk])
+    html = teacher_client.get(url).content.decode()
+    # The table before move 1, rebuilt from the seed and the moves: 2 3 5 (R9.2).
+    assert card_labels(html) == ["2", "3", "5"]
+    assert "2 + 5 = 3" in html and "Find an operation!" in html
+    assert "?reveal=1" in html and "makes 7" not in html  # nothing given away before the reveal
+    assert ZED not in html and MAEL not in html
+    shown = teacher_client.get(url, {"reveal": "1"}).content.decode()
+    assert "2 + 5 makes 7, not 3." in shown  # R3.5: the engine's reason
+    assert "2 + 3 = 5" in shown  # R5.6, R9.4: the solver's operation on the same cards
+    assert shown.count("is-ruled") == 3  # the three cards of the answer light up
+    assert ZED not in shown and MAEL not in shown
+
+
+def test_a_missed_nothing_to_do_reveals_the_operation_the_engine_recorded(teacher_client, mistakes):
+    _wrong, missed = mistakes
+    html = teacher_client.get(
+        reverse("games:board_mistake", args=[missed.pk]), {"reveal": "1"}
+    ).content.decode()
+    assert "Someone said “Nothing to do”." in html
+    # The table before move 2: the 2 3 5 stayed, and Mael turned up one more card (R4.5).
+    labels = card_labels(html)
+    assert labels[:3] == ["2", "3", "5"] and len(labels) == 4
+    assert missed.missed_operation and missed.missed_operation.replace("-", "−") in html  # R5.6
+    assert ZED not in html and MAEL not in html
+
+
+def test_a_mistake_that_no_longer_replays_is_said_so_not_a_500(teacher_client, mistakes, table):
+    _wrong, missed = mistakes
+    Game.objects.filter(pk=table.pk).update(seed=table.seed + 1, draw_order=[0, 1, 2])
+    answer = teacher_client.get(reverse("games:board_mistake", args=[missed.pk]), {"reveal": "1"})
+    assert answer.status_code == 200
+    html = answer.content.decode()
+    # Move 1's cards are not on that table: the engine refuses the replay, the page says so.
+    assert "This moment of the game could not be rebuilt." in html
+    assert card_labels(html) == []
+
+
+def test_the_session_board_lists_its_tables_with_a_link_to_each(teacher_client, table):
+    html = teacher_client.get(reverse("games:board_session", args=[table.session_id])).content
+    html = html.decode()
+    assert reverse("games:board_table", args=[table.pk]) in html and "Table 2" in html
+    assert reverse("games:board_session_mistakes", args=[table.session_id]) in html
