@@ -1,4 +1,6 @@
-"""The site's URLs: one include per app, the admin, auth, language switch and /healthz."""
+"""The site's URLs: one include per app, the admin, auth, language switch, /healthz, /privacy/,
+and the styled error pages (kavet_site.views: a way back for who the user is)."""
+
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
@@ -8,22 +10,40 @@ from . import auth_forms, health, views
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", health.healthz, name="healthz"),
+    path("privacy/", views.privacy, name="privacy"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     # Password reset by email (teachers and parents), Django's views under Django's names.
     path("password-reset/", auth_forms.KavetPasswordResetView.as_view(), name="password_reset"),
-    path("password-reset/sent/", auth_views.PasswordResetDoneView.as_view(),
-         name="password_reset_done"),
-    path("password-reset/<uidb64>/<token>/", auth_forms.KavetPasswordResetConfirmView.as_view(),
-         name="password_reset_confirm"),
-    path("password-reset/done/", auth_views.PasswordResetCompleteView.as_view(),
-         name="password_reset_complete"),
+    path(
+        "password-reset/sent/",
+        auth_views.PasswordResetDoneView.as_view(),
+        name="password_reset_done",
+    ),
+    path(
+        "password-reset/<uidb64>/<token>/",
+        auth_forms.KavetPasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "password-reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(),
+        name="password_reset_complete",
+    ),
     # The admin's sign-in page shows "Forgotten your password?" when this name exists.
-    path("admin/password-reset/", auth_forms.KavetPasswordResetView.as_view(),
-         name="admin_password_reset"),
+    path(
+        "admin/password-reset/",
+        auth_forms.KavetPasswordResetView.as_view(),
+        name="admin_password_reset",
+    ),
     path("admin/", admin.site.urls),
     path("", include("classrooms.urls")),
     path("", include("games.urls")),
     path("reports/", include("classrooms.reports.urls")),
 ]
+
+handler400 = "kavet_site.views.bad_request"
+handler403 = "kavet_site.views.permission_denied"
+handler404 = "kavet_site.views.page_not_found"
+handler500 = "kavet_site.views.server_error"
