@@ -57,8 +57,8 @@ def build_class():
 
 def start(classroom, teacher, n_tables: int):
     """A class game of n tables; 8 tables seat the whole class (4 or 3 a table, 2 computers)."""
+    from classgames.services import class_session_start
     from classrooms.grouping import PlannedTable
-    from classrooms.services import class_session_start
 
     kids = list(classroom.students.order_by("name"))
     per_table = 4
@@ -116,7 +116,7 @@ def main() -> None:
     from django.test import Client
     from django.urls import reverse
 
-    from classrooms.services import class_session_end
+    from classgames.services import class_session_end
 
     settings.ALLOWED_HOSTS = ["*"]
     # A database of its own, so that it never collides with a test run on the same server.

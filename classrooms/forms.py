@@ -1,4 +1,5 @@
 """Forms of the teachers' pages: they parse and check input; services do the writing."""
+
 from __future__ import annotations
 
 from django import forms
@@ -17,19 +18,30 @@ TIER_CHOICES = [(str(v), label) for v, label in Tier.choices]
 
 class ClassroomForm(forms.Form):
     name = forms.CharField(label=_("Class name"), max_length=100)
-    school_year = forms.CharField(label=_("School year"), max_length=9,
-                                  help_text=_("For example 2026-2027"))
+    school_year = forms.CharField(
+        label=_("School year"), max_length=9, help_text=_("For example 2026-2027")
+    )
     student_idle_minutes = forms.IntegerField(
-        label=_("Sign a tablet out after (minutes without use)"), min_value=1, max_value=240,
-        initial=10)
+        label=_("Sign a tablet out after (minutes without use)"),
+        min_value=1,
+        max_value=240,
+        initial=10,
+    )
     read_aloud = forms.ChoiceField(
-        label=_("Read the game aloud on the tablets"), choices=Classroom.ReadAloud.choices,
-        initial=Classroom.ReadAloud.AUTO, required=False,
-        help_text=_("The table reads what was said and the referee's ruling aloud. "
-                    "Never needed to play."))
+        label=_("Read the game aloud on the tablets"),
+        choices=Classroom.ReadAloud.choices,
+        initial=Classroom.ReadAloud.AUTO,
+        required=False,
+        help_text=_(
+            "The table reads what was said and the referee's ruling aloud. Never needed to play."
+        ),
+    )
     teachers = forms.ModelMultipleChoiceField(
-        label=_("Teachers"), queryset=User.objects.none(), required=False,
-        widget=forms.CheckboxSelectMultiple)
+        label=_("Teachers"),
+        queryset=User.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+    )
 
     def __init__(self, *args, teachers_qs=None, editing: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
@@ -37,8 +49,9 @@ class ClassroomForm(forms.Form):
             del self.fields["teachers"]  # a teacher does not choose colleagues
         else:
             self.fields["teachers"].queryset = teachers_qs
-            self.fields["teachers"].label_from_instance = (
-                lambda u: u.get_full_name() or u.get_username())
+            self.fields["teachers"].label_from_instance = lambda u: (
+                u.get_full_name() or u.get_username()
+            )
         if editing:
             del self.fields["school_year"]
 
@@ -56,10 +69,14 @@ class ClassroomCopyForm(forms.Form):
     name = forms.CharField(label=_("Name of next year's class"), max_length=100)
     school_year = forms.CharField(label=_("School year"), max_length=9)
     students = forms.ModelMultipleChoiceField(
-        label=_("Students who go on to this class"), queryset=None, required=False,
-        widget=forms.CheckboxSelectMultiple)
-    archive_old = forms.BooleanField(label=_("Archive this year's class"), required=False,
-                                     initial=True)
+        label=_("Students who go on to this class"),
+        queryset=None,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+    )
+    archive_old = forms.BooleanField(
+        label=_("Archive this year's class"), required=False, initial=True
+    )
 
     def __init__(self, *args, students_qs=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -77,27 +94,36 @@ class StudentsPasteForm(forms.Form):
         label=_("First names or pseudonyms, one per line"),
         widget=forms.Textarea(attrs={"rows": 12, "autocomplete": "off", "spellcheck": "false"}),
         # Lazy all the way: formatted when the page is drawn, in the reader's language.
-        help_text=format_lazy(_("No surname or birth date is needed. Empty lines are skipped. "
-                                "At most {max} names at once."), max=MAX_BULK_NAMES),
+        help_text=format_lazy(
+            _(
+                "No surname or birth date is needed. Empty lines are skipped. "
+                "At most {max} names at once."
+            ),
+            max=MAX_BULK_NAMES,
+        ),
         # A generous cap: 500 names of 40 characters with line breaks, and then some.
         max_length=MAX_BULK_NAMES * 60,
     )
-    number_range = forms.TypedChoiceField(label=_("Number range"), choices=RANGE_CHOICES,
-                                          coerce=int, initial="10")
-    tier = forms.TypedChoiceField(label=_("Operations"), choices=TIER_CHOICES, coerce=int,
-                                  initial="1")
+    number_range = forms.TypedChoiceField(
+        label=_("Number range"), choices=RANGE_CHOICES, coerce=int, initial="10"
+    )
+    tier = forms.TypedChoiceField(
+        label=_("Operations"), choices=TIER_CHOICES, coerce=int, initial="1"
+    )
 
 
 class StudentForm(forms.Form):
     name = forms.CharField(label=_("First name or pseudonym"), max_length=40)
-    number_range = forms.TypedChoiceField(label=_("Number range"), choices=RANGE_CHOICES,
-                                          coerce=int)
+    number_range = forms.TypedChoiceField(
+        label=_("Number range"), choices=RANGE_CHOICES, coerce=int
+    )
     tier = forms.TypedChoiceField(label=_("Operations"), choices=TIER_CHOICES, coerce=int)
 
 
 class StudentMoveForm(forms.Form):
-    to_classroom = forms.ModelChoiceField(label=_("Move to the class"), queryset=None,
-                                          empty_label=None)
+    to_classroom = forms.ModelChoiceField(
+        label=_("Move to the class"), queryset=None, empty_label=None
+    )
 
     def __init__(self, *args, classrooms_qs=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -108,14 +134,25 @@ class LevelsBulkForm(forms.Form):
     """Set many students' levels at once; a blank axis is left as it is."""
 
     students = forms.ModelMultipleChoiceField(
-        label=_("Students"), queryset=None, widget=forms.CheckboxSelectMultiple,
-        error_messages={"required": _("Tick the students whose level you want to set.")})
+        label=_("Students"),
+        queryset=None,
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={"required": _("Tick the students whose level you want to set.")},
+    )
     bulk_range = forms.TypedChoiceField(
-        label=_("Number range"), choices=[(KEEP, _("keep as it is"))] + RANGE_CHOICES,
-        coerce=int, empty_value=None, required=False)
+        label=_("Number range"),
+        choices=[(KEEP, _("keep as it is"))] + RANGE_CHOICES,
+        coerce=int,
+        empty_value=None,
+        required=False,
+    )
     bulk_tier = forms.TypedChoiceField(
-        label=_("Operations"), choices=[(KEEP, _("keep as it is"))] + TIER_CHOICES,
-        coerce=int, empty_value=None, required=False)
+        label=_("Operations"),
+        choices=[(KEEP, _("keep as it is"))] + TIER_CHOICES,
+        coerce=int,
+        empty_value=None,
+        required=False,
+    )
 
     def __init__(self, *args, students_qs=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -130,7 +167,7 @@ class LevelsBulkForm(forms.Form):
 
 def picture_choices() -> list[tuple[str, str]]:
     """The pictures as menu choices, named in the language active now (call it per form)."""
-    return [("", "—")] + [(str(i), f"{emoji} {name}") for i, emoji, name in PICTURES]
+    return [("", "—")] + [(str(i), str(name)) for i, _key, name in PICTURES]
 
 
 class CodeLookupForm(forms.Form):
@@ -157,10 +194,8 @@ class InviteAcceptForm(forms.Form):
     username = forms.CharField(label=_("User name"), max_length=150)
     first_name = forms.CharField(label=_("First name"), max_length=150, required=False)
     last_name = forms.CharField(label=_("Last name"), max_length=150, required=False)
-    password1 = forms.CharField(label=_("Password"), widget=forms.PasswordInput,
-                                strip=False)
-    password2 = forms.CharField(label=_("Password again"), widget=forms.PasswordInput,
-                                strip=False)
+    password1 = forms.CharField(label=_("Password"), widget=forms.PasswordInput, strip=False)
+    password2 = forms.CharField(label=_("Password again"), widget=forms.PasswordInput, strip=False)
 
     def clean(self):
         data = super().clean()
@@ -171,8 +206,10 @@ class InviteAcceptForm(forms.Form):
 
 # --- class games ---------------------------------------------------------------------------
 
-STARTER_CHOICES = [("first", _("the first player at each table")),
-                   ("random", _("a player drawn at random"))]
+STARTER_CHOICES = [
+    ("first", _("the first player at each table")),
+    ("random", _("a player drawn at random")),
+]
 LESSON_CHOICES = [("auto", _("on at tier 1 only")), ("on", _("always on")), ("off", _("off"))]
 
 
@@ -180,44 +217,73 @@ class ClassGameSettingsForm(forms.Form):
     """The game settings of RULES.md a teacher chooses for every table of a class game."""
 
     challenge_window = forms.IntegerField(
-        label=_("Time to call “Kavet 'm eus!” (seconds, 0 = no challenges)"), min_value=0,
-        max_value=60, initial=10)
+        label=_("Time to call “Kavet 'm eus!” (seconds, 0 = no challenges)"),
+        min_value=0,
+        max_value=60,
+        initial=10,
+    )
     challenge_time = forms.IntegerField(
-        label=_("Time for a challenger to announce (seconds)"), min_value=10, max_value=300,
-        initial=60)
+        label=_("Time for a challenger to announce (seconds)"),
+        min_value=10,
+        max_value=300,
+        initial=60,
+    )
     turn_time = forms.IntegerField(
-        label=_("Time limit for a turn (seconds, 0 = no limit)"), min_value=0, max_value=600,
-        initial=120)
+        label=_("Time limit for a turn (seconds, 0 = no limit)"),
+        min_value=0,
+        max_value=600,
+        initial=120,
+    )
     starter = forms.ChoiceField(label=_("Who starts"), choices=STARTER_CHOICES, initial="first")
     nothing_true_penalty = forms.TypedChoiceField(
-        label=_("A false challenge of a true “nothing to do” costs"), coerce=int, initial="3",
-        choices=[("3", _("3 cards")), ("4", _("4 cards (German edition)"))])
+        label=_("A false challenge of a true “nothing to do” costs"),
+        coerce=int,
+        initial="3",
+        choices=[("3", _("3 cards")), ("4", _("4 cards (German edition)"))],
+    )
     lesson = forms.ChoiceField(
-        label=_("After a missed operation, show one that was possible"), choices=LESSON_CHOICES,
-        initial="auto")
-    copies = forms.IntegerField(label=_("Copies of each number card"), min_value=1, max_value=4,
-                                initial=2)
+        label=_("After a missed operation, show one that was possible"),
+        choices=LESSON_CHOICES,
+        initial="auto",
+    )
+    copies = forms.IntegerField(
+        label=_("Copies of each number card"), min_value=1, max_value=4, initial=2
+    )
     x_cards = forms.IntegerField(label=_("X cards (jokers)"), min_value=0, max_value=8, initial=4)
-    events = forms.BooleanField(label=_("Event cards (UNAN … C'HWEC'H)"), required=False,
-                                initial=True)
+    events = forms.BooleanField(
+        label=_("Event cards (UNAN … C'HWEC'H)"), required=False, initial=True
+    )
     cap_range = forms.TypedChoiceField(
-        label=_("Lower the number range for every table"), coerce=int, empty_value=None,
-        required=False, choices=[("", _("no: each table's weakest player sets it")),
-                                 ("10", _("up to 10"))])
+        label=_("Lower the number range for every table"),
+        coerce=int,
+        empty_value=None,
+        required=False,
+        choices=[("", _("no: each table's weakest player sets it")), ("10", _("up to 10"))],
+    )
     cap_tier = forms.TypedChoiceField(
-        label=_("Lower the operations for every table"), coerce=int, empty_value=None,
-        required=False, choices=[("", _("no: each table's weakest player sets it")),
-                                 ("1", _("1 – add & subtract")),
-                                 ("2", _("2 – four operations"))])
+        label=_("Lower the operations for every table"),
+        coerce=int,
+        empty_value=None,
+        required=False,
+        choices=[
+            ("", _("no: each table's weakest player sets it")),
+            ("1", _("1 – add & subtract")),
+            ("2", _("2 – four operations")),
+        ],
+    )
 
     def settings(self) -> dict:
         """The settings dict for games.services.game_create (without the per-table parts)."""
         d = self.cleaned_data
         lesson = {"auto": None, "on": True, "off": False}[d["lesson"]]
         return {
-            "challenge_window": d["challenge_window"], "challenge_time": d["challenge_time"],
-            "turn_time": d["turn_time"], "nothing_true_penalty": d["nothing_true_penalty"],
-            "lesson": lesson, "copies": d["copies"], "x_cards": d["x_cards"],
+            "challenge_window": d["challenge_window"],
+            "challenge_time": d["challenge_time"],
+            "turn_time": d["turn_time"],
+            "nothing_true_penalty": d["nothing_true_penalty"],
+            "lesson": lesson,
+            "copies": d["copies"],
+            "x_cards": d["x_cards"],
             "events": bool(d["events"]),
         }
 

@@ -17,10 +17,6 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-# Class games are written by classgames.services; these two names stay importable from here for
-# the code that still imports them so (tests/site, tests/e2e, benchmarks/bench_live_view.py).
-from classgames.services import class_session_end, class_session_start  # noqa: F401
-
 from .models import (
     Classroom,
     LevelChange,
@@ -133,10 +129,16 @@ def _teachers_check(*, school: School, teachers: Iterable[User]) -> list[User]:
     return teachers
 
 
+def _read_aloud_check(value: str) -> str:
+    if value not in Classroom.ReadAloud.values:
+        raise ValidationError(_("Choose when the tablets read aloud."), code="read_aloud_invalid")
+    return value
+
+
 @transaction.atomic
 def classroom_create(
     *, school: School, name: str, school_year: str, teachers: Iterable[User] = (),
-    by: User | None = None, student_idle_minutes: int | None = None,
+    by: User | None = None, student_idle_minutes: int | None = None, read_aloud: str = "",
 ) -> Classroom:
     """A new class with a fresh tablet code; a teacher who creates it teaches it."""
     school_year = school_year_check(school_year)
@@ -146,6 +148,7 @@ def classroom_create(
         teachers.append(by)
     classroom = Classroom.objects.create(
         school=school, name=name, school_year=school_year, code=class_code_new(),
+        read_aloud=_read_aloud_check(read_aloud or Classroom.ReadAloud.AUTO),
         **({"student_idle_minutes": student_idle_minutes} if student_idle_minutes else {}),
     )
     classroom.teachers.add(*teachers)
@@ -156,8 +159,9 @@ def classroom_create(
 def classroom_rename(
     *, classroom: Classroom, name: str, by: User | None = None,
     student_idle_minutes: int | None = None, teachers: Iterable[User] | None = None,
+    read_aloud: str | None = None,
 ) -> Classroom:
-    """Rename a class (and change its tablet sign-out time or its teachers)."""
+    """Rename a class (and change its tablet sign-out time, read-aloud setting or teachers)."""
     classroom = Classroom.objects.select_for_update().get(pk=classroom.pk)
     classroom.name = _classroom_name_check(
         school=classroom.school, name=name, school_year=classroom.school_year,
@@ -167,7 +171,9 @@ def classroom_rename(
         if not 1 <= int(student_idle_minutes) <= 240:
             raise ValidationError(_("The sign-out time is 1 to 240 minutes."), code="idle_invalid")
         classroom.student_idle_minutes = int(student_idle_minutes)
-    classroom.save(update_fields=["name", "student_idle_minutes"])
+    if read_aloud:
+        classroom.read_aloud = _read_aloud_check(read_aloud)
+    classroom.save(update_fields=["name", "student_idle_minutes", "read_aloud"])
     if teachers is not None:
         teachers = _teachers_check(school=classroom.school, teachers=teachers)
         if not teachers:

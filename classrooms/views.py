@@ -75,6 +75,7 @@ def classroom_create(request: HttpRequest) -> HttpResponse:
                 teachers=d.get("teachers") or [],
                 by=user,
                 student_idle_minutes=d["student_idle_minutes"],
+                read_aloud=d["read_aloud"],
             )
         except ValidationError as exc:
             _form_errors(form, exc)
@@ -117,6 +118,7 @@ def classroom_edit(request: HttpRequest, pk: int) -> HttpResponse:
     initial = {
         "name": classroom.name,
         "student_idle_minutes": classroom.student_idle_minutes,
+        "read_aloud": classroom.read_aloud,
         "teachers": list(classroom.teachers.all()) if is_admin else None,
     }
     form = ClassroomForm(
@@ -130,6 +132,7 @@ def classroom_edit(request: HttpRequest, pk: int) -> HttpResponse:
                 name=d["name"],
                 by=user,
                 student_idle_minutes=d["student_idle_minutes"],
+                read_aloud=d["read_aloud"],
                 teachers=d["teachers"] if is_admin else None,
             )
         except ValidationError as exc:
@@ -334,7 +337,7 @@ def student_code_reset(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
     classroom = permissions.classroom_get(request.user, pk)
     student = permissions.student_get(request.user, classroom=classroom, pk=sid)
     code = services.picture_code_reset(student=student, by=request.user)
-    names = ", ".join(f"{emoji} {name}" for _i, emoji, name in pictures_of(code))
+    names = ", ".join(str(name) for _i, _key, name in pictures_of(code))
     messages.success(
         request,
         _("%(name)s's new pictures: %(pictures)s. Print a new card.")

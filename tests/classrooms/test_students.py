@@ -1,4 +1,5 @@
 """Students: bulk add by pasting names, edit, move, erase, pictures, levels and their history."""
+
 from __future__ import annotations
 
 import time
@@ -20,7 +21,8 @@ pytestmark = pytest.mark.django_db
 
 def test_a_paste_is_trimmed_and_empty_lines_are_skipped(classroom, teacher):
     added = services.students_bulk_add(
-        classroom=classroom, text="  Anna \n\n\t\nBrieuc\r\n   Cécile   Le\tGall  \n\n", by=teacher)
+        classroom=classroom, text="  Anna \n\n\t\nBrieuc\r\n   Cécile   Le\tGall  \n\n", by=teacher
+    )
     assert [s.name for s in added] == ["Anna", "Brieuc", "Cécile Le Gall"]
     rows = Student.objects.filter(classroom=classroom)
     assert rows.count() == 3
@@ -72,8 +74,10 @@ def test_500_names_at_once_are_added_quickly_in_a_few_queries(classroom):
     assert len(added) == 500
     assert Student.objects.filter(classroom=classroom).count() == 500
     assert LevelChange.objects.filter(student__classroom=classroom).count() == 500
-    assert len(set(Student.objects.filter(classroom=classroom)
-                   .values_list("picture_code", flat=True))) == 500
+    assert (
+        len(set(Student.objects.filter(classroom=classroom).values_list("picture_code", flat=True)))
+        == 500
+    )
     assert len(queries) < 20  # bulk inserts, not one round trip per child
     assert elapsed < 5  # generous for a slow CI box; typically well under a second
 
@@ -84,7 +88,9 @@ def test_a_bad_level_in_the_paste_form_is_refused(classroom):
     assert not Student.objects.filter(classroom=classroom).exists()
 
 
-def test_the_paste_page_shows_the_duplicates_and_keeps_the_paste(client, teacher, classroom, students):
+def test_the_paste_page_shows_the_duplicates_and_keeps_the_paste(
+    client, teacher, classroom, students
+):
     client.force_login(teacher)
     url = reverse("classrooms:students_add", args=[classroom.pk])
     response = client.post(url, {"names": "Zoé\nZoé\nAnna", "number_range": "10", "tier": "1"})
@@ -94,8 +100,11 @@ def test_the_paste_page_shows_the_duplicates_and_keeps_the_paste(client, teacher
     assert "Zoé\nZoé\nAnna" in page  # the textarea keeps what the teacher typed
     response = client.post(url, {"names": "Zoé\n\nYann", "number_range": "20", "tier": "3"})
     assert response.status_code == 302
-    assert set(Student.objects.filter(classroom=classroom, number_range=20, tier=3)
-               .values_list("name", flat=True)) == {"Zoé", "Yann", "Cécile"}
+    assert set(
+        Student.objects.filter(classroom=classroom, number_range=20, tier=3).values_list(
+            "name", flat=True
+        )
+    ) == {"Zoé", "Yann", "Cécile"}
 
 
 def test_levels_one_by_one_and_in_bulk_keep_a_dated_history(client, teacher, classroom, students):
@@ -110,10 +119,14 @@ def test_levels_one_by_one_and_in_bulk_keep_a_dated_history(client, teacher, cla
     anna.refresh_from_db()
     assert anna.level == (10, 2)
     assert list(LevelChange.objects.filter(student=anna).values_list("number_range", "tier")) == [
-        (10, 1), (10, 2)]
+        (10, 1),
+        (10, 2),
+    ]
     assert LevelChange.objects.filter(student=brieuc).count() == 1  # unchanged: no new entry
-    response = client.post(url, {"action": "bulk", "students": [anna.pk, brieuc.pk],
-                                 "bulk_range": "20", "bulk_tier": ""})
+    response = client.post(
+        url,
+        {"action": "bulk", "students": [anna.pk, brieuc.pk], "bulk_range": "20", "bulk_tier": ""},
+    )
     assert response.status_code == 302
     anna.refresh_from_db()
     brieuc.refresh_from_db()
@@ -133,7 +146,8 @@ def test_a_level_out_of_range_changes_nothing(client, teacher, classroom, studen
     response = client.post(url, data)
     assert response.status_code == 200 and "out of range" in response.content.decode()
     assert [s.level for s in Student.objects.filter(classroom=classroom).order_by("name")] == [
-        s.level for s in students]
+        s.level for s in students
+    ]
     with pytest.raises(ValidationError):
         services.levels_set(students=[anna], tier=0)
     response = client.post(url, {"action": "bulk", "students": [anna.pk], "bulk_range": "30"})
@@ -163,8 +177,9 @@ def test_move_keeps_history_and_replaces_a_clashing_picture_code(teacher, classr
     assert LevelChange.objects.filter(student=anna).count() == 1
     factories.student(classroom=classroom, name="Anna")
     with pytest.raises(ValidationError, match="already"):
-        services.student_move(student=Student.objects.get(classroom=classroom, name="Anna"),
-                              to_classroom=other)
+        services.student_move(
+            student=Student.objects.get(classroom=classroom, name="Anna"), to_classroom=other
+        )
 
 
 def test_move_to_another_school_is_refused(classroom, students, other_school):
@@ -173,8 +188,9 @@ def test_move_to_another_school_is_refused(classroom, students, other_school):
         services.student_move(student=students[0], to_classroom=far)
 
 
-def test_the_move_page_offers_only_the_teachers_own_classes(client, teacher, classroom, students,
-                                                            school):
+def test_the_move_page_offers_only_the_teachers_own_classes(
+    client, teacher, classroom, students, school
+):
     mine = factories.classroom(school=school, teachers=[teacher], name="Mine too")
     theirs = factories.classroom(school=school, name="Not mine")
     client.force_login(teacher)
@@ -192,9 +208,13 @@ def test_remove_asks_for_confirmation_then_erases_the_student_and_their_name(
 ):
     anna, brieuc, _ = students
     game = Game.objects.create(
-        school=classroom.school, classroom=classroom, seed=1, status=Game.Status.FINISHED,
+        school=classroom.school,
+        classroom=classroom,
+        seed=1,
+        status=Game.Status.FINISHED,
         config={"players": ["Anna", "Brieuc"], "rules": {}},
-        state={"config": {"players": ["Anna", "Brieuc"]}, "phase": "over"})
+        state={"config": {"players": ["Anna", "Brieuc"]}, "phase": "over"},
+    )
     Seat.objects.create(game=game, position=0, student=anna, name="Anna", score=7)
     Seat.objects.create(game=game, position=1, student=brieuc, name="Brieuc", score=3)
     client.force_login(teacher)
@@ -210,11 +230,14 @@ def test_remove_asks_for_confirmation_then_erases_the_student_and_their_name(
     assert game.config["players"] == ["—", "Brieuc"]
     assert game.state["config"]["players"] == ["—", "Brieuc"]
     assert list(game.seats.values_list("name", "student", "score")) == [
-        ("—", None, 7), ("Brieuc", brieuc.pk, 3)]
+        ("—", None, 7),
+        ("Brieuc", brieuc.pk, 3),
+    ]
 
 
-def test_picture_code_reset_gives_a_new_code_unique_in_the_class(client, teacher, classroom,
-                                                                 students):
+def test_picture_code_reset_gives_a_new_code_unique_in_the_class(
+    client, teacher, classroom, students
+):
     anna = students[0]
     old = anna.picture_code
     client.force_login(teacher)
@@ -223,8 +246,12 @@ def test_picture_code_reset_gives_a_new_code_unique_in_the_class(client, teacher
     anna.refresh_from_db()
     assert anna.picture_code != old
     assert Student.objects.filter(classroom=classroom, picture_code=anna.picture_code).count() == 1
-    assert client.get(reverse("classrooms:student_code_reset",
-                              args=[classroom.pk, anna.pk])).status_code == 405
+    assert (
+        client.get(
+            reverse("classrooms:student_code_reset", args=[classroom.pk, anna.pk])
+        ).status_code
+        == 405
+    )
 
 
 def test_code_lookup_finds_who_has_three_pictures(client, teacher, classroom):
@@ -246,4 +273,4 @@ def test_the_sign_in_sheet_has_a_card_per_student_with_name_and_pictures(
     assert page.count('class="signin-card"') == 3
     for s in students:
         assert s.name in page
-    assert "window.print()" in page and classroom.code in page
+    assert "data-print" in page and classroom.code in page

@@ -6,8 +6,9 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from classgames.models import ClassSession
 from classrooms.models import Classroom, LevelChange, Student
-from games.models import ClassSession, Game
+from games.models import Game
 from tests import factories
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -12,10 +12,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from classgames.services import class_session_start
 from classrooms.grouping import PlannedTable
 from classrooms.models import ParentLink
 from classrooms.reports import services as report_services
-from classrooms.services import class_session_start
 from tests import factories
 from tests.reports.plays import game, paris, play
 

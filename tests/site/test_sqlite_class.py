@@ -22,7 +22,7 @@ from collections import Counter
 import pytest
 from django.db import connection
 
-from classrooms import services as classroom_services
+from classgames import services as class_game_services
 from classrooms.grouping import PlannedTable
 from games.models import Game, Move
 from tests import factories
@@ -134,7 +134,7 @@ def test_thirty_tablets_at_eight_tables_play_at_once(live_server):
     groups = [kids[i::TABLES] for i in range(TABLES)]  # 4 4 4 4 4 4 3 3
     tables = [PlannedTable(number=n, students=g, bots=1, bot_strength="medium")
               for n, g in enumerate(groups, start=1)]
-    session = classroom_services.class_session_start(
+    session = class_game_services.class_session_start(
         classroom=classroom, tables=tables, by=teacher,
         settings={"challenge_window": 3, "challenge_time": 10, "turn_time": 8})
     games = list(Game.objects.filter(session=session).order_by("label"))
