@@ -43,7 +43,7 @@ def seed(n_tablets: int, n_move_tables: int) -> tuple[list[tuple[str, str]], lis
     from classrooms.services import class_code_new
     from games import services
     from games.models import Game
-    from games.views import poll_token
+    from games.polling import poll_token
 
     store = import_string(settings.SESSION_ENGINE + ".SessionStore")
     Game.objects.all().delete()

@@ -1,4 +1,5 @@
 """Tablet middleware: unchanged table polls answered early; idle students signed out of shared tablets."""
+
 from __future__ import annotations
 
 import re
@@ -33,10 +34,13 @@ def in_open_game(user_id: int, idle_seconds: float = 0) -> bool:
     """At a table now, or at one that ended within the idle time (the end screen is activity)."""
     now = timezone.now()
     return Seat.objects.filter(
-        Q(game__status__in=(Game.Status.SETUP, Game.Status.RUNNING, Game.Status.PAUSED),
-          game__created_at__gte=now - timedelta(hours=OPEN_GAME_HOURS))
+        Q(
+            game__status__in=(Game.Status.SETUP, Game.Status.RUNNING, Game.Status.PAUSED),
+            game__created_at__gte=now - timedelta(hours=OPEN_GAME_HOURS),
+        )
         | Q(game__finished_at__gte=now - timedelta(seconds=idle_seconds)),
-        student__user_id=user_id, bot="",
+        student__user_id=user_id,
+        bot="",
     ).exists()
 
 
@@ -64,7 +68,9 @@ class StudentIdleMiddleware:
                     response = HttpResponse(status=204)
                     response["HX-Redirect"] = target
                     return response
-                messages.info(request, _("You were signed out because the tablet was not used for a while."))
+                messages.info(
+                    request, _("You were signed out because the tablet was not used for a while.")
+                )
                 return redirect(target)
             if POLL_HEADER not in request.META and now - seen > SEEN_RESOLUTION:
                 session[SEEN_KEY] = now
@@ -87,8 +93,12 @@ class TablePollMiddleware:
         self.poll_unchanged = poll_unchanged
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if (request.method == "GET" and POLL_HEADER in request.META
-                and "HTTP_HX_REQUEST" in request.META and "v" in request.GET):
+        if (
+            request.method == "GET"
+            and POLL_HEADER in request.META
+            and "HTTP_HX_REQUEST" in request.META
+            and "v" in request.GET
+        ):
             match = TABLE_POLL_PATH.match(request.path_info)
             if match:
                 if self.poll_unchanged(request, int(match[1])):

@@ -15,6 +15,7 @@ Requests never apply due moves on their own: with workers, the computer player's
 beat sweep do (games.tasks); in the embedded default (no worker) the table view applies them
 with one game_tick on a poll that found the table changed (games.polling).
 """
+
 from __future__ import annotations
 
 import logging
@@ -107,14 +108,18 @@ def _seat_rows(players: list[dict], school: School) -> list[dict]:
             if not isinstance(student, Student) or student.classroom.school_id != school.pk:
                 raise GameError("player_unknown", _("This student is not in this school."))
             if student.pk in seen:
-                raise GameError("player_twice", _("%(name)s is seated twice.") % {"name": student.name})
+                raise GameError(
+                    "player_twice", _("%(name)s is seated twice.") % {"name": student.name}
+                )
             seen.add(student.pk)
             rows.append({"student": student, "bot": "", "name": student.name[:40]})
             continue
         strength = entry.get("bot")
         if strength not in Seat.Bot.values:
             raise GameError("bot_unknown", _("A computer player must be easy, medium or hard."))
-        rows.append({"student": None, "bot": strength, "name": (entry.get("name") or "").strip()[:40]})
+        rows.append(
+            {"student": None, "bot": strength, "name": (entry.get("name") or "").strip()[:40]}
+        )
     if not seen:
         raise GameError("no_student", _("A game needs at least one student."))
     return rows
@@ -128,11 +133,17 @@ def _ruleset(levels: list[tuple[int, int]], settings: dict) -> engine.RuleSet:
     if max_number > weakest_range or tier > weakest_tier:
         raise GameError(
             "level_too_high",
-            _("This game can't be harder than its weakest player's level: numbers up to "
-              "%(range)d, operations tier %(tier)d.") % {"range": weakest_range, "tier": weakest_tier},
-            max_number=weakest_range, tier=weakest_tier,
+            _(
+                "This game can't be harder than its weakest player's level: numbers up to "
+                "%(range)d, operations tier %(tier)d."
+            )
+            % {"range": weakest_range, "tier": weakest_tier},
+            max_number=weakest_range,
+            tier=weakest_tier,
         )
-    cap = engine.RuleSet(max_number=max_number, tier=tier, operators=settings.get("operators") or None)
+    cap = engine.RuleSet(
+        max_number=max_number, tier=tier, operators=settings.get("operators") or None
+    )
     narrowing = {}
     if settings.get("show_steps") is not None:
         narrowing["show_steps"] = bool(settings["show_steps"])
@@ -151,13 +162,23 @@ def game_config_build(*, names: list[str], levels: list[tuple[int, int]], settin
         )
         options = {
             key: int(settings[key])
-            for key in ("challenge_window", "challenge_time", "turn_time", "starter",
-                        "nothing_true_penalty")
+            for key in (
+                "challenge_window",
+                "challenge_time",
+                "turn_time",
+                "starter",
+                "nothing_true_penalty",
+            )
             if settings.get(key) is not None
         }
         lesson = settings.get("lesson")
-        return engine.GameConfig(players=names, rules=rules, deck=deck,
-                                 lesson=None if lesson is None else bool(lesson), **options)
+        return engine.GameConfig(
+            players=names,
+            rules=rules,
+            deck=deck,
+            lesson=None if lesson is None else bool(lesson),
+            **options,
+        )
     except engine.EngineError as exc:
         raise _engine_error(exc) from exc
     except (TypeError, ValueError) as exc:
@@ -166,9 +187,17 @@ def game_config_build(*, names: list[str], levels: list[tuple[int, int]], settin
 
 @transaction.atomic
 def game_create(
-    *, school: School, players: list[dict], settings: dict, created_by: User | None = None,
-    classroom: Classroom | None = None, session: ClassSession | None = None, kind: str = "class",
-    label: str = "", seed: int | None = None, draw_order: list[int] | None = None,
+    *,
+    school: School,
+    players: list[dict],
+    settings: dict,
+    created_by: User | None = None,
+    classroom: Classroom | None = None,
+    session: ClassSession | None = None,
+    kind: str = "class",
+    label: str = "",
+    seed: int | None = None,
+    draw_order: list[int] | None = None,
 ) -> Game:
     """A table, not started yet: seats in play order, rules capped by the weakest player (R2.3)."""
     if kind not in Game.Kind.values:
@@ -184,8 +213,15 @@ def game_create(
     except engine.EngineError as exc:
         raise _engine_error(exc) from exc
     game = Game.objects.create(
-        school=school, classroom=classroom, session=session, created_by=created_by, kind=kind,
-        label=label[:40], config=config.to_dict(), seed=seed, draw_order=draw_order,
+        school=school,
+        classroom=classroom,
+        session=session,
+        created_by=created_by,
+        kind=kind,
+        label=label[:40],
+        config=config.to_dict(),
+        seed=seed,
+        draw_order=draw_order,
     )
     Seat.objects.bulk_create(
         Seat(game=game, position=i, student=r["student"], bot=r["bot"], name=r["name"])
@@ -255,8 +291,12 @@ def _first_turn_waits(game: Game, state, seats: dict[int, Seat]) -> Seat | None:
     whose tablet has not opened the table since the start.
     """
     timer = state.timer if state is not None else None
-    if (timer is None or timer.get("kind") != "turn" or game.started_at is None
-            or state.timer_started != 0):  # the opening turn: nothing played before it
+    if (
+        timer is None
+        or timer.get("kind") != "turn"
+        or game.started_at is None
+        or state.timer_started != 0
+    ):  # the opening turn: nothing played before it
         return None
     seat = seats.get(timer.get("seat"))
     if seat is None or seat.bot or seat.student_id is None:
@@ -282,7 +322,9 @@ def _turn_deadline(game: Game, state, seats: dict[int, Seat], now: datetime) -> 
     return max(now, grace_end) + seconds
 
 
-def _stamp_deadlines(game: Game, before, after, seats: dict[int, Seat], now: datetime) -> float | None:
+def _stamp_deadlines(
+    game: Game, before, after, seats: dict[int, Seat], now: datetime
+) -> float | None:
     """Set when the running time limit ends and when a computer player acts; the bot's pause."""
     bots = _bots(seats)
     timer = after.timer if after is not None else None
@@ -394,7 +436,9 @@ def game_end(*, game: Game, by: User | None = None) -> Game:
     return game
 
 
-def seat_replace_by_bot(*, game: Game, position: int, strength: str, by: User | None = None) -> Seat:
+def seat_replace_by_bot(
+    *, game: Game, position: int, strength: str, by: User | None = None
+) -> Seat:
     """An absent student's seat is played by a computer player from now on (recorded as a move)."""
     if strength not in Seat.Bot.values:
         raise GameError("bot_unknown", _("A computer player must be easy, medium or hard."))
@@ -410,8 +454,13 @@ def seat_replace_by_bot(*, game: Game, position: int, strength: str, by: User | 
         seat.save(update_fields=["bot"])
         if game.state:
             # Recorded as a move so that a replay knows who played from here on (R9.2).
-            _apply_locked(game, {"type": "replace", "seat": position, "bot": strength}, by=by,
-                          now=timezone.now(), seats=seats)
+            _apply_locked(
+                game,
+                {"type": "replace", "seat": position, "bot": strength},
+                by=by,
+                now=timezone.now(),
+                seats=seats,
+            )
             _changed(game)
     return seat
 
@@ -459,8 +508,13 @@ def _first_turn_open(*, game_id: int, position: int, now: datetime) -> bool:
             return False
         state = _state(game)
         timer = state.timer
-        if (timer is None or timer.get("kind") != "turn" or state.timer_started != 0
-                or timer.get("seat") != position or game.timer_deadline is None):
+        if (
+            timer is None
+            or timer.get("kind") != "turn"
+            or state.timer_started != 0
+            or timer.get("seat") != position
+            or game.timer_deadline is None
+        ):
             return False
         deadline = max(now, game.started_at) + timedelta(seconds=timer["seconds"])
         if deadline < game.timer_deadline:
@@ -490,31 +544,47 @@ def move_submit(
     """A player's move, applied at most once: a stale or doubled tap changes nothing."""
     if not isinstance(move, dict) or move.get("type") not in PLAYER_MOVES:
         game = Game.objects.get(pk=game_id)
-        return MoveOutcome(applied=False, game=game, refusal_code="bad_move",
-                           message=refusal_message("bad_move"))
+        return MoveOutcome(
+            applied=False, game=game, refusal_code="bad_move", message=refusal_message("bad_move")
+        )
     move = {**move, "seat": seat}
     with transaction.atomic():
         game = _locked(game_id)
         if game.status != Game.Status.RUNNING:
             code = {Game.Status.PAUSED: "paused", Game.Status.SETUP: "not_started"}.get(
-                game.status, "game_over")
-            return MoveOutcome(applied=False, game=game, refusal_code=code, message=refusal_message(code))
+                game.status, "game_over"
+            )
+            return MoveOutcome(
+                applied=False, game=game, refusal_code=code, message=refusal_message(code)
+            )
         seats = _seats(game)
         seat_row = seats.get(seat)
         if seat_row is None:
-            return MoveOutcome(applied=False, game=game, refusal_code="not_your_seat",
-                               message=refusal_message("not_your_seat"))
+            return MoveOutcome(
+                applied=False,
+                game=game,
+                refusal_code="not_your_seat",
+                message=refusal_message("not_your_seat"),
+            )
         if seat_row.bot:
-            return MoveOutcome(applied=False, game=game, refusal_code="bot_seat",
-                               message=refusal_message("bot_seat"))
+            return MoveOutcome(
+                applied=False,
+                game=game,
+                refusal_code="bot_seat",
+                message=refusal_message("bot_seat"),
+            )
         if seen_version != game.version and not _same_window(game, move, seen_version):
             return _stale_outcome(game, move)
         now = timezone.now()
         try:
             events = _apply_locked(game, move, by=by, now=now, seats=seats)
         except engine.Refusal as refusal:
-            return MoveOutcome(applied=False, game=game, refusal_code=refusal.code,
-                               message=refusal_message(refusal.code, refusal.params))
+            return MoveOutcome(
+                applied=False,
+                game=game,
+                refusal_code=refusal.code,
+                message=refusal_message(refusal.code, refusal.params),
+            )
         _changed(game)
     return MoveOutcome(applied=True, game=game, events=events)
 
@@ -530,8 +600,9 @@ def _same_window(game: Game, move: dict, seen_version: int) -> bool:
     return state.phase == "window" and state.timer_started <= seen_version
 
 
-def _apply_locked(game: Game, move: dict, *, by: User | None, now: datetime,
-                  seats: dict[int, Seat]) -> list[dict]:
+def _apply_locked(
+    game: Game, move: dict, *, by: User | None, now: datetime, seats: dict[int, Seat]
+) -> list[dict]:
     """Apply one move to a locked game: engine, Move row, Play rows, version, deadlines.
 
     `seats` is the table as read under the lock (_seats). Raises engine.Refusal (nothing
@@ -540,8 +611,9 @@ def _apply_locked(game: Game, move: dict, *, by: User | None, now: datetime,
     before = _state(game)
     after, events = engine.apply_move(before, move)
     number = after.version
-    move_row = Move.objects.create(game=game, number=number, seat=move.get("seat"), payload=move,
-                                   events=events, by_user=by)
+    move_row = Move.objects.create(
+        game=game, number=number, seat=move.get("seat"), payload=move, events=events, by_user=by
+    )
     _record_plays(game, before, after, move, events, move_row, seats, now)
     acting = move.get("seat")
     if acting in seats and move.get("type") != "replace":
@@ -586,16 +658,30 @@ def _reaction_ms(game: Game, now: datetime) -> int | None:
 def _announcement_record(after, events: list[dict], seat: int) -> dict | None:
     """The engine's judged announcement: still pending in a window, or told in a verdict event."""
     for event in events:
-        if event.get("type") == "verdict" and event.get("seat") == seat and event.get("role") != "turn":
-            return {"text": event["text"], "ok": event["ok"], "verdict": event,
-                    "operation": event.get("operation"), "cards": event.get("cards", [])}
+        if (
+            event.get("type") == "verdict"
+            and event.get("seat") == seat
+            and event.get("role") != "turn"
+        ):
+            return {
+                "text": event["text"],
+                "ok": event["ok"],
+                "verdict": event,
+                "operation": event.get("operation"),
+                "cards": event.get("cards", []),
+            }
     pending = after.pending
     if pending and pending.get("kind") == "announce" and pending.get("seat") == seat:
         return pending
     for event in events:
         if event.get("type") == "verdict" and event.get("seat") == seat:
-            return {"text": event["text"], "ok": event["ok"], "verdict": event,
-                    "operation": event.get("operation"), "cards": event.get("cards", [])}
+            return {
+                "text": event["text"],
+                "ok": event["ok"],
+                "verdict": event,
+                "operation": event.get("operation"),
+                "cards": event.get("cards", []),
+            }
     return None
 
 
@@ -609,11 +695,24 @@ def _nothing_record(after, events: list[dict], seat: int) -> dict | None:
     return None
 
 
-def _record_plays(game: Game, before, after, move: dict, events: list[dict], move_row: Move,
-                  seats: dict[int, Seat], now: datetime) -> None:
+def _record_plays(
+    game: Game,
+    before,
+    after,
+    move: dict,
+    events: list[dict],
+    move_row: Move,
+    seats: dict[int, Seat],
+    now: datetime,
+) -> None:
     rules = before.config.rules
-    base = {"game": game, "move": move_row, "at": now, "tier": rules.tier,
-            "number_range": rules.max_number}
+    base = {
+        "game": game,
+        "move": move_row,
+        "at": now,
+        "tier": rules.tier,
+        "number_range": rules.max_number,
+    }
     reaction = _reaction_ms(game, now)
 
     def student_at(position: Any) -> Student | None:
@@ -631,29 +730,52 @@ def _record_plays(game: Game, before, after, move: dict, events: list[dict], mov
             op = record.get("operation")
             verdict = record.get("verdict") or {}
             values = (op or {}).get("values") or []
-            plays.append(Play(
-                student=student, kind=Play.Kind.ANNOUNCE, text=str(event.get("text", ""))[:200],
-                ok=record.get("ok"), verdict_kind=verdict.get("kind") or "",
-                code=verdict.get("code") or "", operation=op,
-                # What the child computed, correct or wrong (the engine judges the operation).
-                skills=_skills(op or {"text": str(event.get("text", ""))}),
-                n_cards=len(record.get("cards") or values), uses_x="X" in values,
-                reaction_ms=reaction, **base))
+            plays.append(
+                Play(
+                    student=student,
+                    kind=Play.Kind.ANNOUNCE,
+                    text=str(event.get("text", ""))[:200],
+                    ok=record.get("ok"),
+                    verdict_kind=verdict.get("kind") or "",
+                    code=verdict.get("code") or "",
+                    operation=op,
+                    # What the child computed, correct or wrong (the engine judges the operation).
+                    skills=_skills(op or {"text": str(event.get("text", ""))}),
+                    n_cards=len(record.get("cards") or values),
+                    uses_x="X" in values,
+                    reaction_ms=reaction,
+                    **base,
+                )
+            )
         elif etype == "said_nothing" and event.get("role") == "turn":
             record = _nothing_record(after, events, event["seat"]) or {}
             possible = record.get("possible") or {}
             was_true = record.get("was_true")
-            plays.append(Play(
-                student=student, kind=Play.Kind.NOTHING,
-                # A timed-out turn is told in words where it is shown, in the reader's language.
-                code=TIMEOUT_CODE if event.get("timeout") else "",
-                ok=was_true, missed=was_true is False,
-                missed_operation=str(possible.get("text", ""))[:200], operation=possible or None,
-                skills=_skills(possible) if was_true is False else [],
-                reaction_ms=reaction, **base))
+            plays.append(
+                Play(
+                    student=student,
+                    kind=Play.Kind.NOTHING,
+                    # A timed-out turn is told in words where it is shown, in the reader's language.
+                    code=TIMEOUT_CODE if event.get("timeout") else "",
+                    ok=was_true,
+                    missed=was_true is False,
+                    missed_operation=str(possible.get("text", ""))[:200],
+                    operation=possible or None,
+                    skills=_skills(possible) if was_true is False else [],
+                    reaction_ms=reaction,
+                    **base,
+                )
+            )
         elif etype == "challenge_called":
-            plays.append(Play(student=student, kind=Play.Kind.CHALLENGE, text="Kavet 'm eus!",
-                              reaction_ms=reaction, **base))
+            plays.append(
+                Play(
+                    student=student,
+                    kind=Play.Kind.CHALLENGE,
+                    text="Kavet 'm eus!",
+                    reaction_ms=reaction,
+                    **base,
+                )
+            )
     if plays:
         Play.objects.bulk_create(plays)
     for event in events:
@@ -663,13 +785,28 @@ def _record_plays(game: Game, before, after, move: dict, events: list[dict], mov
             challenged = student_at(event.get("challenged"))
             # The student's last unruled play of that kind, in one UPDATE each.
             if challenger is not None:
-                last = (Play.objects.filter(game=game, student=challenger, kind=Play.Kind.CHALLENGE,
-                                            challenge_outcome="").order_by("-at", "-pk").values("pk")[:1])
+                last = (
+                    Play.objects.filter(
+                        game=game,
+                        student=challenger,
+                        kind=Play.Kind.CHALLENGE,
+                        challenge_outcome="",
+                    )
+                    .order_by("-at", "-pk")
+                    .values("pk")[:1]
+                )
                 Play.objects.filter(pk__in=Subquery(last)).update(challenge_outcome=outcome)
             if challenged is not None:
-                last = (Play.objects.filter(game=game, student=challenged,
-                                            kind__in=[Play.Kind.ANNOUNCE, Play.Kind.NOTHING],
-                                            challenge_outcome="").order_by("-at", "-pk").values("pk")[:1])
+                last = (
+                    Play.objects.filter(
+                        game=game,
+                        student=challenged,
+                        kind__in=[Play.Kind.ANNOUNCE, Play.Kind.NOTHING],
+                        challenge_outcome="",
+                    )
+                    .order_by("-at", "-pk")
+                    .values("pk")[:1]
+                )
                 Play.objects.filter(pk__in=Subquery(last)).update(challenge_outcome=outcome)
 
 
@@ -759,7 +896,10 @@ def _scrub_players(data: dict, positions: set[int]) -> dict:
     players = data.get("players") if isinstance(data, dict) else None
     if not isinstance(players, list):
         return data
-    return {**data, "players": [ERASED_NAME if i in positions else p for i, p in enumerate(players)]}
+    return {
+        **data,
+        "players": [ERASED_NAME if i in positions else p for i, p in enumerate(players)],
+    }
 
 
 def student_games_erase(*, student: Student, by: User | None = None) -> None:
@@ -775,15 +915,19 @@ def student_games_erase(*, student: Student, by: User | None = None) -> None:
     game_ids = Seat.objects.filter(student=student).values_list("game_id", flat=True)
     games = list(Game.objects.select_for_update(no_key=True).filter(pk__in=game_ids).order_by("pk"))
     positions: dict[int, set[int]] = {}
-    for game_id, position in Seat.objects.filter(student=student).values_list("game_id", "position"):
+    for game_id, position in Seat.objects.filter(student=student).values_list(
+        "game_id", "position"
+    ):
         positions.setdefault(game_id, set()).add(position)
     for game in games:
         if game.pk not in positions:
             continue  # a seat that moved away between the two reads: nothing of theirs here
         game.config = _scrub_players(game.config, positions[game.pk])
         if isinstance(game.state, dict) and isinstance(game.state.get("config"), dict):
-            game.state = {**game.state,
-                          "config": _scrub_players(game.state["config"], positions[game.pk])}
+            game.state = {
+                **game.state,
+                "config": _scrub_players(game.state["config"], positions[game.pk]),
+            }
         game.save(update_fields=["config", "state"])
         # The opening event carries the player names too.
         for move in Move.objects.filter(game=game, events__isnull=False):

@@ -9,6 +9,7 @@ Also where the games decide how a due move gets applied (services never look at 
   a countdown task run eagerly would play at once — and `runs_in_process()` tells the table
   view to apply what is due with one service call on a poll that found the table changed.
 """
+
 from __future__ import annotations
 
 import logging
@@ -41,9 +42,7 @@ def schedule_bot(*, game_id: int, pause: float | None) -> None:
         return
     from kavet_site.celery import enqueue
 
-    transaction.on_commit(
-        lambda: enqueue(game_tick_task, (game_id,), countdown=pause + 0.05)
-    )
+    transaction.on_commit(lambda: enqueue(game_tick_task, (game_id,), countdown=pause + 0.05))
 
 
 @shared_task(name="games.tasks.game_tick_task", ignore_result=True)

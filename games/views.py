@@ -1,4 +1,5 @@
 """The students' pages: their home, practice games, and the live game table (HTMX polling)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -64,8 +65,12 @@ def practice_start(request: HttpRequest) -> HttpResponse:
     players += [{"bot": strength} for _i in range(bots)]
     try:
         game = services.game_create(
-            school=student.classroom.school, classroom=student.classroom, players=players,
-            settings={}, created_by=request.user, kind=Game.Kind.PRACTICE,
+            school=student.classroom.school,
+            classroom=student.classroom,
+            players=players,
+            settings={},
+            created_by=request.user,
+            kind=Game.Kind.PRACTICE,
         )
         services.game_start(game=game, by=request.user)
     except services.GameError as exc:
@@ -102,12 +107,18 @@ def table(request: HttpRequest, game_id: int) -> HttpResponse:
     starts a first turn's clock that waited for it (R4.9), and applies due moves only where
     no worker does (games.tasks).
     """
-    if (request.htmx and "v" in request.GET and not getattr(request, "kavet_poll_checked", False)
-            and poll_unchanged(request, game_id)):
+    if (
+        request.htmx
+        and "v" in request.GET
+        and not getattr(request, "kavet_poll_checked", False)
+        and poll_unchanged(request, game_id)
+    ):
         return HttpResponse(status=204)
     game, seat = selectors.game_for_seat(user=request.user, game_id=game_id)
     game = services.table_visit(game=game, seat=seat)
-    ctx = selectors.table_context(game=game, seat=seat, since=_since(request) if request.htmx else None)
+    ctx = selectors.table_context(
+        game=game, seat=seat, since=_since(request) if request.htmx else None
+    )
     ctx["poll_token"] = poll_token(game, seat.position, request.user.pk)
     return render(request, "games/table.html#board" if request.htmx else "games/table.html", ctx)
 
@@ -125,24 +136,34 @@ def table_move(request: HttpRequest, game_id: int) -> HttpResponse:
     try:
         move = parse_move(request.POST)
     except MoveRefused as refused:
-        outcome = services.MoveOutcome(applied=False, game=game, refusal_code=refused.code,
-                                       message=refusal_message(refused.code))
+        outcome = services.MoveOutcome(
+            applied=False,
+            game=game,
+            refusal_code=refused.code,
+            message=refusal_message(refused.code),
+        )
         status = 422
     else:
         if move.pop("empty", False):
-            outcome = services.MoveOutcome(applied=False, game=game, refusal_code="empty",
-                                           message=refusal_message("empty"))
+            outcome = services.MoveOutcome(
+                applied=False, game=game, refusal_code="empty", message=refusal_message("empty")
+            )
         else:
-            outcome = services.move_submit(game_id=game.pk, seat=seat.position, move=move,
-                                           seen_version=seen, by=request.user)
+            outcome = services.move_submit(
+                game_id=game.pk, seat=seat.position, move=move, seen_version=seen, by=request.user
+            )
     if not request.htmx and status == 200:
         if outcome.message:
             messages.warning(request, outcome.message)
         return redirect("games:table", game_id=game.pk)
     game = outcome.game
     ctx = selectors.table_context(game=game, seat=seat, since=seen if outcome.applied else None)
-    ctx.update(flash=outcome.message, applied=outcome.applied, refused=not outcome.applied,
-               poll_token=poll_token(game, seat.position, request.user.pk))
+    ctx.update(
+        flash=outcome.message,
+        applied=outcome.applied,
+        refused=not outcome.applied,
+        poll_token=poll_token(game, seat.position, request.user.pk),
+    )
     template = "games/table.html#board" if request.htmx else "games/table.html"
     return render(request, template, ctx, status=status)
 
@@ -154,6 +175,8 @@ def table_moves(request: HttpRequest, game_id: int) -> HttpResponse:
     players = selectors.player_names(game)
     from games.messages import events_sentences
 
-    log = [(m.number, events_sentences(m.events, players))
-           for m in Move.objects.filter(game=game).order_by("-number")[:40]]
+    log = [
+        (m.number, events_sentences(m.events, players))
+        for m in Move.objects.filter(game=game).order_by("-number")[:40]
+    ]
     return render(request, "games/table_log.html", {"game": game, "log": log})

@@ -1,4 +1,5 @@
 """games.services: creating games at the right level, moves applied once, timers, bots, records."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -67,8 +68,12 @@ def test_start_deals_the_opening_and_stamps_the_turn_clock(make_game, anna, bo, 
 
 def test_a_right_announcement_wins_after_the_window_and_is_recorded(make_game, anna, bo):  # R4.4
     game = make_game([{"student": anna}, {"student": bo}])
-    out = services.move_submit(game_id=game.pk, seat=0, seen_version=0,
-                               move={"type": "announce", "tokens": tokens(card(2), "+", card(3), "=", card(5))})
+    out = services.move_submit(
+        game_id=game.pk,
+        seat=0,
+        seen_version=0,
+        move={"type": "announce", "tokens": tokens(card(2), "+", card(3), "=", card(5))},
+    )
     assert out.applied and out.game.version == 1
     assert Move.objects.get(game=game, number=1).payload["type"] == "announce"
     play = Play.objects.get(student=anna)
@@ -114,8 +119,12 @@ def test_server_only_moves_cannot_be_sent_by_a_player(make_game, anna, bo):
 def test_a_card_not_on_the_table_is_refused_and_changes_nothing(make_game, anna, bo):  # R3.5
     game = make_game([{"student": anna}, {"student": bo}])
     before = dict(game.state)
-    out = services.move_submit(game_id=game.pk, seat=0, seen_version=0,
-                               move={"type": "announce", "tokens": tokens(card(2), "+", card(3), "=", card(7))})
+    out = services.move_submit(
+        game_id=game.pk,
+        seat=0,
+        seen_version=0,
+        move={"type": "announce", "tokens": tokens(card(2), "+", card(3), "=", card(7))},
+    )
     assert not out.applied and out.refusal_code == "card_unavailable"
     assert out.message == "That card is not on the table any more."
     game.refresh_from_db()
@@ -151,8 +160,9 @@ def test_false_nothing_challenged_right_then_recorded(make_game, anna, bo):  # R
     services.move_submit(game_id=game.pk, seat=0, seen_version=0, move={"type": "nothing"})
     out = services.move_submit(game_id=game.pk, seat=1, seen_version=1, move={"type": "challenge"})
     assert out.applied
-    out = services.move_submit(game_id=game.pk, seat=1, seen_version=2,
-                               move={"type": "announce", "text": "2 + 3 = 5"})
+    out = services.move_submit(
+        game_id=game.pk, seat=1, seen_version=2, move={"type": "announce", "text": "2 + 3 = 5"}
+    )
     assert out.applied
     ruled = [e for e in out.events if e["type"] == "challenge_ruled"]
     assert ruled and ruled[0]["outcome"] == "right"
@@ -165,8 +175,9 @@ def test_false_nothing_challenged_right_then_recorded(make_game, anna, bo):  # R
 
 def test_false_challenge_of_a_right_operation(make_game, anna, bo):  # R5.5
     game = make_game([{"student": anna}, {"student": bo}])
-    services.move_submit(game_id=game.pk, seat=0, seen_version=0,
-                         move={"type": "announce", "text": "2 + 3 = 5"})
+    services.move_submit(
+        game_id=game.pk, seat=0, seen_version=0, move={"type": "announce", "text": "2 + 3 = 5"}
+    )
     out = services.move_submit(game_id=game.pk, seat=1, seen_version=1, move={"type": "challenge"})
     ruled = [e for e in out.events if e["type"] == "challenge_ruled"]
     assert ruled[0]["outcome"] == "false"
@@ -177,7 +188,9 @@ def test_a_challenge_after_other_oks_still_answers_the_same_window(make_game, an
     cleo = factories.student(classroom=classroom, name="Cléo")
     game = make_game([{"student": anna}, {"student": bo}, {"student": cleo}])
     services.move_submit(game_id=game.pk, seat=0, seen_version=0, move={"type": "nothing"})
-    assert services.move_submit(game_id=game.pk, seat=2, seen_version=1, move={"type": "ok"}).applied
+    assert services.move_submit(
+        game_id=game.pk, seat=2, seen_version=1, move={"type": "ok"}
+    ).applied
     # Bo saw version 1; Cléo's OK made it 2. His challenge still counts (R5.1).
     out = services.move_submit(game_id=game.pk, seat=1, seen_version=1, move={"type": "challenge"})
     assert out.applied
@@ -192,8 +205,9 @@ def test_lesson_after_an_unchallenged_false_nothing(make_game, anna, bo):  # R5.
     assert Play.objects.get(student=anna).missed
 
 
-def test_expired_timers_are_applied_by_the_tick_and_the_sweep(make_game, anna, bo,
-                                                              settings):  # R4.9, R5.1
+def test_expired_timers_are_applied_by_the_tick_and_the_sweep(
+    make_game, anna, bo, settings
+):  # R4.9, R5.1
     settings.KAVET_FIRST_TURN_GRACE = 0
     game = make_game([{"student": anna}, {"student": bo}], turn_time=30, challenge_window=10)
     now = timezone.now()
@@ -227,8 +241,12 @@ def test_computer_player_moves_when_due_and_not_before(make_game, anna):  # R8.2
 
 
 def test_a_whole_game_between_one_student_and_bots_ends_with_places(make_game, anna):  # R6
-    game = make_game([{"student": anna}, {"bot": "medium"}, {"bot": "hard"}],
-                     draw=[], turn_time=5, challenge_window=3)
+    game = make_game(
+        [{"student": anna}, {"bot": "medium"}, {"bot": "hard"}],
+        draw=[],
+        turn_time=5,
+        challenge_window=3,
+    )
     now = timezone.now()
     for _ in range(2000):
         now += timedelta(seconds=6)
@@ -240,8 +258,12 @@ def test_a_whole_game_between_one_student_and_bots_ends_with_places(make_game, a
     seats = list(Seat.objects.filter(game=game))
     assert all(s.score is not None and s.place >= 1 for s in seats)
     assert min(s.place for s in seats) == 1
-    final = engine.replay(engine.GameConfig.from_dict(game.config), game.seed,
-                          [m.payload for m in Move.objects.filter(game=game)], draw_order=game.draw_order)
+    final = engine.replay(
+        engine.GameConfig.from_dict(game.config),
+        game.seed,
+        [m.payload for m in Move.objects.filter(game=game)],
+        draw_order=game.draw_order,
+    )
     assert final.to_dict() == game.state  # R9.2: the moves replay to the stored game
 
 
