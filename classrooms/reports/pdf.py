@@ -80,7 +80,13 @@ def _styles() -> dict[str, ParagraphStyle]:
     return {
         "title": ParagraphStyle("t", parent=base["Title"], fontName=bold, fontSize=20, leading=24),
         "h2": ParagraphStyle(
-            "h2", parent=base["Heading2"], fontName=bold, fontSize=14, leading=18, spaceBefore=10
+            "h2",
+            parent=base["Heading2"],
+            fontName=bold,
+            fontSize=14,
+            leading=18,
+            spaceBefore=10,
+            keepWithNext=1,  # a heading never sits alone at the bottom of a page
         ),
         "body": ParagraphStyle(
             "b", parent=base["BodyText"], fontName=regular, fontSize=10.5, leading=14
@@ -322,17 +328,17 @@ def report_pdf(context: dict[str, Any]) -> bytes:
         )
 
     if context["charts"]:
-        story.append(_p(_("Week by week"), styles["h2"]))
-        for chart in context["charts"]:
-            story.append(
-                KeepTogether(
-                    [
-                        _p(chart.title, styles["body"]),
-                        _chart_drawing(chart, regular),
-                        _p(chart.summary, styles["small"]),
-                        Spacer(1, 3 * mm),
-                    ]
-                )
-            )
+        # The heading goes with the first chart: both on the next page if they don't fit.
+        blocks = [
+            [
+                _p(chart.title, styles["body"]),
+                _chart_drawing(chart, regular),
+                _p(chart.summary, styles["small"]),
+                Spacer(1, 3 * mm),
+            ]
+            for chart in context["charts"]
+        ]
+        blocks[0].insert(0, _p(_("Week by week"), styles["h2"]))
+        story.extend(KeepTogether(block) for block in blocks)
     doc.build(story)
     return buffer.getvalue()
