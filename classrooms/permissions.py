@@ -30,7 +30,8 @@ from classgames.models import ClassSession
 from games.models import Game, Move, Play, Seat
 
 from .models import Classroom, LevelChange, ParentLink, School, Student, TeacherInvite, User
-from .reports.models import LevelRecommendation, ParentInvite, ReportJob, WeeklyReport
+from .reports.mail.models import EmailPreference, WeeklyEmail
+from .reports.models import LevelRecommendation, ParentInvite, ReportJob, WeekTally, WeeklyReport
 
 STAFF_ROLES = (User.Role.TEACHER, User.Role.SCHOOL_ADMIN)
 View = Callable[..., HttpResponse]
@@ -200,7 +201,11 @@ READABLE: dict[type[Model], Rule] = {
     Move: _move_readable,
     Play: _of_student_managed,
     WeeklyReport: _of_student_readable,
+    WeekTally: _of_student_managed,
     ReportJob: _job,
+    # A parent's own email settings and sent-log: theirs alone.
+    EmailPreference: lambda user: Q(parent=user),
+    WeeklyEmail: lambda user: Q(parent=user),
     LevelRecommendation: _of_student_managed,
     ParentInvite: _of_student_managed,
 }

@@ -296,6 +296,7 @@ EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Kavet 'm eus <no-reply@localhost>")
 EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
 EMAIL_TIMEOUT = int(os.environ.get("EMAIL_TIMEOUT", "10"))
+EMAIL_FILE_PATH = os.environ.get("EMAIL_FILE_PATH", "")  # for the file-based backend
 PASSWORD_RESET_TIMEOUT = int(os.environ.get("PASSWORD_RESET_TIMEOUT", str(60 * 60 * 24)))  # one day
 
 # --- Languages ------------------------------------------------------------------------------
