@@ -246,8 +246,17 @@ def _bots(seats: dict[int, Seat]) -> dict[int, str]:
 
 
 def _changed(game: Game) -> None:
-    """After commit, tell the table's tablets and the class game's live view (games.push)."""
+    """After commit, tell the table's tablets and the class game's live view (games.push).
+
+    A table of a class game that has just ended tells its class game too, in the same
+    transaction (the game row locked first, then the session's): the class game is over
+    once every table is.
+    """
     game_id, version, session_id = game.pk, game.version, game.session_id
+    if session_id is not None and game.status in (Game.Status.FINISHED, Game.Status.ABANDONED):
+        from classgames.services import session_after_game_change
+
+        session_after_game_change(session_id=session_id)
     transaction.on_commit(
         lambda: push.table_changed(game_id=game_id, version=version, session_id=session_id)
     )
