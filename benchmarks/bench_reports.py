@@ -1,209 +1,357 @@
-"""Weekly reports of a class of 30 with a school year of play (~50,000 plays): time and queries.
+"""Weekly reports of a class of 30 over two school years; a school of 300 (10 classes) with one
+and with two workers.
 
-Needs PostgreSQL (DATABASE_URL); builds its own throw-away database (test_<name>_benchreports).
-With REDIS_URL set, also times a real Celery worker process taking the job from Redis.
+1. A class of 30 with 72 weeks of play: the report build of week 2, 18, 36 and 72, first build
+   (no week tallies stored: every earlier week counted from its plays and stored) and rebuild
+   (tallies stored), per student: time and queries, beside a yardstick measured just before each
+   row in the same run (one primary-key lookup, the median of a fixed loop) and the week-2 build.
+2. A school of 300 (10 classes x 30) with one week of play: the weekly report job
+   (classrooms.reports.tasks.schedule_weekly_reports, as the beat runs it on Monday morning)
+   queues one class job per class to Redis; real Celery worker processes started here (1, then
+   2) build them. Wall time to the last report, reports/s, and the ratio 2 workers / 1.
+
+The play is real: games played through games.services by the engine's computer players at each
+student's seat (tests/reports/plays.py `played_game`, a clock stand-in dating the moves), short
+games (20 moves) at tables of 5, one game per table per week. The history is generated once and
+kept in the database `kavet_bench_reports` between runs (one school per data set, resumed week
+by week when a run was interrupted); `--fresh` drops it and plays it again.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/kavet REDIS_URL=redis://127.0.0.1:6379/0 \
-        .venv/bin/python benchmarks/bench_reports.py [--students 30] [--weeks 36]
+        .venv/bin/python benchmarks/bench_reports.py            # first run ~6 min of play
+    .venv/bin/python benchmarks/bench_reports.py --quick        # 8 students, 6 weeks, 2 classes
+
+Only the server of DATABASE_URL / REDIS_URL is used: the database is always --database
+(kavet_bench_reports), Redis always db --redis-db (14). Without PostgreSQL the script says so and
+exits 0; without Redis part 2 is skipped with the reason.
 """
 from __future__ import annotations
 
 import argparse
 import os
-import random
+import socket
+import statistics
 import subprocess
 import sys
 import time
 import uuid
 from datetime import date, datetime, timedelta
 from pathlib import Path
+from urllib.parse import urlparse, urlunparse
 from zoneinfo import ZoneInfo
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kavet_site.settings")
-
-import django  # noqa: E402
 
 from benchmarks.quick import parse_args  # noqa: E402
 
-django.setup()
-
-from django.db import connection  # noqa: E402
-from django.test.utils import CaptureQueriesContext, setup_databases, teardown_databases  # noqa: E402
-
-SEATS = 4
-SESSIONS_PER_WEEK = 3
-MOVES_PER_GAME = 60
-SKILL_MIX = [("addsub_10",), ("addsub_10",), ("addsub_20",), ("addsub_10", "multi_step"),
-             ("mult",), ("div",), ("addsub_20", "joker"), ("mult", "multi_step")]
+# Fixed dates (the past), so a cached history means the same on every run.
+CLASS_FIRST_MONDAY = date(2025, 1, 6)
+SCHOOL_WEEK = date(2026, 11, 23)
+# Each data set in its own time zone, so that the Monday-morning job of the school of 300
+# (Paris) finds no other bench school in its morning (Tokyo, New York).
+CLASS_TZ, SCHOOL_TZ, QUICK_SCHOOL_TZ = "Asia/Tokyo", "Europe/Paris", "America/New_York"
+DATASET_VERSION = 1  # bump when the generated play changes
+STRENGTHS = ("easy", "easy", "medium", "hard")
 
 
-def generate(*, students: int, weeks: int, plays_target: int, rng: random.Random):
-    """A class, its students and a school year of games, seats, moves and plays (bulk_create)."""
-    from classrooms.models import Classroom, School
+def _reachable(url: str, port: int) -> bool:
+    parsed = urlparse(url)
+    try:
+        with socket.create_connection((parsed.hostname or "127.0.0.1", parsed.port or port), timeout=2):
+            return True
+    except OSError:
+        return False
+
+
+def _with_path(url: str, path: str) -> str:
+    return urlunparse(urlparse(url)._replace(path=path))
+
+
+def configure(args) -> tuple[bool, str]:
+    """Point Django at our own database and Redis db before django.setup(); (redis ok, why not)."""
+    database = os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/postgres"
+    if not database.startswith("postgres") or not _reachable(database, 5432):
+        print(f"bench_reports: not run, it needs PostgreSQL (DATABASE_URL={database or 'unset'})")
+        sys.exit(0)
+    os.environ["DATABASE_URL"] = _with_path(database, "/" + args.database)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kavet_site.settings")
+    os.environ["LOG_LEVEL"] = "ERROR"
+    redis = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
+    if _reachable(redis, 6379):
+        os.environ["REDIS_URL"] = _with_path(redis, f"/{args.redis_db}")
+        os.environ["CELERY_QUEUE"] = f"bench-reports-{uuid.uuid4().hex[:8]}"
+        return True, ""
+    os.environ.pop("REDIS_URL", None)
+    return False, f"no Redis at {urlparse(redis).netloc} (set REDIS_URL)"
+
+
+def ensure_database(url: str) -> None:
+    import psycopg
+
+    name = urlparse(url).path.lstrip("/")
+    with psycopg.connect(_with_path(url, "/postgres"), autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+# --- the history, played through the services ------------------------------------------------
+
+
+def dataset(slug: str, name: str, tz: str, classes: int, students: int, weeks: int,
+            first_monday: date, *, table_size: int, moves: int, fresh: bool):
+    """A school of `classes` x `students` with `weeks` weeks of play; kept between runs and
+    resumed where an interrupted run stopped (the school's name counts the weeks played)."""
+    from django.db import connection, transaction
+
+    from classrooms.models import Classroom, School, Student
     from classrooms.services import student_create
-    from games.models import Game, Move, Play, Seat
+    from kavet_site.celery import app
+    from tests.reports.plays import played_game
 
-    school = School.objects.create(name="Bench school", slug="bench", time_zone="Europe/Paris")
-    classroom = Classroom.objects.create(school=school, name="CM1", school_year="2026-2027", code="BENCH1")
-    kids = [student_create(classroom=classroom, name=f"Kid {i:02d}", number_range=20,
-                           tier=1 + i % 3) for i in range(students)]
-    tz = ZoneInfo(school.time_zone)
-    first_monday = date(2026, 9, 7)
-    games_per_session = (students + SEATS - 1) // SEATS
-    # Every student sits at one table per session.
-    plays_per_seat = max(1, round(plays_target / (weeks * SESSIONS_PER_WEEK * students)))
-
-    game_rows = []
-    for week in range(weeks):
-        for session in range(SESSIONS_PER_WEEK):
-            day = first_monday + timedelta(weeks=week, days=session * 2)
-            start = datetime(day.year, day.month, day.day, 10, 0, tzinfo=tz)
-            for table in range(games_per_session):
-                game_rows.append(Game(school=school, classroom=classroom, status="finished",
-                                      seed=rng.randrange(10**9), started_at=start,
-                                      finished_at=start + timedelta(minutes=rng.randint(15, 35)),
-                                      label=f"T{table}"))
-    games = Game.objects.bulk_create(game_rows, batch_size=2000)
-
-    seats, moves, plays = [], [], []
-    for index, game in enumerate(games):
-        table = index % games_per_session
-        players = kids[table * SEATS:(table + 1) * SEATS]
-        rng.shuffle(players)
-        for position, kid in enumerate(players):
-            seats.append(Seat(game=game, position=position, student=kid, name=kid.name,
-                              score=rng.randint(3, 25), place=position + 1))
-            for k in range(plays_per_seat):
-                at = game.started_at + timedelta(seconds=20 * k + position)
-                roll = rng.random()
-                if roll < 0.8:
-                    ok = rng.random() < 0.85
-                    skills = rng.choice(SKILL_MIX)
-                    operation = {"text": "8 - 5 = 2", "cards": [8, 5, 2], "positions": [0, 1, 2],
-                                 "x_values": {}, "value": 2, "operators": ["-"], "steps": [],
-                                 "n_operands": 2}
-                    plays.append(Play(student=kid, game=game, kind="announce", at=at, ok=ok,
-                                      verdict_kind="" if ok else "wrong",
-                                      code="" if ok else "wrong_result",
-                                      skills=list(skills) if ok else [], operation=operation,
-                                      text="8 - 5 = 3" if ok else "8 - 5 = 2",
-                                      n_cards=3 if ok else 0, tier=kid.tier, number_range=20,
-                                      reaction_ms=rng.randint(2000, 30000)))
-                elif roll < 0.92:
-                    missed = rng.random() < 0.3
-                    plays.append(Play(student=kid, game=game, kind="nothing", at=at, ok=not missed,
-                                      missed=missed, missed_operation="4 + 3 = 7" if missed else "",
-                                      tier=kid.tier, number_range=20, reaction_ms=rng.randint(2000, 30000)))
-                else:
-                    plays.append(Play(student=kid, game=game, kind="challenge", at=at,
-                                      challenge_outcome=rng.choice(["right", "false"]),
-                                      tier=kid.tier, number_range=20))
-        for number in range(1, MOVES_PER_GAME + 1):
-            events = [{"type": "turned_up", "seat": number % SEATS, "card": number}]
-            if number % 5 == 0:
-                events.append({"type": "trick_won", "seat": number % SEATS, "cards": [1, 2, 3],
-                               "size": 3, "placed": None, "to": None})
-            moves.append(Move(game=game, number=number, seat=number % SEATS,
-                              payload={"type": "announce"}, events=events))
-    Seat.objects.bulk_create(seats, batch_size=5000)
-    Move.objects.bulk_create(moves, batch_size=5000)
-    Play.objects.bulk_create(plays, batch_size=5000)
-    last_week = first_monday + timedelta(weeks=weeks - 1)
-    return classroom, kids, last_week, {"games": len(games), "seats": len(seats),
-                                        "moves": len(moves), "plays": len(plays)}
+    school = School.objects.filter(slug=slug).first()
+    if school is not None and fresh:
+        school.delete()
+        school = None
+    if school is None:
+        with transaction.atomic():
+            school = School.objects.create(slug=slug, name=f"{name} | weeks 0", time_zone=tz)
+            for c in range(classes):
+                classroom = Classroom.objects.create(school=school, name=f"{name} {c + 1}",
+                                                     school_year="2025-2026",
+                                                     code=f"B{uuid.uuid4().hex[:7].upper()}")
+                for i in range(students):
+                    student_create(classroom=classroom, name=f"Kid {c + 1}.{i + 1:02d}",
+                                   number_range=20, tier=1 + i % 3)
+    done = int(school.name.rsplit(" ", 1)[-1])
+    classrooms = list(school.classrooms.order_by("pk"))
+    kids = {c.pk: list(Student.objects.filter(classroom=c).order_by("pk")) for c in classrooms}
+    zone = ZoneInfo(tz)
+    if done < weeks:
+        started = time.perf_counter()
+        eager = app.conf.task_always_eager
+        app.conf.task_always_eager = True  # nothing queued while the past is played
+        try:
+            for week in range(done, weeks):
+                tuesday = first_monday + timedelta(weeks=week, days=1)
+                with transaction.atomic():
+                    for classroom in classrooms:
+                        seats = kids[classroom.pk][week % students:] + kids[classroom.pk][:week % students]
+                        for t in range(0, len(seats), table_size):
+                            table = seats[t:t + table_size]
+                            seed = (week * 1000 + classroom.pk * 10 + t) % 1_000_003
+                            played_game(classroom=classroom, students=table, seed=seed, moves=moves,
+                                        strengths=[STRENGTHS[(seed + j) % len(STRENGTHS)]
+                                                   for j in range(len(table))],
+                                        at=datetime(tuesday.year, tuesday.month, tuesday.day, 10,
+                                                    t // table_size, tzinfo=zone))
+                    school.name = f"{name} | weeks {week + 1}"
+                    school.save(update_fields=["name"])
+                if week % 12 == 11 or week + 1 == weeks:
+                    print(f"  {slug}: {week + 1}/{weeks} weeks played "
+                          f"({time.perf_counter() - started:.0f} s)", flush=True)
+        finally:
+            app.conf.task_always_eager = eager
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
+    return school, classrooms, kids
 
 
-def real_worker_run(classroom_id: int, week: date) -> float | None:
-    """The same class job through Redis to a real worker process; seconds to the answer."""
-    if not os.environ.get("REDIS_URL"):
-        return None
+# --- part 1: one class over two school years ---------------------------------------------------
+
+
+def yardstick_ms(student, n: int = 60) -> float:
+    """A primary-key lookup on the same connection: the median of n, in ms."""
+    from classrooms.models import Student
+
+    times = []
+    for _ in range(n):
+        t = time.perf_counter()
+        Student.objects.filter(pk=student.pk).values_list("pk", flat=True).first()
+        times.append(time.perf_counter() - t)
+    return 1000 * statistics.median(times)
+
+
+def build_all(kids, week_start: date) -> tuple[list[float], list[int]]:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from classrooms.reports import services
+
+    times, queries = [], []
+    for kid in kids:
+        with CaptureQueriesContext(connection) as ctx:
+            t = time.perf_counter()
+            services.report_build(student=kid, week_start=week_start)
+            times.append(1000 * (time.perf_counter() - t))
+        queries.append(len(ctx.captured_queries))
+    return times, queries
+
+
+def class_over_years(kids, weeks: int) -> None:
+    from classrooms.reports.models import WeeklyReport, WeekTally
+    from games.models import Play
+
+    points = sorted({w for w in (2, weeks // 4, weeks // 2, weeks) if w >= 2})
+    plays = Play.objects.filter(student__in=kids).count()
+    print(f"\n1. class of {len(kids)} over {weeks} weeks: {plays:,} plays "
+          f"({plays / len(kids) / weeks:.1f} per student and week)")
+    print("   per student: median (p90) ms, queries; yardstick = 1 pk lookup (median), same run")
+    header = (f"   {'week':>4} {'mode':<8} {'median ms':>9} {'p90 ms':>7} {'queries':>7} "
+              f"{'yard ms':>7} {'x yard':>7} {'x week 2':>8} {'tallies':>7}")
+    print(header)
+    base: dict[str, float] = {}
+    for week in points:
+        monday = CLASS_FIRST_MONDAY + timedelta(weeks=week - 1)
+        WeekTally.objects.filter(student__in=kids).delete()
+        WeeklyReport.objects.filter(student__in=kids, week_start=monday).delete()
+        for mode in ("first", "rebuild"):
+            yard = yardstick_ms(kids[0])
+            times, queries = build_all(kids, monday)
+            median = statistics.median(times)
+            p90 = sorted(times)[max(0, int(0.9 * len(times)) - 1)]
+            base.setdefault(mode, median)
+            q = f"{min(queries)}" if min(queries) == max(queries) else f"{min(queries)}-{max(queries)}"
+            stored = WeekTally.objects.filter(student=kids[0]).count()
+            print(f"   {week:>4} {mode:<8} {median:>9.1f} {p90:>7.1f} {q:>7} {yard:>7.2f} "
+                  f"{median / yard:>7.0f} {median / base[mode]:>8.2f} {stored:>7}", flush=True)
+
+
+# --- part 2: a school of 300, the weekly job, 1 and 2 worker processes ---------------------
+
+
+def start_workers(n: int, queue: str, tag: str) -> tuple[list[subprocess.Popen], list[str], Path]:
+    procs, names = [], []
+    log = Path(f"/tmp/bench_reports-{tag}.log")
+    with log.open("wb") as out:
+        for i in range(n):
+            name = f"{tag}-w{i + 1}@bench"
+            names.append(name)
+            procs.append(subprocess.Popen(
+                [sys.executable, "-m", "celery", "-A", "kavet_site", "worker", "--pool=solo",
+                 "-Q", queue, "-n", name, "--without-gossip", "--without-mingle", "-l", "warning"],
+                env=dict(os.environ), cwd=str(ROOT), stdout=subprocess.DEVNULL, stderr=out))
+    return procs, names, log
+
+
+def stop_workers(procs: list[subprocess.Popen]) -> None:
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+
+
+def school_run(school, classrooms, kids, workers: int, timeout: float) -> tuple[float, int]:
+    """One Monday morning: the weekly job queues every class; wall time until all jobs are done."""
+    import redis
+    from django.core.cache import cache
+
     from classrooms.reports import tasks
+    from classrooms.reports.models import WeeklyReport, WeekTally
     from kavet_site.celery import app
 
-    db = connection.settings_dict
-    queue = f"bench-{uuid.uuid4().hex[:8]}"
-    env = dict(os.environ, CELERY_QUEUE=queue, CONN_MAX_AGE="0",
-               DATABASE_URL=f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}")
-    app.conf.task_always_eager = False
-    app.conf.task_default_queue = queue
-    worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "kavet_site", "worker",
-                               "--pool=solo", "-Q", queue, "--without-gossip", "--without-mingle",
-                               "--without-heartbeat", "-l", "warning"], env=env, cwd=str(ROOT))
+    students = [k for c in classrooms for k in kids[c.pk]]
+    WeeklyReport.objects.filter(student__in=students).delete()
+    WeekTally.objects.filter(student__in=students).delete()
+    for c in classrooms:
+        cache.delete(f"reports:weekly:{c.pk}:{SCHOOL_WEEK}")
+    queue = os.environ["CELERY_QUEUE"]
+    results = redis.Redis.from_url(os.environ["REDIS_URL"])
+    for stale in results.scan_iter("celery-task-meta-*", count=500):
+        results.delete(stale)  # our own db: the results of earlier runs' class jobs
+    procs, names, log = start_workers(workers, queue, f"r{uuid.uuid4().hex[:6]}")
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and not app.control.ping(timeout=0.5):
-            pass
-        start = time.perf_counter()
-        tasks.build_class_reports.delay(classroom_id, week.isoformat()).get(timeout=120)
-        return time.perf_counter() - start
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            answered = app.control.ping(destination=names, timeout=1.0)
+            if len(answered) == len(names):
+                break
+            if any(p.poll() is not None for p in procs):
+                raise RuntimeError(f"a worker exited: {log.read_text()[-500:]}")
+        else:
+            raise RuntimeError(f"the {workers} worker(s) did not answer within 90 s")
+        tz = ZoneInfo(school.time_zone)
+        monday = SCHOOL_WEEK + timedelta(days=7)
+        moment = datetime(monday.year, monday.month, monday.day, 7, 0, tzinfo=tz)
+        started = time.perf_counter()
+        queued = tasks.schedule_weekly_reports.run(now=moment.isoformat())
+        if queued != len(classrooms):
+            raise RuntimeError(f"the weekly job queued {queued} classes, expected {len(classrooms)}")
+        # Done: every class job's result stored by its worker (SUCCESS), all the reports there.
+        end = started + timeout
+        done = 0
+        while time.perf_counter() < end:
+            metas = [results.get(k) for k in results.scan_iter("celery-task-meta-*", count=500)]
+            done = sum(b'"SUCCESS"' in (m or b"") for m in metas)
+            if done >= queued:
+                break
+            time.sleep(0.05)
+        else:
+            raise RuntimeError(f"only {done}/{queued} class jobs done after {timeout:.0f} s")
+        seconds = time.perf_counter() - started
+        built = WeeklyReport.objects.filter(student__in=students, week_start=SCHOOL_WEEK).count()
+        if built != len(students):
+            raise RuntimeError(f"{built} reports built for {len(students)} students")
+        return seconds, built
     finally:
-        worker.terminate()
-        worker.wait(timeout=10)
+        stop_workers(procs)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--students", type=int, default=30)
-    parser.add_argument("--weeks", type=int, default=36)
-    parser.add_argument("--plays", type=int, default=50_000)
-    args = parse_args(parser, quick={"students": 8, "weeks": 4, "plays": 2_000})
-    if connection.vendor != "postgresql":
-        sys.exit("bench_reports needs PostgreSQL: set DATABASE_URL")
+    parser.add_argument("--students", type=int, default=30, help="per class")
+    parser.add_argument("--weeks", type=int, default=72)
+    parser.add_argument("--classes", type=int, default=10, help="classes in the school")
+    parser.add_argument("--table-size", type=int, default=5)
+    parser.add_argument("--moves", type=int, default=20, help="moves per game")
+    parser.add_argument("--database", default="kavet_bench_reports")
+    parser.add_argument("--redis-db", type=int, default=14)
+    parser.add_argument("--fresh", action="store_true", help="play the cached history again")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds per worker run")
+    args = parse_args(parser, quick={"students": 8, "weeks": 6, "classes": 2, "timeout": 180})
+    redis_ok, why = configure(args)
+    ensure_database(os.environ["DATABASE_URL"])
 
-    connection.settings_dict.setdefault("TEST", {})["NAME"] = f"test_{connection.settings_dict['NAME']}_benchreports"
-    old = setup_databases(verbosity=0, interactive=False)
-    try:
-        from classrooms.reports import services, tasks
-        from classrooms.reports.models import WeeklyReport
-        from classrooms.reports.selectors import class_report
+    import django
 
-        t0 = time.perf_counter()
-        classroom, kids, week, counts = generate(students=args.students, weeks=args.weeks,
-                                                 plays_target=args.plays, rng=random.Random(7))
-        with connection.cursor() as cursor:
-            cursor.execute("ANALYZE")
-        print(f"data: {counts['plays']:,} plays, {counts['games']:,} games, {counts['seats']:,} seats, "
-              f"{counts['moves']:,} moves for {len(kids)} students over {args.weeks} weeks "
-              f"(generated in {time.perf_counter() - t0:.1f} s)")
+    django.setup()
+    from django.core.management import call_command
 
-        # 1. The class job as one worker runs it (the task's own function, in this process).
-        start = time.perf_counter()
-        with CaptureQueriesContext(connection) as all_queries:
-            built = tasks.build_class_reports.run(classroom.pk, week.isoformat())
-        took = time.perf_counter() - start
-        print(f"class job (in-process, cold): {built} reports in {took:.2f} s "
-              f"({1000 * took / built:.0f} ms per student), {len(all_queries)} queries")
+    call_command("migrate", verbosity=0, interactive=False)
+    print(f"load before: {os.getloadavg()[0]:.2f} (1 min, {os.cpu_count()} cores)", flush=True)
+    t0 = time.perf_counter()
+    key = f"s{args.students}-w{args.weeks}-t{args.table_size}-m{args.moves}-v{DATASET_VERSION}"
+    _school, _classes, class_kids = dataset(
+        f"bench-class-{key}", "Class", CLASS_TZ, 1, args.students, args.weeks,
+        CLASS_FIRST_MONDAY, table_size=args.table_size, moves=args.moves, fresh=args.fresh)
+    print(f"history: class of {args.students} x {args.weeks} weeks ready "
+          f"({time.perf_counter() - t0:.0f} s, cached in {args.database})", flush=True)
+    class_over_years(next(iter(class_kids.values())), args.weeks)
 
-        # 2. Queries per student, counted one by one (the bound the code promises).
-        per_student = []
-        for kid in kids:
-            with CaptureQueriesContext(connection) as queries:
-                services.report_build(student=kid, week_start=week)
-            per_student.append(len(queries))
-        plays_seen = max(r.data["year"]["announcements"] for r in WeeklyReport.objects.filter(week_start=week))
-        print(f"queries per student: min {min(per_student)}, max {max(per_student)} "
-              f"(independent of the ~{plays_seen:,} operations per student read)")
-
-        start = time.perf_counter()
-        tasks.build_class_reports.run(classroom.pk, week.isoformat())
-        print(f"class job again (rebuild in place, warm): {time.perf_counter() - start:.2f} s; "
-              f"rows for the week: {WeeklyReport.objects.filter(week_start=week).count()}")
-
-        start = time.perf_counter()
-        with CaptureQueriesContext(connection) as queries:
-            report = class_report(classroom=classroom, week_start=week)
-        print(f"class report page data: {1000 * (time.perf_counter() - start):.0f} ms, "
-              f"{len(queries)} queries, {len(report['rows'])} rows")
-
-        seconds = real_worker_run(classroom.pk, week)
-        if seconds is not None:
-            print(f"real Celery worker via Redis: class of {len(kids)} built in {seconds:.2f} s")
-        verdict = "PASS" if took < 10 else "FAIL"
-        print(f"target: < 10 s for the class -> {verdict}")
-    finally:
-        teardown_databases(old, verbosity=0)
+    if not redis_ok:
+        print(f"\n2. school: not run, it needs Redis and real workers: {why}")
+        return
+    t0 = time.perf_counter()
+    school_key = f"c{args.classes}-s{args.students}-t{args.table_size}-m{args.moves}-v{DATASET_VERSION}"
+    school, classrooms, kids = dataset(
+        f"bench-school-{school_key}", "School", QUICK_SCHOOL_TZ if args.quick else SCHOOL_TZ,
+        args.classes, args.students, 1, SCHOOL_WEEK, table_size=args.table_size,
+        moves=args.moves, fresh=args.fresh)
+    total = sum(len(v) for v in kids.values())
+    print(f"\n2. school of {total} ({args.classes} classes x {args.students}), one week of play "
+          f"(ready in {time.perf_counter() - t0:.0f} s): the weekly job, real Celery workers "
+          f"(--pool=solo each) on Redis db {args.redis_db}")
+    print(f"   {'workers':>7} {'wall s':>7} {'reports/s':>9} {'x 1 worker':>10} {'load':>5}")
+    first = None
+    for workers in (1, 2):
+        seconds, built = school_run(school, classrooms, kids, workers, args.timeout)
+        first = first or seconds
+        print(f"   {workers:>7} {seconds:>7.2f} {built / seconds:>9.1f} {first / seconds:>10.2f} "
+              f"{os.getloadavg()[0]:>5.2f}", flush=True)
+    print(f"load after: {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":
