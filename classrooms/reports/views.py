@@ -22,6 +22,7 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from classgames import selectors as class_game_selectors
 from classrooms import permissions
 from classrooms.models import Classroom, User
 from kavet_site.clientip import client_bucket
@@ -29,7 +30,7 @@ from kavet_site.clientip import client_bucket
 from . import selectors, services
 from .charts import report_charts
 from .models import WeeklyReport
-from .progress import BANDS, SKILL_LABELS
+from .progress import BANDS, SKILL_LABELS, week_bounds
 
 CODE_TRIES = 10  # wrong link codes allowed per 15 minutes, per address and per account
 CODE_TRIES_WINDOW = 15 * 60
@@ -204,7 +205,14 @@ def child_report(request: HttpRequest, student_id: int) -> HttpResponse:
     report = selectors.report_of_week(student, _week_param(request))
     if report is None and _week_param(request):
         raise Http404("no report for that week")
-    return render(request, "reports/child.html", _child_context(student, report))
+    ctx = _child_context(student, report)
+    if report is not None:
+        # The week's games, each with its replay (classgames.replay_views.parent_replay).
+        since, until = week_bounds(
+            report.week_start, selectors.school_tz(student.classroom.school)
+        )
+        ctx["games"] = class_game_selectors.games_of_student(student, since=since, until=until)
+    return render(request, "reports/child.html", ctx)
 
 
 @login_required
@@ -246,10 +254,12 @@ def class_report(request: HttpRequest, classroom_id: int) -> HttpResponse:
 
 @login_required
 def class_report_csv(request: HttpRequest, classroom_id: int) -> HttpResponse:
-    """The grid exactly as on screen, as CSV (UTF-8 with a BOM so spreadsheets read accents)."""
+    """The class grid for a spreadsheet (UTF-8 with a BOM so spreadsheets read accents): one row
+    per student; per skill its band in words and its right answers as a plain number, the unit
+    in the column's header ("Right answers (%)": 83); counts as integers."""
     classroom = permissions.classroom_get(request.user, classroom_id)
     report = selectors.class_report(classroom=classroom, week_start=_week_param(request))
-    header, rows = selectors.class_report_table(report)
+    header, rows = class_csv_table(report)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     week = report["week_start"].isoformat() if report["week_start"] else "none"
     response["Content-Disposition"] = (
@@ -259,6 +269,39 @@ def class_report_csv(request: HttpRequest, classroom_id: int) -> HttpResponse:
     writer.writerow(header)  # our own words; the rows hold what people typed
     writer.writerows([csv_cell(cell) for cell in row] for row in rows)
     return response
+
+
+def _percent(accuracy: float | None) -> int | None:
+    """0.8333 -> 83: a number a spreadsheet can sum and sort; None (empty) when nothing to say."""
+    return None if accuracy is None else round(100 * accuracy)
+
+
+def class_csv_table(report: dict) -> tuple[list[str], list[list[object]]]:
+    """The header and rows of the class CSV, from the same report as the screen's grid."""
+    from .progress import BAND_BY_KEY
+
+    header = [_("Student")]
+    for skill in report["skills"]:
+        # The skill last: a header starting "+ − to 10" would read as a formula.
+        header += [_("Level: %(skill)s") % {"skill": skill["short"]},
+                   _("Right answers (%%): %(skill)s") % {"skill": skill["short"]},
+                   _("Tries: %(skill)s") % {"skill": skill["short"]}]
+    header += [_("Operations this week"), _("Right answers this week (%)")]
+    rows: list[list[object]] = []
+    for row in report["rows"]:
+        bands = row["report"].data.get("bands", {}) if row["report"] else {}
+        line: list[object] = [row["student"].name]
+        for skill in report["skills"]:
+            figures = bands.get(skill["key"]) or {}
+            if not figures.get("n"):
+                line += [None, None, 0]
+                continue
+            band = BAND_BY_KEY.get(figures.get("band") or "")
+            line += [str(band.label) if band else _("Not enough play yet"),
+                     _percent(figures.get("accuracy")), int(figures["n"])]
+        line += [int(row["week_ops"] or 0), _percent(row["week_accuracy"])]
+        rows.append(line)
+    return header, rows
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

@@ -1,4 +1,5 @@
 """The class CSV: what people typed is never run as a formula; numbers stay numbers (issue 9, 11)."""
+
 from __future__ import annotations
 
 import csv
@@ -10,16 +11,46 @@ from django.urls import reverse
 from classrooms.reports.views import csv_cell
 
 
-@pytest.mark.parametrize("text", [
-    "=HYPERLINK(\"http://evil.example\",\"Anna\")", "+1+1", "-1+cmd|' /C calc'!A0", "@SUM(A1:A9)",
-    "\t=1+1", "\r=1+1", "=1", "-", "+", "@", "-Anna", "- 3",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '=HYPERLINK("http://evil.example","Anna")',
+        "+1+1",
+        "-1+cmd|' /C calc'!A0",
+        "@SUM(A1:A9)",
+        "\t=1+1",
+        "\r=1+1",
+        "=1",
+        "-",
+        "+",
+        "@",
+        "-Anna",
+        "- 3",
+    ],
+)
 def test_a_formula_start_is_written_as_text(text):
     assert csv_cell(text) == "'" + text
 
 
-@pytest.mark.parametrize("value", ["-3", "+4", "-2.5", "-2,5", "12", "-12 %", "75 %", "0", "G 75 %",
-                                   "Anna", "Cécile", "", "a=b", "x-1"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "-3",
+        "+4",
+        "-2.5",
+        "-2,5",
+        "12",
+        "-12 %",
+        "75 %",
+        "0",
+        "G 75 %",
+        "Anna",
+        "Cécile",
+        "",
+        "a=b",
+        "x-1",
+    ],
+)
 def test_numbers_and_plain_text_are_unchanged(value):
     assert csv_cell(value) == value
 
@@ -28,14 +59,18 @@ def test_real_numbers_stay_numbers():
     assert csv_cell(-3) == -3 and csv_cell(2.5) == 2.5 and csv_cell(None) is None
 
 
-def test_a_student_named_like_a_formula_is_harmless_in_the_class_csv(client, teacher, classroom, reported, week):
+def test_a_student_named_like_a_formula_is_harmless_in_the_class_csv(
+    client, teacher, classroom, reported, week
+):
     anna = reported[0]
     anna.name = '=HYPERLINK("http://ev.il","Hi")'
     anna.save(update_fields=["name"])
     reported[1].name = "@Brieuc"
     reported[1].save(update_fields=["name"])
     client.force_login(teacher)
-    download = client.get(reverse("reports:class_csv", args=[classroom.pk]), {"week": week.isoformat()})
+    download = client.get(
+        reverse("reports:class_csv", args=[classroom.pk]), {"week": week.isoformat()}
+    )
     assert download.status_code == 200
     rows = list(csv.reader(io.StringIO(download.content.decode("utf-8-sig"))))
     names = {row[0] for row in rows[1:]}
@@ -46,3 +81,43 @@ def test_a_student_named_like_a_formula_is_harmless_in_the_class_csv(client, tea
             assert not cell.startswith("-") or cell.lstrip("-").replace(" %", "").isdigit(), cell
     # The week's figures are still plain numbers.
     assert all(row[-2].isdigit() for row in rows[1:])
+
+
+def test_the_class_csv_writes_numbers_a_spreadsheet_can_sum(
+    client, teacher, classroom, reported, week
+):
+    """Issue 12: no "75 %" text; the unit is in the header, the cell holds the number."""
+    client.force_login(teacher)
+    download = client.get(
+        reverse("reports:class_csv", args=[classroom.pk]), {"week": week.isoformat()}
+    )
+    text = download.content.decode("utf-8-sig")
+    assert "%" not in "".join(text.splitlines()[1:])  # only the headers name the unit
+    rows = list(csv.reader(io.StringIO(text)))
+    header, anna = rows[0], dict(zip(rows[0], rows[1], strict=True))
+    assert header[0] == "Student" and header[-2:] == [
+        "Operations this week",
+        "Right answers this week (%)",
+    ]
+    assert [r[0] for r in rows[1:]] == ["Anna", "Brieuc", "Cécile"]
+    # Anna: 9 of her 12 operations right this week, all adding within 10 -> "Getting there", 75.
+    assert anna["Operations this week"] == "12" and anna["Right answers this week (%)"] == "75"
+    assert header[1:4] == ["Level: + − to 10", "Right answers (%): + − to 10", "Tries: + − to 10"]
+    assert anna["Level: + − to 10"] == "Getting there"
+    assert anna["Right answers (%): + − to 10"] == "75" and anna["Tries: + − to 10"] == "12"
+    assert not any(h.startswith(("=", "+", "-", "@")) for h in header)
+    for row in rows[1:]:
+        for name, cell in zip(header, row, strict=True):
+            if name.startswith(("Right answers", "Tries", "Operations")) and cell:
+                assert cell.isdigit(), (name, cell)  # integers, no unit, no spaces
+
+
+def test_class_csv_in_french_keeps_plain_integers(client, teacher, classroom, reported, week):
+    client.force_login(teacher)
+    download = client.get(
+        reverse("reports:class_csv", args=[classroom.pk]),
+        {"week": week.isoformat()},
+        HTTP_ACCEPT_LANGUAGE="fr",
+    )
+    rows = list(csv.reader(io.StringIO(download.content.decode("utf-8-sig"))))
+    assert rows[1][-2:] == ["12", "75"]  # not "75 %" nor "75,0"
