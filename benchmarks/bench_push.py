@@ -71,10 +71,11 @@ def seed(n_tables: int, per_session: int) -> dict:
     from django.conf import settings
     from django.utils.module_loading import import_string
 
+    from classgames.models import ClassSession
     from classrooms.models import Classroom, School, Student, User
     from classrooms.services import class_code_new
     from games import services
-    from games.models import ClassSession, Game
+    from games.models import Game
     from games.views import poll_token
 
     store = import_string(settings.SESSION_ENGINE + ".SessionStore")
@@ -420,7 +421,6 @@ def push_phase(args, env, seeded, move_tables, publish) -> dict:
 
 def poll_phase(args, env, seeded, move_tables) -> dict:
     from benchmarks.bench_table_load import run_tablets, tablets_result
-
     from games.models import Game
 
     versions = dict(Game.objects.values_list("pk", "version"))  # the push phase moved some

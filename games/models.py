@@ -10,10 +10,6 @@ from django.db import models
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-# ClassSession lives in classgames now; re-exported for the code that still imports it from here
-# (games/services.py, some tests) until they import it from classgames.models.
-from classgames.models import ClassSession  # noqa: F401
-
 
 class Game(models.Model):
     """One table: the engine state, its version, and the next time something is due."""

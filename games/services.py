@@ -30,6 +30,7 @@ from django.db.models import Q, Subquery
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from classgames.models import ClassSession
 from classrooms.models import Classroom, School, Student, User
 from games import engine, push, tasks
 from games.messages import (
@@ -42,7 +43,7 @@ from games.messages import (
     settings_error_message,
 )
 
-from .models import ClassSession, Game, Move, Play, Seat
+from .models import Game, Move, Play, Seat
 
 log = logging.getLogger(__name__)
 

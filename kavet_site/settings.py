@@ -378,3 +378,6 @@ LOGGING = {
 KAVET_SITE_URL = os.environ.get("KAVET_SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 # How long a student's tablet sign-in lasts outside a game (a teacher can change it per class).
 KAVET_STUDENT_IDLE_MINUTES = int(os.environ.get("KAVET_STUDENT_IDLE_MINUTES", "10"))
+# A player's first turn clock starts when their tablet opens the table (R4), or after this many
+# seconds when it never does, so nobody loses a turn while still signing in.
+KAVET_FIRST_TURN_GRACE = int(os.environ.get("KAVET_FIRST_TURN_GRACE", "60"))

@@ -13,8 +13,8 @@ from asgiref.sync import async_to_sync
 from django.test import AsyncClient
 from django.urls import reverse
 
+from classgames.models import ClassSession
 from games import push, services, stream
-from games.models import ClassSession
 from games.views import poll_token
 from tests import factories
 
