@@ -12,7 +12,13 @@ from django.utils.translation import ngettext
 from classrooms.grouping import rules_summary
 from classrooms.models import Classroom
 from games import engine
-from games.messages import as_printed, events_sentences, refusal_message, verdict_message
+from games.messages import (
+    as_printed,
+    events_sentences,
+    refusal_message,
+    ruling_texts,
+    verdict_message,
+)
 from games.models import Game, Move, Seat
 from games.selectors import name_seats, player_names
 
@@ -231,14 +237,94 @@ def _comparable(state_dict: dict | None) -> dict:
     return data
 
 
-def game_replay(game) -> dict:
+def replay_names(game, *, child=None) -> list[str]:
+    """The players' names in seat order for a replay. For a parent (`child` given), every other
+    child becomes "Player N" (their seat number); computer players keep their names."""
+    seats = name_seats(game.seats.all())
+    if child is None:
+        return player_names(game, seats)
+    return [
+        s.display_name
+        if s.bot or s.student_id == child.pk
+        else _("Player %(number)s") % {"number": s.position + 1}
+        for s in seats
+    ]
+
+
+def _table_operation(state) -> str:
+    """An operation with the table's cards as they lie then (R5.6, the solver at that moment)."""
+    values = [state.value_of(c) for c in state.table]
+    op = engine.find_operation(values, state.config.rules) if len(values) >= 3 else None
+    return as_printed(op.text) if op is not None else ""
+
+
+def _step_rulings(events: list[dict], players: list[str], before) -> dict:
+    """Who each ruling of one move is about: the operation's author is credited with its verdict,
+    the challenger with the challenge (R5.4, R5.5), and each false "nothing to do" or missed
+    chance to call "Kavet 'm eus!" comes with an operation that was possible (R5.6)."""
+
+    def who(seat) -> str:
+        return players[seat] if isinstance(seat, int) and 0 <= seat < len(players) else ""
+
+    texts = ruling_texts(players)
+    challenged = any(e.get("type") == "challenge_called" for e in events)
+    window_closed = any(e.get("type") == "window_closed" for e in events)
+    verdicts, missed, outcomes = [], [], []
+    for event in events:
+        kind = event.get("type")
+        if kind == "verdict":
+            ok = bool(event.get("ok"))
+            verdicts.append(
+                {
+                    "who": who(event.get("seat")),
+                    "ok": ok,
+                    "text": as_printed((event.get("operation") or {}).get("text", ""))
+                    or as_printed(event.get("text", "")),
+                    "why": "" if ok else verdict_message(event.get("code"), event.get("params")),
+                }
+            )
+            if not ok and window_closed and not challenged:
+                # A wrong operation nobody challenged: the table is as it was before it.
+                missed.append(
+                    {
+                        "kind": "chance",
+                        "who": who(event.get("seat")),
+                        "operation": _table_operation(before),
+                    }
+                )
+        elif kind == "nothing_ruled" and event.get("was_true") is False:
+            possible = as_printed((event.get("possible") or {}).get("text", ""))
+            missed.append(
+                {
+                    "kind": "nothing",
+                    "who": who(event.get("seat")),
+                    "operation": possible or _table_operation(before),
+                    "unchallenged": window_closed and not challenged,
+                }
+            )
+        elif kind == "challenge_ruled":
+            ruling = texts.outcome(event)
+            outcomes.append(
+                {
+                    "ok": ruling["ok"],
+                    "word": ruling["word"],
+                    "reason": ruling["reason"],
+                    "challenger": who(event.get("challenger")),
+                    "challenged": who(event.get("challenged")),
+                }
+            )
+    return {"verdicts": verdicts, "missed": missed, "outcomes": outcomes}
+
+
+def game_replay(game, *, players: list[str] | None = None) -> dict:
     """The game replayed from its seed and stored moves, step by step, with every verdict.
 
     Each step re-applies the stored move with the engine (R9.2) and says whether the events
-    and the final state are the ones recorded when the game was played.
+    and the final state are the ones recorded when the game was played. `players` are the
+    names to tell it with (replay_names); by default every player's own name.
     """
     config = engine.GameConfig.from_dict(game.config)
-    players = player_names(game)
+    players = players if players is not None else player_names(game)
     state = engine.new_game(config, seed=game.seed, draw_order=game.draw_order)
     opening = _card_labels(engine.seat_view(state, None).get("table") or [])
     steps: list[dict] = []
@@ -246,6 +332,7 @@ def game_replay(game) -> dict:
     matches = True
     error = ""
     for move in moves:
+        before = state
         try:
             state, events = engine.apply_move(state, move.payload)
         except engine.EngineError as exc:
@@ -257,8 +344,9 @@ def game_replay(game) -> dict:
             break
         if move.events and _as_stored(events) != move.events:
             matches = False
-        verdicts = [e for e in events if e.get("type") == "verdict"]
         view = engine.seat_view(state, None)
+        rulings = _step_rulings(events, players, before)
+        tones = [v["ok"] for v in rulings["verdicts"]] + [o["ok"] for o in rulings["outcomes"]]
         steps.append(
             {
                 "number": move.number,
@@ -267,16 +355,10 @@ def game_replay(game) -> dict:
                 else "",
                 "kind": move.payload.get("type", ""),
                 "sentences": events_sentences(events, players),
-                "verdicts": [
-                    {
-                        "ok": bool(v.get("ok")),
-                        "text": as_printed((v.get("operation") or {}).get("text", "")),
-                        "why": ""
-                        if v.get("ok")
-                        else verdict_message(v.get("code"), v.get("params")),
-                    }
-                    for v in verdicts
-                ],
+                **rulings,
+                "tone": ("bad" if rulings["missed"] or not all(tones) else "ok")
+                if tones or rulings["missed"]
+                else "",
                 "table": _card_labels(view.get("table") or []),
                 "scores": list(
                     zip(players, [_score_now(s) for s in view.get("seats") or []], strict=False)
@@ -286,11 +368,32 @@ def game_replay(game) -> dict:
         )
     if not error and game.state is not None:
         matches = matches and _comparable(state.to_dict()) == _comparable(game.state)
+    seats = name_seats(game.seats.all())
     return {
         "players": players,
+        "seats": [
+            {
+                "name": players[s.position] if s.position < len(players) else "",
+                "score": s.score,
+                "place": s.place,
+            }
+            for s in seats
+        ],
         "opening": opening,
         "steps": steps,
         "matches": matches,
         "error": error,
         "final": state,
     }
+
+
+def games_of_student(student, *, since=None, until=None, limit: int = 20) -> list[Game]:
+    """A student's finished games (as a player), newest first: the parent's list of replays."""
+    games = Game.objects.filter(
+        seats__student=student, status__in=[Game.Status.FINISHED, Game.Status.ABANDONED]
+    )
+    if since is not None:
+        games = games.filter(finished_at__gte=since)
+    if until is not None:
+        games = games.filter(finished_at__lt=until)
+    return list(games.distinct().order_by("-finished_at", "-pk")[:limit])

@@ -3,7 +3,7 @@ so their names stay "classrooms:session_live" and so on."""
 
 from django.urls import path
 
-from . import views
+from . import replay_views, views
 
 _class = "teacher/classes/<int:pk>/"
 
@@ -18,4 +18,11 @@ urlpatterns = [
         name="seat_replace",
     ),
     path("teacher/games/<int:pk>/replay/", views.game_replay, name="game_replay"),
+    # A child's own finished game, from the tablet's home; a parent's, from the child's report.
+    path("me/games/<int:pk>/replay/", replay_views.student_replay, name="student_replay"),
+    path(
+        "family/child/<int:student_id>/games/<int:pk>/replay/",
+        replay_views.parent_replay,
+        name="parent_replay",
+    ),
 ]

@@ -267,7 +267,7 @@ def history(request: HttpRequest, pk: int) -> HttpResponse:
 @permissions.staff_required
 def game_replay(request: HttpRequest, pk: int) -> HttpResponse:
     game = permissions.game_get(request.user, pk)
-    replay = selectors.game_replay(game)
+    replay = selectors.game_replay(game, players=selectors.replay_names(game))
     return render(
         request,
         "classrooms/replay.html",
@@ -276,6 +276,5 @@ def game_replay(request: HttpRequest, pk: int) -> HttpResponse:
             "classroom": game.classroom,
             "replay": replay,
             "tab": "history",
-            "seats": name_seats(game.seats.all()),
         },
     )
