@@ -76,7 +76,7 @@ def seed(n_tables: int, per_session: int) -> dict:
     from classrooms.services import class_code_new
     from games import services
     from games.models import Game
-    from games.views import poll_token
+    from games.polling import poll_token
 
     store = import_string(settings.SESSION_ENGINE + ".SessionStore")
     Game.objects.all().delete()

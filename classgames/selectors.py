@@ -12,15 +12,15 @@ from django.utils.translation import ngettext
 from classrooms.grouping import rules_summary
 from classrooms.models import Classroom
 from games import engine
-from games.messages import (
+from games.models import Game, Move, Seat
+from games.selectors import name_seats, player_names
+from games.wording import (
     as_printed,
     events_sentences,
     refusal_message,
     ruling_texts,
     verdict_message,
 )
-from games.models import Game, Move, Seat
-from games.selectors import name_seats, player_names
 
 from .models import ClassSession
 

@@ -16,8 +16,8 @@ from classrooms import permissions
 from classrooms.models import Classroom
 from games import engine, services, tasks
 from games.engine.game import card_dict
-from games.messages import TIMEOUT_CODE, as_printed, verdict_message
 from games.selectors import name_seats, table_context
+from games.wording import TIMEOUT_CODE, as_printed, verdict_message
 
 from .models import Game, Move, Play, Seat
 

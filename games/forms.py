@@ -26,7 +26,7 @@ class PracticeForm(forms.Form):
 
 
 # --- A move posted by a tablet: read at the boundary, bounded in size, depth and shape ----------
-# Every refusal here is one of the engine's refusal codes (told by games.messages.refusal_message),
+# Every refusal here is one of the engine's refusal codes (told by games.wording.refusal_message),
 # so a hostile or broken post answers like any refused move: a message on the table, nothing changed.
 
 #: The longest typed announcement and the most tokens the engine reads (its parser refuses

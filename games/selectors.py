@@ -1,4 +1,4 @@
-"""Reads for the students' pages: which games a user may see, and what one seat sees of a table."""
+"""Reads for the students' pages: their games and results, and what one seat sees of a table."""
 from __future__ import annotations
 
 import json
@@ -7,13 +7,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import QuerySet
-from django.http import Http404
 from django.utils import timezone
 
 from classrooms.models import Student, User
 from games import engine
-from games.messages import (
+from games.wording import (
     as_printed,
     event_explanations,
     events_sentences,
@@ -60,22 +58,6 @@ def student_of(user: User) -> Student | None:
     if not user.is_authenticated or getattr(user, "role", "") != User.Role.STUDENT:
         return None
     return Student.objects.select_related("classroom", "classroom__school").filter(user=user).first()
-
-
-def seats_for_user(*, user: User) -> QuerySet[Seat]:
-    """The seats this user sits at: a student sees only the games they play in."""
-    if not user.is_authenticated or getattr(user, "role", "") != User.Role.STUDENT:
-        return Seat.objects.none()
-    return Seat.objects.filter(student__user=user, game__school_id=user.school_id)
-
-
-def game_for_seat(*, user: User, game_id: int) -> tuple[Game, Seat]:
-    """The game and this user's seat at it; 404 for a game they do not sit at."""
-    seat = (seats_for_user(user=user).select_related("game").filter(game_id=game_id)
-            .order_by("position").first())
-    if seat is None:
-        raise Http404("no such game")
-    return seat.game, seat
 
 
 def open_game_for_student(*, student: Student) -> Game | None:

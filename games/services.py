@@ -33,10 +33,10 @@ from django.utils.translation import gettext as _
 from classgames.models import ClassSession
 from classrooms.models import Classroom, School, Student, User
 from games import engine, push, tasks
-from games.messages import (
+from games.engine import SETTINGS_CODES
+from games.wording import (
     MAX_SEATS,
     MIN_SEATS,
-    SETTINGS_CODES,
     TIMEOUT_CODE,
     players_count_message,
     refusal_message,

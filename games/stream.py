@@ -9,7 +9,7 @@ gets the current version at once. A comment every HEARTBEAT seconds keeps proxie
 the connection; after LIFETIME seconds the server closes it and the browser reconnects (so
 connections spread again over the processes behind a load balancer).
 
-The views are sync: they check permissions with the same selectors as the pages, read the
+The views are sync: they check permissions with the same rules as the pages (classrooms.permissions), read the
 version once, give their database connection back, and return a response that only waits on
 the push hub (games.push). Under ASGI the body is an async iterator (no thread, no database
 connection per tablet); under WSGI (runserver, the embedded default) a generator that blocks
@@ -27,15 +27,14 @@ import time
 from collections.abc import AsyncIterator, Iterator
 
 from django.core.handlers.asgi import ASGIRequest
-from django.core.signing import BadSignature
 from django.db import connections
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, StreamingHttpResponse
 from django.views.decorators.http import require_GET
 
-from classrooms import selectors as class_selectors
-from games import push, selectors
+from classrooms import permissions
+from games import push
 from games.models import Game
-from games.views import POLL_SIGNER
+from games.polling import poll_token_read
 
 HEARTBEAT = 15.0  # seconds between keep-alive comments
 LIFETIME = 300.0  # seconds before the server closes a stream (the browser reconnects)
@@ -193,11 +192,8 @@ def _refuse_sync(request: HttpRequest) -> HttpResponse | None:
 @require_GET
 def table_stream(request: HttpRequest, game_id: int) -> HttpResponse:
     """A seat's tablet: the same signed token as its poll, and a seat at this very game."""
-    try:
-        token_game, _position, token_user = POLL_SIGNER.unsign(request.GET.get("t", "")).split(".")
-    except (BadSignature, ValueError):
-        return HttpResponseForbidden()
-    if token_game != str(game_id) or token_user != str(request.user.pk):
+    token = poll_token_read(request.GET.get("t", ""))
+    if token is None or token[0] != game_id or token[2] != request.user.pk:
         return HttpResponseForbidden()
     refused = _refuse_sync(request)
     if refused:
@@ -205,7 +201,7 @@ def table_stream(request: HttpRequest, game_id: int) -> HttpResponse:
     channel = push.table_channel(game_id)
     watcher, cursor = _subscribe(request, channel)
     try:
-        game, _seat = selectors.game_for_seat(user=request.user, game_id=game_id)  # else 404
+        game, _seat = permissions.game_for_seat(user=request.user, game_id=game_id)  # else 404
         client = _client_version(request)
         if game.status in ENDED and client is not None and client >= game.version:
             raise _Nothing  # an ended game changes no more: EventSource stops
@@ -233,7 +229,7 @@ def session_stream(request: HttpRequest, session_id: int) -> HttpResponse:
     channel = push.session_channel(session_id)
     watcher, cursor = _subscribe(request, channel)
     try:
-        session = class_selectors.session_get(request.user, session_id)  # else 404
+        session = permissions.session_get(request.user, session_id)  # else 404
         versions = dict(Game.objects.filter(session=session).values_list("pk", "version"))
         return _respond(request, channel, _Session(versions), _client_version(request),
                         watcher=watcher, cursor=cursor)

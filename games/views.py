@@ -10,13 +10,11 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from classrooms import permissions
 from games import selectors, services
 from games.forms import MoveRefused, PracticeForm, parse_move, seen_version
-from games.messages import refusal_message
-
-# POLL_SIGNER and poll_token live in games.polling; still importable from here
-# (games/stream.py, tests/games/test_stream.py, benchmarks/bench_push.py).
-from games.polling import POLL_SIGNER, poll_token, poll_unchanged  # noqa: F401
+from games.polling import poll_token, poll_unchanged
+from games.wording import events_sentences, refusal_message
 
 from .models import Game, Move
 
@@ -82,7 +80,7 @@ def practice_start(request: HttpRequest) -> HttpResponse:
 @require_POST
 def practice_stop(request: HttpRequest, game_id: int) -> HttpResponse:
     """A student may stop their own practice game (never a class game)."""
-    game, seat = selectors.game_for_seat(user=request.user, game_id=game_id)
+    game, seat = permissions.game_for_seat(user=request.user, game_id=game_id)
     if game.kind != Game.Kind.PRACTICE:
         raise Http404("only practice games can be stopped by a student")
     try:
@@ -114,7 +112,7 @@ def table(request: HttpRequest, game_id: int) -> HttpResponse:
         and poll_unchanged(request, game_id)
     ):
         return HttpResponse(status=204)
-    game, seat = selectors.game_for_seat(user=request.user, game_id=game_id)
+    game, seat = permissions.game_for_seat(user=request.user, game_id=game_id)
     game = services.table_visit(game=game, seat=seat)
     ctx = selectors.table_context(
         game=game, seat=seat, since=_since(request) if request.htmx else None
@@ -130,7 +128,7 @@ def table_move(request: HttpRequest, game_id: int) -> HttpResponse:
     The post is read at the boundary (games.forms.parse_move): bounded in size and depth, typed.
     One that can't be a move answers 422 with the engine's refusal on the table; nothing changes.
     """
-    game, seat = selectors.game_for_seat(user=request.user, game_id=game_id)
+    game, seat = permissions.game_for_seat(user=request.user, game_id=game_id)
     seen = seen_version(request.POST)
     status = 200
     try:
@@ -171,10 +169,8 @@ def table_move(request: HttpRequest, game_id: int) -> HttpResponse:
 @require_GET
 def table_moves(request: HttpRequest, game_id: int) -> HttpResponse:
     """What happened so far at this table, in words (the log a child can read back)."""
-    game, seat = selectors.game_for_seat(user=request.user, game_id=game_id)
+    game, seat = permissions.game_for_seat(user=request.user, game_id=game_id)
     players = selectors.player_names(game)
-    from games.messages import events_sentences
-
     log = [
         (m.number, events_sentences(m.events, players))
         for m in Move.objects.filter(game=game).order_by("-number")[:40]

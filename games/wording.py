@@ -8,17 +8,11 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-# Shown for a code nobody has written a sentence for yet: still friendly, never a stack trace.
-FALLBACK_REFUSAL = "not_possible"
 # The seats a game may have: the engine's GameConfig limits (a class table keeps to fewer,
 # classrooms.grouping.MAX_PLAYERS).
 MIN_SEATS, MAX_SEATS = 2, 6
-# The longest time limit the engine accepts for a window, a challenge or a turn (GameConfig).
-MAX_LIMIT_SECONDS = 3600
 # Play.code of a "nothing to do" the server played because the turn's time ran out.
 TIMEOUT_CODE = "timeout"
-# The engine's refusals of a game's settings, told by settings_error_message.
-SETTINGS_CODES = frozenset({"config_invalid", "rules_invalid", "deck_invalid", "draw_order_invalid"})
 
 
 def as_printed(text: str) -> str:
@@ -88,31 +82,44 @@ def _limit_message(field: str) -> str:
     return texts[field]
 
 
-def _reason_message(reason: str) -> str | None:
-    """The engine's rules_invalid / deck_invalid reasons (English, for its CLI), in words.
+def _numbers(reason: str) -> list[int]:
+    """The numbers in an engine reason (its English is for the CLI; only numbers are read)."""
+    return [int(n) for n in re.findall(r"-?\d+", reason)]
 
-    The engine gives only a reason; its leading words are stable and tested here
-    (tests/games/test_messages.py), the numbers in it are read back.
-    """
-    numbers = [int(n) for n in re.findall(r"-?\d+", reason)]
-    if reason.startswith("the number range must be"):
+
+def _rules_problem_message(problem: str, reason: str) -> str | None:
+    """A rules_invalid refusal in words, chosen by its stable `problem` key (RULES_PROBLEMS)."""
+    numbers = _numbers(reason)
+    if problem == "number_range":
         return _("The number range must be “up to 10” or “up to 20”.")
-    if reason.startswith("the tier must be"):
+    if problem == "tier":
         return _("The operations tier must be 1, 2 or 3.")
-    if reason.startswith("at least one operator"):
+    if problem == "no_operator":
         return _("Choose at least one operation sign.")
-    if reason.startswith("at least one of"):
+    if problem == "no_basic_operator":
         return _("Choose at least one of +, −, × and ÷: powers alone leave almost nothing to play.")
-    if re.match(r"tier \d+ has no operator", reason):
+    if problem == "plus_required":  # R2.5
+        return _("The sign + is always played: you may leave out −, ×, ÷ or powers, never +.")
+    if problem == "operator_not_in_tier":
         return _("Operations tier %(tier)s does not have the sign %(sign)s.") % {
             "tier": numbers[0] if numbers else "?", "sign": _tr(reason.rsplit(" ", 1)[-1])}
-    if reason.startswith("tier 3 has fixed bounds"):
+    if problem == "bound_fixed":
         return _("At operations tier 3 the largest result can't be changed.")
-    if reason.startswith("the bound must be") and len(numbers) >= 2:
+    if problem == "bound_range" and len(numbers) >= 2:
         return _("The largest result allowed must be a whole number from %(low)d to %(high)d.") % {
             "low": numbers[0], "high": numbers[1]}
-    if reason.startswith("show_steps"):
+    if problem == "show_steps":
         return _("Showing the intermediate results must be on or off.")
+    return None
+
+
+def _deck_reason_message(reason: str) -> str | None:
+    """The engine's deck_invalid reasons (English, for its CLI), in words.
+
+    A deck refusal gives only a reason; its leading words are stable and tested here
+    (tests/games/test_wording.py), the numbers in it are read back.
+    """
+    numbers = _numbers(reason)
     if reason.startswith("copies of each number") and len(numbers) >= 2:
         return _("Copies of each number card: from %(low)d to %(high)d.") % {
             "low": numbers[0], "high": numbers[1]}
@@ -143,10 +150,14 @@ def settings_error_message(code: str | None, params: dict[str, Any] | None = Non
     if code == "draw_order_invalid":
         return _("The draw order must name each card at most once, from 0 to %(last)d.") % {
             "last": max(0, int(p.get("cards") or 1) - 1)}
-    if code in ("rules_invalid", "deck_invalid"):
-        text = _reason_message(str(p.get("reason") or ""))
-        if text:
-            return text
+    reason = str(p.get("reason") or "")
+    text = None
+    if code == "rules_invalid":
+        text = _rules_problem_message(str(p.get("problem") or ""), reason)
+    elif code == "deck_invalid":
+        text = _deck_reason_message(reason)
+    if text:
+        return text
     return _("These game settings are not possible.")
 
 

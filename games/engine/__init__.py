@@ -28,11 +28,12 @@ from .game import (
     scores_of,
     start_game,
 )
+from .narration import describe_event
 from .operations import Operation, Verdict
 from .rules import RULES_PROBLEMS, RuleSet, combine_levels, ruleset_for_players
 from .skills import SKILLS, skills_of
 from .solver import best_operation, can_make, find_operation
-from .view import describe_event, seat_view
+from .visibility import seat_view
 
 __all__ = [
     "CODES",

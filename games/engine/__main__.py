@@ -64,7 +64,7 @@ def _play(args: argparse.Namespace) -> int:
     from .bots import play_bot_game
     from .cards import DeckSpec
     from .game import GameConfig
-    from .view import describe_event
+    from .narration import describe_event
 
     strengths = [s.strip() for s in args.bots.split(",") if s.strip()]
     bad = [s for s in strengths if s not in ("easy", "medium", "hard")]

@@ -21,7 +21,7 @@ from .game import (
 from .operations import Operation, Verdict
 from .rules import RuleSet
 from .solver import best_operation, find_operation
-from .view import seat_view
+from .visibility import seat_view
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from games.engine.bots import PROFILES, bot_delay, bot_move, play_bot_game
 from games.engine.cards import DeckSpec
 from games.engine.game import GameConfig, all_places, check_invariants, new_game
 from games.engine.rules import RuleSet
-from games.engine.view import seat_view
+from games.engine.visibility import seat_view
 
 STRENGTHS = ("easy", "medium", "hard")
 LEVELS = list(itertools.product((10, 20), (1, 2, 3)))

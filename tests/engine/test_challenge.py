@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from games.engine.view import seat_view
+from games.engine.visibility import seat_view
 
 
 def test_right_challenge_on_a_wrong_operation(scene):

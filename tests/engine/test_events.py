@@ -234,7 +234,7 @@ def test_tri_may_draw_an_event_card_into_the_held_row(scene):
     # R7.4 — a card drawn with TRI may be an event card: it is held, shown as not playable,
     # and counts one at the end like any held card
     from games.engine.game import player_operation, score_of
-    from games.engine.view import seat_view
+    from games.engine.visibility import seat_view
 
     s = scene(table=[4, 9, 10], draw=["TRI", 2], piles={0: ["CHWECH"]})
     s.nothing(0)

@@ -10,8 +10,9 @@ from games.engine.bots import play_bot_game
 from games.engine.cards import DeckSpec
 from games.engine.errors import EngineError
 from games.engine.game import GameConfig, GameState, legal_moves, new_game, replay
+from games.engine.narration import describe_event
 from games.engine.rules import RuleSet
-from games.engine.view import describe_event, seat_view
+from games.engine.visibility import seat_view
 
 
 def test_standard_config_and_its_json():

@@ -21,7 +21,7 @@ from games.engine.game import (
     replay,
 )
 from games.engine.rules import RuleSet
-from games.engine.view import seat_view
+from games.engine.visibility import seat_view
 
 PROPERTY_SETTINGS = settings(
     max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]

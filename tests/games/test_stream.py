@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from classgames.models import ClassSession
 from games import push, services, stream
-from games.views import poll_token
+from games.polling import poll_token
 from tests import factories
 
 pytestmark = pytest.mark.django_db

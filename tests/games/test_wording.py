@@ -1,12 +1,12 @@
 """The engine's refusals of a game's settings reach the teacher as specific sentences in their
-language, never as the engine's English reason (games.messages.settings_error_message)."""
+language, never as the engine's English reason (games.wording.settings_error_message)."""
 from __future__ import annotations
 
 import pytest
 from django.utils import translation
 
 from games import engine, services
-from games.messages import settings_error_message
+from games.wording import settings_error_message
 
 
 def refusal(build) -> engine.EngineError:
@@ -82,3 +82,27 @@ def test_seven_players_are_refused_with_the_engines_real_limit(school, classroom
         services.game_create(school=school, classroom=classroom, settings={},
                              players=[{"student": anna}] + [{"bot": "easy"}] * 6)
     assert caught.value.message == "Une partie se joue de 2 à 6 joueurs, pas 7."
+
+
+def test_a_game_without_plus_is_refused_with_its_own_sentence():
+    # R2.5: the engine keeps + in every game; the teacher reads why, not the engine's English.
+    exc = refusal(lambda: engine.RuleSet(tier=2, operators="-*"))
+    assert exc.params["problem"] == "plus_required"
+    with translation.override("en"):
+        assert settings_error_message(exc.code, exc.params) == (
+            "The sign + is always played: you may leave out −, ×, ÷ or powers, never +.")
+
+
+def test_the_sentence_follows_the_problem_key_not_the_reason_text():
+    params = {"reason": "the engine may reword this", "problem": "tier"}
+    with translation.override("fr"):
+        assert settings_error_message("rules_invalid", params) == (
+            "Le palier d'opérations doit être 1, 2 ou 3.")
+
+
+@pytest.mark.parametrize("problem", sorted(engine.RULES_PROBLEMS - {"no_level", "unknown_level"}))
+def test_every_problem_a_teacher_can_cause_has_a_sentence(problem):
+    reason = "tier 2 has no operator ^" if problem == "operator_not_in_tier" else "from 10 to 20"
+    with translation.override("en"):
+        text = settings_error_message("rules_invalid", {"reason": reason, "problem": problem})
+    assert text != "These game settings are not possible."
