@@ -192,3 +192,49 @@ class Play(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} by student {self.student_id} at {self.at:%Y-%m-%d %H:%M}"
+
+
+class PracticeGoal(models.Model):
+    """A teacher's practice goal: "5 games" or "10 operations with ×" by a date (issue 12).
+
+    For one child, or with no child for the whole class. What each child has done is counted
+    from their own practice games since the goal was set (games.practice.goal_count).
+    """
+
+    MAX_TARGET = 100
+
+    class Kind(models.TextChoices):
+        GAMES = "games", _("practice games")
+        OPERATIONS = "operations", _("right operations")
+
+    class Operator(models.TextChoices):
+        ANY = "", _("any sign")
+        PLUS = "+", "+"
+        MINUS = "-", "−"
+        TIMES = "*", "×"
+        DIVIDE = "/", "÷"
+
+    classroom = models.ForeignKey(
+        "classrooms.Classroom", on_delete=models.CASCADE, related_name="practice_goals"
+    )
+    student = models.ForeignKey(
+        "classrooms.Student",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="practice_goals",
+    )
+    kind = models.CharField(_("goal"), max_length=10, choices=Kind.choices)
+    operator = models.CharField(_("with"), max_length=1, choices=Operator.choices, blank=True)
+    target = models.PositiveSmallIntegerField(_("how many"))
+    due_on = models.DateField(_("by"))
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["due_on", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.target} {self.kind}{self.operator} by {self.due_on} (class {self.classroom_id})"

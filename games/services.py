@@ -43,6 +43,7 @@ from games.wording import (
     settings_error_message,
 )
 
+from . import practice
 from .models import Game, Move, Play, Seat
 
 log = logging.getLogger(__name__)
@@ -229,6 +230,36 @@ def game_create(
         for i, r in enumerate(rows)
     )
     return game
+
+
+def practice_create(
+    *, student: Student, bots: int, strength: str, created_by: User | None = None
+) -> tuple[Game, practice.PracticeDeal | None]:
+    """A child's practice game against computer players, at their own level (R2.3), not started.
+
+    Dealt from the child's own mistakes when a skill is due again (games.practice): the cards
+    of one operation of that skill come first in the draw order, so they are among the first
+    turned up (R4.1); otherwise an ordinary shuffle of the seed (R1.4).
+    """
+    players: list[dict[str, Any]] = [{"student": student}]
+    # No names and no label: "Computer 1" and "Practice" are words of the reader's language.
+    players += [{"bot": strength} for _i in range(bots)]
+    config = game_config_build(
+        names=[student.name] + [""] * bots, levels=[student.level], settings={}
+    )
+    seed = random.SystemRandom().randrange(2**53)
+    deal = practice.practice_deal_for(student, config=config, seed=seed)
+    game = game_create(
+        school=student.classroom.school,
+        classroom=student.classroom,
+        players=players,
+        settings={},
+        created_by=created_by,
+        kind=Game.Kind.PRACTICE,
+        seed=seed,
+        draw_order=deal.draw_order if deal is not None else None,
+    )
+    return game, deal
 
 
 def _locked(game: Game | int) -> Game:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -56,19 +54,13 @@ def practice_start(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         messages.error(request, _("Choose how many computer players and how strong."))
         return redirect("games:student_home")
-    bots = int(form.cleaned_data["computers"])
-    strength = form.cleaned_data["strength"]
-    players: list[dict[str, Any]] = [{"student": student}]
-    # No names and no label: "Computer 1" and "Practice" are words of the reader's language.
-    players += [{"bot": strength} for _i in range(bots)]
     try:
-        game = services.game_create(
-            school=student.classroom.school,
-            classroom=student.classroom,
-            players=players,
-            settings={},
+        # Dealt from the child's own mistakes when one is due again (games.practice).
+        game, _deal = services.practice_create(
+            student=student,
+            bots=int(form.cleaned_data["computers"]),
+            strength=form.cleaned_data["strength"],
             created_by=request.user,
-            kind=Game.Kind.PRACTICE,
         )
         services.game_start(game=game, by=request.user)
     except services.GameError as exc:
