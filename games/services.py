@@ -982,3 +982,72 @@ def student_games_erase(*, student: Student, by: User | None = None) -> None:
                 ]
                 move.save(update_fields=["events"])
     Seat.objects.filter(student=student).update(name=ERASED_NAME, student=None)
+
+
+# --- retention (classrooms.retention decides the cut-off) ------------------------------------
+
+
+def _over_before(before: datetime) -> Q:
+    """Games over before `before`: by when they ended, or when they were created if they never
+    say when (a table set up but never started, an old game ended without a date); never a
+    running or paused game, however old."""
+    ended = Q(status__in=(Game.Status.FINISHED, Game.Status.ABANDONED)) & (
+        Q(finished_at__lt=before) | Q(finished_at__isnull=True, created_at__lt=before)
+    )
+    return ended | Q(status=Game.Status.SETUP, created_at__lt=before)
+
+
+def games_erase_before(
+    *, before: datetime, batch: int = 200, school: School | None = None, dry_run: bool = False
+) -> dict[str, int]:
+    """Delete the games over before `before` (see _over_before) with their seats, moves and
+    plays, then the class games created before it that have no table left; returns the rows
+    deleted per model label ({"games.Game": 3, "games.Move": 120, ...}).
+
+    Each batch of `batch` games is one short transaction that locks the game rows first, in id
+    order, with select_for_update(no_key=False): a delete needs the full row lock (it conflicts
+    with the key-share lock a new seat or move takes on its game), and taking it at once
+    rather than upgrading from no-key cannot deadlock with a move. What hangs from the game
+    goes after it (CASCADE), in the lock order of every move. Call it outside a transaction,
+    so that each batch lets its locks go. Idempotent: a second run finds nothing. dry_run
+    counts the same rows and changes nothing.
+    """
+    from django.db.models import Exists, OuterRef
+
+    over = _over_before(before)
+    games = Game.objects.filter(over)
+    sessions = ClassSession.objects.filter(created_at__lt=before).exclude(
+        Exists(Game.objects.filter(session=OuterRef("pk")).exclude(over))
+    )
+    if school is not None:
+        games = games.filter(school=school)
+        sessions = sessions.filter(classroom__school=school)
+    labels = [m._meta.label for m in (Game, Seat, Move, Play, ClassSession)]
+    counts = dict.fromkeys(labels, 0)
+    if dry_run:
+        ids = games.values("pk")
+        counts[Game._meta.label] = games.count()
+        for model in (Seat, Move, Play):
+            counts[model._meta.label] = model.objects.filter(game__in=ids).count()
+        counts[ClassSession._meta.label] = sessions.count()
+        return counts
+    while True:
+        with transaction.atomic():
+            ids = list(
+                games.select_for_update(no_key=False).order_by("pk").values_list("pk", flat=True)[:batch]
+            )
+            if not ids:
+                break
+            _, deleted = Game.objects.filter(pk__in=ids).delete()
+        for label, n in deleted.items():
+            counts[label] = counts.get(label, 0) + n
+    with transaction.atomic():
+        ids = list(sessions.select_for_update(no_key=False, of=("self",)).values_list("pk", flat=True))
+        # Locked now: a table added since the first read keeps its class game (and itself).
+        empty = ClassSession.objects.filter(pk__in=ids).exclude(
+            Exists(Game.objects.filter(session=OuterRef("pk")))
+        )
+        _, deleted = empty.delete()
+    for label, n in deleted.items():
+        counts[label] = counts.get(label, 0) + n
+    return counts

@@ -242,6 +242,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "task": "classrooms.reports.mail.tasks.schedule_weekly_emails",
         "schedule": crontab(minute=35),
     },
+    "retention-erase-weekly": {
+        # Sunday night, no class playing: play data past KAVET_RETENTION_YEARS is erased.
+        "task": "classrooms.tasks.retention_erase_weekly",
+        "schedule": crontab(minute=0, hour=3, day_of_week="sun"),
+    },
 }
 
 # In the database behind the cache; every cache failure falls back to the database (sessions.py).
@@ -381,3 +386,6 @@ KAVET_STUDENT_IDLE_MINUTES = int(os.environ.get("KAVET_STUDENT_IDLE_MINUTES", "1
 # A player's first turn clock starts when their tablet opens the table (R4), or after this many
 # seconds when it never does, so nobody loses a turn while still signing in.
 KAVET_FIRST_TURN_GRACE = int(os.environ.get("KAVET_FIRST_TURN_GRACE", "60"))
+# Play data of a school year is kept until the end of the school year this many years after it
+# (2: the games of 2024-2025 until 31 July 2027), then erased (classrooms/retention.py).
+KAVET_RETENTION_YEARS = int(os.environ.get("KAVET_RETENTION_YEARS", "2"))
