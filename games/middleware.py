@@ -24,6 +24,8 @@ POLL_HEADER = "HTTP_X_KAVET_POLL"
 # Write the last-activity time at most this often: a session write on every poll costs.
 SEEN_RESOLUTION = 30
 TABLE_PREFIX = "/play/"
+# The push streams (games/stream.py): an open EventSource is the browser's doing, not the child's.
+PUSH_PREFIX = "/push/"
 # The URL of games:table (tests/games check that it matches what reverse() gives).
 TABLE_POLL_PATH = re.compile(r"^/play/(\d+)/$")
 # A game waiting this long to start no longer keeps anyone signed in.
@@ -72,7 +74,8 @@ class StudentIdleMiddleware:
                     request, _("You were signed out because the tablet was not used for a while.")
                 )
                 return redirect(target)
-            if POLL_HEADER not in request.META and now - seen > SEEN_RESOLUTION:
+            background = POLL_HEADER in request.META or request.path.startswith(PUSH_PREFIX)
+            if not background and now - seen > SEEN_RESOLUTION:
                 session[SEEN_KEY] = now
         return self.get_response(request)
 

@@ -126,6 +126,22 @@ def test_the_sign_in_lasts_through_a_game(client, classroom, anna, make_game):
     assert client.get(reverse("games:table", args=[game.pk])).status_code == 200
 
 
+def test_an_open_push_stream_is_not_the_childs_activity(client, classroom, anna, make_game):
+    # The tablet's EventSource reconnects on its own: it must not keep a left tablet signed in.
+    classroom.student_idle_minutes = 3
+    classroom.save()
+    remember_class(client, classroom)
+    tap(client, anna, 0, 1, 2)
+    game = make_game([{"student": anna}, {"bot": "easy"}])
+    _go_idle(client, 2)
+    seen = client.session[signin.SEEN_KEY]
+    stream = client.get(reverse("games:table_stream", args=[game.pk]), {"t": "forged"})
+    assert stream.status_code == 403  # answered at once, through the same middleware
+    assert client.session[signin.SEEN_KEY] == seen
+    assert client.get(reverse("games:student_home")).status_code == 200
+    assert client.session[signin.SEEN_KEY] > seen  # a page the child opened does count
+
+
 # --- tries are counted on what the client cannot choose (issue 9, findings 6, 10, 13) ---------
 
 
