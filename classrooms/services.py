@@ -29,7 +29,9 @@ from .models import (
 )
 from .pictures import CODE_LENGTH, PICTURE_COUNT, encode
 
-CLASS_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud by children
+# The one alphabet of the codes people type: class codes, parents' link codes. No 0/O, no 1/I:
+# they are read aloud by children and copied from paper slips.
+CLASS_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 
 
 def class_code_new(*, length: int = 6) -> str:

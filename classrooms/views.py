@@ -35,6 +35,7 @@ from .forms import (
 )
 from .models import NumberRange, Tier, User
 from .pictures import PICTURES, pictures_of
+from .reports.views import proposal_contexts
 
 
 def _errors(exc: ValidationError) -> list[str]:
@@ -104,6 +105,8 @@ def classroom_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "n_students": len(students),
             "sessions": sessions,
             "teachers": list(classroom.teachers.all()),
+            # Open level proposals where the teacher looks, decided here as in the reports.
+            "proposals": proposal_contexts(classroom),
             "tab": "students",
         },
     )

@@ -25,7 +25,7 @@ from games.models import Game
 
 from .clock import demo_clock, local_time
 from .data import DEMO_CLASSES, DEMO_PASSWORD, HISTORY_WEEKS, PARENT_OF, SCHOOL_YEAR
-from .simulate import history_play, live_play
+from .simulate import history_play, live_play, live_refresh
 
 __all__ = ["DEMO_PASSWORD", "DemoSummary", "demo_school_build", "pictures_words"]
 
@@ -120,8 +120,8 @@ def reports_build(*, classroom: Classroom, weeks: set[date]) -> None:
 def demo_school_build(*, history: bool = True) -> DemoSummary:
     """Create (or complete) the demo school; a second run changes nothing.
 
-    A class gets its history (past games, level changes, reports, and for DEMO2 a running class
-    game) only while it has no game at all, so the history is made once.
+    A class gets its history (past games, level changes, reports, and for the second class a running
+    class game) only while it has no game at all, so the history is made once.
     """
     now = timezone.now()
     tz = ZoneInfo("Europe/Paris")
@@ -161,6 +161,8 @@ def demo_school_build(*, history: bool = True) -> DemoSummary:
         .order_by("-created_at")
         .first()
     )
+    if summary.live is not None:
+        live_refresh(session=summary.live, now=now)  # looked at today, not when it was built
     return summary
 
 

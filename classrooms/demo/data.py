@@ -46,6 +46,10 @@ class DemoStudent:
     slips: tuple[float, ...] = (0.1,)  # chance of announcing a wrong operation on their turn
     start: tuple[int, int] | None = None  # (range, tier) five weeks ago, when it was lower
     promoted_week: int = 0  # week of the history (0 = first) when the teacher raised the level
+    # Practice games against one computer player on the tablet, each week from this one on
+    # (None: never). Enough play at one level for the reports' level advice to speak up.
+    practice_from_week: int | None = None
+    practice_per_week: int = 2
 
     def strength(self, week: int) -> str:
         return _by_week(self.strengths, week)
@@ -79,7 +83,7 @@ class DemoClass:
 DEMO_CLASSES = (
     DemoClass(
         "CP-CE1",
-        "DEMO1",
+        "KAVETA",
         (
             DemoStudent("Anna", 10, 1, "0-4-8", ("easy", "easy", "medium"), (0.25, 0.15, 0.08)),
             DemoStudent("Bleuenn", 10, 1, "1-5-9", ("easy",), (0.2,)),
@@ -92,6 +96,10 @@ DEMO_CLASSES = (
                 (0.1, 0.05),
                 start=(10, 1),
                 promoted_week=2,
+                # Corentin practises at home time on the tablet: the reports then propose the
+                # next level (up to 20, four operations), which the teacher sees on the class page.
+                practice_from_week=2,
+                practice_per_week=3,
             ),
             DemoStudent("Dewi", 10, 1, "3-7-11", ("easy",), (0.3, 0.25)),
             DemoStudent("Elouan", 20, 2, "12-13-14", ("hard",), (0.05,)),
@@ -107,7 +115,7 @@ DEMO_CLASSES = (
     ),
     DemoClass(
         "CM1",
-        "DEMO2",
+        "KAVETB",
         (
             DemoStudent("Gwen", 20, 2, "0-4-8", ("medium",), (0.1,)),
             DemoStudent("Hugo", 20, 2, "1-5-9", ("easy", "medium"), (0.25, 0.15)),

@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from django.db.models import F
+
 from classgames.models import ClassSession
 from classgames.services import session_after_game_change
 from classrooms.models import Classroom, Student, User
 from classrooms.services import levels_set
 from games import engine
-from games.models import Game
+from games.models import Game, Move, Play, Seat
 from games.services import game_create, game_start, game_tick, move_submit
 
 from .clock import DemoClock, local_time
@@ -249,7 +251,41 @@ def history_play(
             play(game.pk, clock=clock, players=_players(game, spec, lesson.week))
         session_after_game_change(session_id=session.pk)
         weeks.add(monday)
+        practice_play(
+            spec=spec, students=students, clock=clock, week=lesson.week, weekday=lesson.weekday
+        )
     return weeks
+
+
+def practice_play(
+    *, spec: DemoClass, students: dict[str, Student], clock: DemoClock, week: int, weekday: int
+) -> int:
+    """After a lesson, the children who practise play alone against one easy computer player,
+    as from the tablet's "Practise against the computer"; the number of games played."""
+    played = 0
+    lessons_this_week = [lesson for lesson in spec.lessons if lesson.week == week]
+    if lessons_this_week[-1].weekday != weekday:
+        return played  # once a week, after the week's last lesson
+    for kid in spec.students:
+        if kid.practice_from_week is None or week < kid.practice_from_week:
+            continue
+        student = students[kid.name]
+        for number in range(kid.practice_per_week):
+            clock.advance_to(clock() + timedelta(minutes=20))
+            game = game_create(
+                school=student.classroom.school,
+                classroom=student.classroom,
+                players=[{"student": student}, {"bot": "easy"}],
+                settings={},
+                created_by=student.user,
+                kind=Game.Kind.PRACTICE,
+                seed=_seed(spec.code, "practice", kid.name, week, number),
+            )
+            game_start(game=game, by=student.user)
+            player = Player(student, kid.strength(week), kid.slip(week))
+            play(game.pk, clock=clock, players={0: player})
+            played += 1
+    return played
 
 
 def live_play(
@@ -284,3 +320,34 @@ def live_play(
 
         play(game.pk, clock=clock, players=players, stop=waits_for_a_child)
     return session
+
+
+# The running class game's last move, as the demo shows it: a moment ago, never long enough for
+# the live view's "No move for … minutes" (classgames.selectors.STUCK_AFTER_SECONDS).
+LIVE_LAST_MOVE_AGO = timedelta(seconds=20)
+
+
+def live_refresh(*, session: ClassSession, now: datetime) -> timedelta:
+    """Bring the running class game's clock to now, as if it had just been played; the shift.
+
+    The demo is built once and looked at later: without this its running game would say "No
+    move for 46 minutes". Every moment of the game moves by the same amount (its moves, plays,
+    seats and clocks), so the game stays the one played; nothing else changes.
+    """
+    games = Game.objects.filter(session=session, status=Game.Status.RUNNING)
+    last = max((g.last_move_at for g in games if g.last_move_at), default=None)
+    if last is None:
+        return timedelta(0)
+    shift = now - LIVE_LAST_MOVE_AGO - last
+    if shift <= timedelta(0):
+        return timedelta(0)
+    clocks = ("started_at", "last_move_at", "phase_started_at", "created_at", "timer_deadline")
+    games.update(**{name: F(name) + shift for name in (*clocks, "bot_due_at")})  # NULL stays NULL
+    Move.objects.filter(game__in=games).update(created_at=F("created_at") + shift)
+    Play.objects.filter(game__in=games).update(at=F("at") + shift)
+    for name in ("last_seen_at", "last_move_at"):
+        Seat.objects.filter(game__in=games, **{f"{name}__isnull": False}).update(
+            **{name: F(name) + shift}
+        )
+    ClassSession.objects.filter(pk=session.pk).update(created_at=F("created_at") + shift)
+    return shift

@@ -247,9 +247,8 @@ def class_report(request: HttpRequest, classroom_id: int) -> HttpResponse:
     """The class grid: students × skills in colours, who needs help, frequent mistakes."""
     classroom = permissions.classroom_get(request.user, classroom_id)
     report = selectors.class_report(classroom=classroom, week_start=_week_param(request))
-    proposals = selectors.class_proposals(classroom)
     return render(request, "reports/class_report.html",
-                  {**report, "proposals": [_rec_context(r) for r in proposals]})
+                  {**report, "proposals": proposal_contexts(classroom)})
 
 
 @login_required
@@ -330,6 +329,12 @@ def _level_step_text(rec) -> str:
     return _level_text(rec.number_range, rec.tier)
 
 
+def proposal_contexts(classroom: Classroom) -> list[dict]:
+    """The class's open level proposals as reports/student.html#recommendation shows them (the
+    class report and the class page, classrooms.views.classroom_detail)."""
+    return [_rec_context(r) for r in selectors.class_proposals(classroom)]
+
+
 def _rec_context(rec) -> dict:
     evidence = rec.evidence or {}
     return {
@@ -391,7 +396,9 @@ def recommendation_decide(request: HttpRequest, rec_id: int, decision: str) -> H
             messages.info(request, _("Proposal dismissed; the level stays as it is."))
     if request.htmx:
         return render(request, "reports/student.html#recommendation", {"rec_ctx": _rec_context(rec)})
-    return redirect(request.POST.get("next") if request.POST.get("next", "").startswith("/reports/")
+    back = request.POST.get("next", "")
+    # Back to the page the proposal was decided on: a report page or the class page.
+    return redirect(back if back.startswith(("/reports/", "/teacher/classes/"))
                     else reverse("reports:student", args=[rec.student_id]))
 
 
