@@ -17,7 +17,7 @@ from classrooms.grouping import PlannedTable
 from classrooms.models import ParentLink
 from classrooms.reports import services as report_services
 from tests import factories
-from tests.reports.plays import game, paris, play
+from tests.reports.plays import one_move, paris
 
 
 @dataclass
@@ -34,14 +34,12 @@ def build_site(school) -> list[SitePage]:
     classroom = factories.classroom(school=school, teachers=[teacher])
     anna = factories.student(classroom=classroom, name="Anna")
     brieuc = factories.student(classroom=classroom, name="Brieuc")
-    finished = game(classroom=classroom, students=[anna, brieuc], started_at=paris(2026, 11, 17, 9, 0),
-                    minutes=25)
+    # Three weeks of real games (R4): in each, Anna makes one right and one wrong operation and
+    # Brieuc one right one, each against a computer player, through the services.
     for week_day in (3, 10, 17):
-        for k in range(6):
-            play(anna, finished, paris(2026, 11, week_day, 9, k), skills=("addsub_10",), ok=k % 3 != 0,
-                 reaction_ms=5000)
-            play(brieuc, finished, paris(2026, 11, week_day, 9, k), skills=("mult",), ok=True,
-                 reaction_ms=5000)
+        one_move(classroom=classroom, student=anna, move="2 + 3 = 5", at=paris(2026, 11, week_day, 9, 0))
+        one_move(classroom=classroom, student=anna, move="5 + 2 = 3", at=paris(2026, 11, week_day, 10, 0))
+        one_move(classroom=classroom, student=brieuc, move="2 + 3 = 5", at=paris(2026, 11, week_day, 11, 0))
     for monday in (date(2026, 11, 2), date(2026, 11, 9), date(2026, 11, 16)):
         report_services.report_build(student=anna, week_start=monday)
         report_services.report_build(student=brieuc, week_start=monday)
