@@ -29,7 +29,8 @@ from classrooms.grouping import (
     tables_check,
     tables_propose,
 )
-from classrooms.selectors import class_students
+from classrooms.selectors import class_students, signed_in_ids
+from games import tasks
 from games.selectors import name_seats
 from games.services import game_tick
 
@@ -119,6 +120,7 @@ def class_game_setup(request: HttpRequest, pk: int) -> HttpResponse:
         "students": students,
         "present": present,
         "present_ids": present_ids,
+        "signed_in": signed_in_ids(classroom, now=timezone.now()),
         "settings_form": settings_form,
         "tables": tables,
         "not_playing": [s for s in present if s.pk not in placed] if tables else [],
@@ -145,13 +147,17 @@ def session_live(request: HttpRequest, pk: int) -> HttpResponse:
     session = permissions.session_get(request.user, pk)
     now = timezone.now()
     pulse = selectors.session_pulse(session)
-    # Time limits and computer players are applied by whoever looks first: the periodic task,
-    # a tablet, or this page (without a broker nothing else would move the bots on).
-    due = [
-        gid
-        for gid, _v, status, timer, bot in pulse
-        if status == "running" and ((timer and timer <= now) or (bot and bot <= now))
-    ]
+    # The policy of a tablet's visit (games.services.table_visit): only where no worker runs
+    # (games.tasks.runs_in_process) does this page apply the due time limits and computer
+    # players, one service call per due table, so a table nobody's tablet watches still moves
+    # on; with real workers the GET writes nothing (the task or the beat sweep plays the move).
+    due = []
+    if tasks.runs_in_process():
+        due = [
+            gid
+            for gid, _v, status, timer, bot in pulse
+            if status == "running" and ((timer and timer <= now) or (bot and bot <= now))
+        ]
     for game_id in due:
         game_tick(game_id=game_id, now=now)
     if due:

@@ -3,7 +3,7 @@ game to choose from, and the mistake of the day (R5.6), anonymised.
 
 Every page is for the teachers of the class: a foreign or missing id is a 404, and anyone not
 signed in goes to the sign-in page. Nothing here writes a game but the due time limits and
-computer players (games.board_selectors.board_game_get), as a tablet's visit does.
+computer players, and only where no worker runs (see _due_moves_applied).
 """
 
 from __future__ import annotations
@@ -11,11 +11,29 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from classrooms import permissions
 
 from . import board_selectors as selectors
+from . import services, tasks
+from .models import Game
+
+
+def _due_moves_applied(game: Game) -> Game:
+    """The policy of a tablet's visit (services.table_visit) for a board that has no seat: in the
+    embedded default (games.tasks.runs_in_process) the due time limit or computer player is
+    applied with one service call, so a board left alone on a table of computer players still
+    moves on; where real workers run the GET writes nothing (the task or the beat sweep plays
+    the move, and the push channel tells the board)."""
+    if game.status != Game.Status.RUNNING or not tasks.runs_in_process():
+        return game
+    now = timezone.now()
+    if any(t is not None and t <= now for t in (game.timer_deadline, game.bot_due_at)):
+        if services.game_tick(game_id=game.pk, now=now):
+            game.refresh_from_db()
+    return game
 
 
 def _unchanged(request: HttpRequest, game) -> bool:
@@ -32,7 +50,7 @@ def _unchanged(request: HttpRequest, game) -> bool:
 def board_table(request: HttpRequest, game_id: int) -> HttpResponse:
     """One table, big enough to read from the back of the room; HTMX asks for the board again
     when the push channel tells of a change at this table (or every few seconds without it)."""
-    game = selectors.board_game_get(request.user, game_id)
+    game = _due_moves_applied(permissions.game_get(request.user, game_id))  # else 404
     if _unchanged(request, game):
         return HttpResponse(status=204)
     ctx = selectors.board_table_context(game=game)

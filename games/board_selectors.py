@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from classrooms import permissions
 from classrooms.models import Classroom
-from games import engine, services, tasks
+from games import engine
 from games.engine.game import card_dict
 from games.selectors import name_seats, table_context
 from games.wording import TIMEOUT_CODE, as_printed, verdict_message
@@ -29,19 +29,6 @@ def board_table_context(*, game: Game) -> dict[str, Any]:
     legal moves, no held-card builder, no poll token.
     """
     return table_context(game=game, seat=None)
-
-
-def board_game_get(user, game_id: int) -> Game:
-    """A table of a class the user teaches, with the due time limits and computer players
-    applied first where no worker does (as a tablet's visit does), so a board left alone on a
-    table of computer players still moves on."""
-    game = permissions.game_get(user, game_id)  # else 404
-    now = timezone.now()
-    due = any(t is not None and t <= now for t in (game.timer_deadline, game.bot_due_at))
-    if game.status == Game.Status.RUNNING and due and tasks.runs_in_process():
-        if services.game_tick(game_id=game.pk, now=now):
-            game.refresh_from_db()
-    return game
 
 
 def board_session_tables(session) -> list[dict[str, Any]]:

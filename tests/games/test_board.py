@@ -224,3 +224,31 @@ def test_the_session_board_lists_its_tables_with_a_link_to_each(teacher_client, 
     html = html.decode()
     assert reverse("games:board_table", args=[table.pk]) in html and "Table 2" in html
     assert reverse("games:board_session_mistakes", args=[table.session_id]) in html
+
+
+def _turn_time_ran_out(game: Game) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    Game.objects.filter(pk=game.pk).update(timer_deadline=timezone.now() - timedelta(seconds=1))
+
+
+def test_a_board_left_alone_moves_a_due_turn_on_in_the_embedded_default(teacher_client, table):
+    # R4.9: the turn's time ran out and no tablet is looking; the board's visit plays it.
+    _turn_time_ran_out(table)
+    version = table.version
+    teacher_client.get(reverse("games:board_table", args=[table.pk]))
+    table.refresh_from_db()
+    assert table.version > version
+
+
+def test_a_board_writes_nothing_where_real_workers_run(teacher_client, table, monkeypatch):
+    from games import tasks
+
+    monkeypatch.setattr(tasks, "runs_in_process", lambda: False)
+    _turn_time_ran_out(table)
+    version = table.version
+    assert teacher_client.get(reverse("games:board_table", args=[table.pk])).status_code == 200
+    table.refresh_from_db()
+    assert table.version == version  # the task or the beat sweep plays it, not a GET
