@@ -18,4 +18,5 @@ urlpatterns = [
     path("how-to-play/", include("games.howto")),  # how to play, for children and teachers
     path("push/", include("games.stream_urls")),  # server-sent events (games/stream.py)
     path("board/", include("games.board_urls")),  # the class board (games/board.py)
+    path("", include("games.practice_urls")),  # practice goals (games/practice_views.py)
 ]
