@@ -232,3 +232,55 @@ def test_games_erase_before_in_small_batches(history):
     assert erased["games.Game"] == len(ERASED_GAMES)
     assert erased["classgames.ClassSession"] == 1
     assert set(Game.objects.values_list("pk", flat=True)) == {ids[n] for n in KEPT_GAMES}
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_erase_waits_for_a_game_locked_elsewhere_then_erases_it(classroom, students):
+    """The game row is locked first: a transaction holding an old game (as student_games_erase
+    does) makes the erase wait, and the game goes once that transaction commits."""
+    import threading
+
+    from django.db import connection, connections, transaction
+
+    from tests.conftest import need_service
+
+    need_service(connection.vendor == "postgresql", "PostgreSQL (DATABASE_URL) for row locks")
+    old = one_move(classroom=classroom, student=students[0], move="2 + 3 = 5",
+                   at=paris(2023, 10, 10, 9))
+    locked, release = threading.Event(), threading.Event()
+    done: list[dict] = []
+    errors: list[BaseException] = []
+
+    def hold() -> None:
+        try:
+            with transaction.atomic():
+                Game.objects.select_for_update(no_key=True).get(pk=old.pk)
+                locked.set()
+                release.wait(timeout=20)
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    def erase() -> None:
+        try:
+            locked.wait(timeout=20)
+            done.append(services.games_erase_before(before=CUTOFF))
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=hold), threading.Thread(target=erase)]
+    for t in threads:
+        t.start()
+    assert locked.wait(timeout=20)
+    threads[1].join(timeout=1.0)
+    assert threads[1].is_alive() and not done, "the erase did not wait for the game's lock"
+    release.set()
+    for t in threads:
+        t.join(timeout=30)
+    assert not any(t.is_alive() for t in threads) and not errors, errors
+    assert done[0]["games.Game"] == 1
+    assert not Game.objects.filter(pk=old.pk).exists()
