@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
+from functools import cache
 from itertools import combinations, product
 from typing import Any
 
@@ -713,6 +714,20 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
         return False
     ms = tuple(sorted(X if v == "X" else v for v in values))  # type: ignore[misc]
     sizes = [len(ms)] if use_all else range(2, len(ms) + 1)
+    if all(v == X or rules.x_low <= v <= rules.x_high for v in ms):
+        # Whole intermediates: the whole answer at tiers 1-2, and every "yes" found with
+        # whole steps at tier 3 (most of them), in a few big-int operations per value.
+        # Larger subsets first: their balanced splits need only small parts' sets and make
+        # the most values, so a "yes" comes after a few of them.
+        whole = _WholeReach(rules)
+        if any(
+            whole.has(subset, target)
+            for size in sorted(sizes, reverse=True)
+            for subset in _operand_sets(ms, size)
+        ):
+            return True
+        if rules.tier < 3:
+            return False
     if rules.tier == 3:
         search = _Tier3Target(rules)
         return any(search.has(subset, target) for size in sizes for subset in _operand_sets(ms, size))
@@ -861,3 +876,296 @@ class _Tier3Target:
                 if (apply(sym, e, y) if e_left else apply(sym, y, e)) != t:
                     continue
                 yield self.has(rest, y)
+
+
+# --- can_make: whole-number reach sets as bit sets (R2.2, R3.4) ------------------------------
+
+
+class _WholeReach:
+    """Every whole value a multiset of operands makes with whole intermediates, as a bit set.
+
+    Value v is bit v - lo of one Python int over lo..hi: 0..bound at tiers 1-2 (exactly the
+    tier's numbers, so this is the whole answer there), -10,000..10,000 at tier 3 (there it
+    is the operations whose intermediates are all whole: each is correct (R2.2), so a target
+    found here is made; fractions are left to _Tier3Target). An X operand is every whole
+    value of its range (R3.4), each X its own. Sets are combined by shifts for + and -,
+    by spreading a binary string for x a (multiples) and by slicing it for / d (quotients),
+    so a step costs a few big-int operations per value of the smaller side.
+    """
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.ops = rules.operators or ""
+        self.lo, self.hi = (rules.x_low, rules.x_high)
+        self.off = -self.lo
+        self.width = self.hi - self.lo + 1
+        self.full = (1 << self.width) - 1
+        self.memo: dict[tuple[int, ...], int] = {}
+        self.mirrors: dict[int, int] = {}
+
+    # Bit-set helpers: `m` holds value v at bit v + off.
+    def values(self, m: int) -> list[int]:
+        off = self.off
+        return [b - off for b in _bits(m)]
+
+    def has_value(self, m: int, v: int) -> bool:
+        return self.lo <= v <= self.hi and bool(m >> (v + self.off) & 1)
+
+    def _shift(self, m: int, k: int) -> int:
+        return (m << k) & self.full if k >= 0 else m >> -k
+
+    def _mirror(self, m: int) -> int:
+        """v -> -v (only meaningful when lo == -hi): the bytes reversed, each byte's bits too."""
+        found = self.mirrors.get(m)
+        if found is None:
+            n = (self.width + 7) // 8
+            found = int.from_bytes(m.to_bytes(n, "little").translate(_BIT_REVERSED), "big")
+            found >>= n * 8 - self.width
+            if len(self.mirrors) > 4_096:
+                self.mirrors.clear()
+            self.mirrors[m] = found
+        return found
+
+    def _halves(self, m: int) -> tuple[int, int]:
+        """(values >= 0 at bit v, values <= 0 at bit -v)."""
+        off = self.off
+        if off == 0:
+            return m, 0
+        return m >> off, self._mirror(m) >> off
+
+    def leaf(self, value: int) -> int:
+        if value == X:
+            return self.full
+        return 1 << (value + self.off) if self.lo <= value <= self.hi else 0
+
+    def reach(self, ms: tuple[int, ...]) -> int:
+        found = self.memo.get(ms)
+        if found is not None:
+            return found
+        if len(ms) == 1:
+            mask = self.leaf(ms[0])
+        else:
+            mask = 0
+            for a, b in _sub_multisets(ms):
+                mask |= self.combine(self.reach(a), self.reach(b), mask)
+                if mask == self.full:
+                    break
+        self.memo[ms] = mask
+        return mask
+
+    def combine(self, ma: int, mb: int, have: int = 0) -> int:
+        """Every `a op b` and `b op a`, a from ma and b from mb, within lo..hi."""
+        if not ma or not mb:
+            return 0
+        full, off, hi, lo, ops = self.full, self.off, self.hi, self.lo, self.ops
+        one, zero = 1 << (1 + off), 1 << off
+        # Two large sets: x + 0, x * 1, x / 1, x ^ 1 already give the whole of the larger.
+        if ma.bit_count() > mb.bit_count():
+            ma, mb = mb, ma
+        la = self.values(ma)
+        out = have
+        # x + 0 and x * 1 (or x / 1, x ^ 1) need no loop, and two X cards make everything.
+        unit = (zero if "+" in ops or "-" in ops else 0) | (one if set(ops) & set("*/^") else 0)
+        if mb & unit:
+            out |= ma
+        if ma & unit:
+            out |= mb
+        if out == full:
+            return out
+        mirror_b = self._mirror(mb) if off and "-" in ops else 0
+        if "+" in ops:
+            for a in la:
+                out |= self._shift(mb, a)
+                if out == full:
+                    return out
+        if "-" in ops:
+            for a in la:
+                out |= self._shift(mb, -a)  # b - a
+                if off:
+                    out |= self._shift(mirror_b, a)  # a - b
+                elif a:
+                    out |= self._mirror_low(mb, a)  # a - b for b <= a
+            if out == full:
+                return out
+        pos_acc = neg_acc = 0  # products and quotients: >= 0 at bit v, < 0 at bit -v
+        if "*" in ops or "/" in ops:
+            pb, nb = self._halves(mb)
+            pb_text = format(pb, "b")
+            nb_text = format(nb, "b") if off else ""
+        if "*" in ops:
+            for a in la:
+                if a == 0:
+                    out |= zero
+                    continue
+                k = abs(a)
+                w = (hi if a > 0 else -lo) // k  # |b| <= w keeps a * b in range
+                window = (2 << w) - 1
+                p, n = pb & window, nb & window
+                if k == 1:
+                    sp, sn = p, n
+                else:
+                    sep = "0" * (k - 1)
+                    sp = int(sep.join(format(p, "b")), 2) if p else 0
+                    sn = int(sep.join(format(n, "b")), 2) if n else 0
+                if a > 0:
+                    pos_acc |= sp
+                    neg_acc |= sn
+                else:
+                    pos_acc |= sn
+                    neg_acc |= sp
+        if "/" in ops:
+            pb_low = pb_text[::-1]
+            nb_low = nb_text[::-1]
+            for a in la:
+                # b / a: every multiple of a in mb, divided by it.
+                if a:
+                    k = abs(a)
+                    qp = int(pb_low[::k][::-1], 2) if pb else 0
+                    qn = int(nb_low[::k][::-1], 2) if nb else 0
+                    if a > 0:
+                        pos_acc |= qp
+                        neg_acc |= qn
+                    else:
+                        pos_acc |= qn
+                        neg_acc |= qp
+                # a / b: b divides a.
+                if a == 0:
+                    if mb & ~zero:
+                        out |= zero
+                    continue
+                for d in _divisors(abs(a)):
+                    for b in (d, -d):
+                        if lo <= b <= hi and mb >> (b + off) & 1:
+                            q = a // b
+                            if lo <= q <= hi:
+                                out |= 1 << (q + off)
+        if "^" in ops:
+            exps = [e for e in range(MAX_EXPONENT + 1) if e <= hi and mb >> (e + off) & 1]
+            for a in la:
+                # a ^ b
+                for e in exps:
+                    if a == 0 and e == 0:
+                        continue
+                    v = a**e
+                    if lo <= v <= hi:
+                        out |= 1 << (v + off)
+                    elif abs(a) > 1:
+                        break  # larger exponents only grow
+                # b ^ a
+                if 0 <= a <= MAX_EXPONENT:
+                    if a == 0:
+                        if mb & ~zero:
+                            out |= one
+                    elif a == 1:
+                        out |= mb
+                    else:
+                        r = _iroot_floor(max(hi, -lo), a)
+                        span = mb >> max(0, off - r) & ((1 << (2 * r + 1)) - 1) if off else mb & ((2 << r) - 1)
+                        base = -min(r, off)
+                        for b in _bits(span):
+                            v = (b + base) ** a
+                            if lo <= v <= hi:
+                                out |= 1 << (v + off)
+        if pos_acc or neg_acc:
+            out |= (pos_acc & ((2 << hi) - 1)) << off
+            if off:
+                neg_acc &= (2 << off) - 1
+                out |= self._mirror(neg_acc << off)
+        return out & full
+
+    def _mirror_low(self, mb: int, a: int) -> int:
+        """Tiers 1-2: {a - b : b in mb, b <= a} (a > 0)."""
+        low = mb & ((2 << a) - 1)
+        return int(format(low, f"0{a + 1}b")[::-1], 2) if low else 0
+
+    def has(self, ms: tuple[int, ...], t: int) -> bool:
+        """Goal-directed `t in reach(ms)`: only the parts' sets are built (largest parts last)."""
+        if not self.lo <= t <= self.hi:
+            return False
+        if len(ms) == 1:
+            return self.has_value(self.reach(ms), t)
+        splits = sorted(_sub_multisets(ms), key=lambda ab: max(len(ab[0]), len(ab[1])))
+        for a, b in splits:
+            ma, mb = self.reach(a), self.reach(b)
+            if self._closes(ma, mb, t):
+                return True
+        return False
+
+    def _closes(self, ma: int, mb: int, t: int) -> bool:
+        if not ma or not mb:
+            return False
+        if ma.bit_count() > mb.bit_count():
+            ma, mb = mb, ma
+        ops, lo, hi = self.ops, self.lo, self.hi
+        has = self.has_value
+        nonzero_b = bool(mb & ~(1 << self.off)) if self.lo <= 0 else bool(mb)
+        for a in self.values(ma):
+            if "+" in ops and has(mb, t - a):
+                return True
+            if "-" in ops and (has(mb, a - t) or has(mb, t + a)):
+                return True
+            if "*" in ops:
+                if a == 0:
+                    if t == 0:
+                        return True
+                elif t % a == 0 and has(mb, t // a):
+                    return True
+            if "/" in ops:
+                if a and lo <= t * a <= hi and has(mb, t * a):  # b / a = t
+                    return True
+                if t == 0:
+                    if a == 0 and nonzero_b:  # 0 / b = 0
+                        return True
+                elif a % t == 0 and a // t and has(mb, a // t):  # a / b = t
+                    return True
+            if "^" in ops:
+                for e in range(MAX_EXPONENT + 1):
+                    if has(mb, e) and not (a == 0 and e == 0):
+                        if (abs(a) <= 100 or e <= 1) and a**e == t:
+                            return True
+                if 0 <= a <= MAX_EXPONENT:
+                    if a == 0:
+                        if t == 1 and nonzero_b:
+                            return True
+                    elif any(has(mb, r) for r in _int_roots(t, a)):
+                        return True
+        return False
+
+
+_BIT_REVERSED = bytes(int(f"{i:08b}"[::-1], 2) for i in range(256))
+
+
+@cache
+def _divisors(n: int) -> tuple[int, ...]:
+    """The positive divisors of n > 0."""
+    small, large = [], []
+    d = 1
+    while d * d <= n:
+        if n % d == 0:
+            small.append(d)
+            if d * d != n:
+                large.append(n // d)
+        d += 1
+    return (*small, *large[::-1])
+
+
+def _iroot_floor(n: int, k: int) -> int:
+    r = int(round(n ** (1.0 / k)))
+    while r**k > n:
+        r -= 1
+    while (r + 1) ** k <= n:
+        r += 1
+    return r
+
+
+def _int_roots(t: int, k: int) -> list[int]:
+    """The whole r with r ** k == t (k >= 1)."""
+    if k == 1:
+        return [t]
+    if t < 0 and k % 2 == 0:
+        return []
+    r = _iroot_floor(abs(t), k)
+    if r**k != abs(t):
+        return []
+    if t < 0:
+        return [-r]
+    return [r, -r] if k % 2 == 0 and r else [r]
