@@ -122,7 +122,8 @@ def live_table(game, now) -> dict:
                 "place": seat.place,
                 "held": len(seat_data.get("held") or []),
                 "events": [c.get("label") for c in seat_data.get("events") or []],
-                "skips": seat_data.get("skips", 0),
+                # A skip still owed when the game ends is never served (R4.7): not shown.
+                "skips": 0 if table["finished"] else seat_data.get("skips", 0),
             }
         )
     table["humans"] = [s for s in table["seats"] if not s["bot"]]
@@ -142,7 +143,7 @@ def live_table(game, now) -> dict:
                 table["phase_text"] = _(
                     "%(name)s announced — the others may call “Kavet 'm eus!”"
                 ) % {"name": name(pending.get("seat"))}
-                table["pending"] = pending.get("text", "")
+                table["pending"] = as_printed(pending.get("text", ""))
             else:
                 table["phase_text"] = _(
                     "%(name)s said “nothing to do” — the others may call “Kavet 'm eus!”"
@@ -153,7 +154,7 @@ def live_table(game, now) -> dict:
                 "challenged": name(challenge.get("challenged")),
             }
             if pending and pending.get("kind") == "announce":
-                table["pending"] = pending.get("text", "")
+                table["pending"] = as_printed(pending.get("text", ""))
         elif phase == "over":
             table["phase_text"] = _("Game over")
     # Flags: a table that has not moved for long, a student who has not played for a while.

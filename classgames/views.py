@@ -120,7 +120,7 @@ def class_game_setup(request: HttpRequest, pk: int) -> HttpResponse:
         "students": students,
         "present": present,
         "present_ids": present_ids,
-        "signed_in": signed_in_ids(classroom, now=timezone.now()),
+        "signed_in": signed_in_ids(request.user, classroom, now=timezone.now()),
         "settings_form": settings_form,
         "tables": tables,
         "not_playing": [s for s in present if s.pk not in placed] if tables else [],

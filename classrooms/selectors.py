@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.db.models import Count, QuerySet
 
 from classgames.models import ClassSession
@@ -77,3 +79,14 @@ def classrooms_to_move_to(user, *, student: Student) -> QuerySet[Classroom]:
 # The push stream (games/stream.py) checks a class game with the page's own rule; it still
 # imports it from here until it imports classrooms.permissions.session_get.
 session_get = permissions.session_get
+
+
+def signed_in_ids(user, classroom: Classroom, *, now) -> set[int]:
+    """The students of a class who signed in on a tablet within its sign-out time (the class
+    game setup shows them, so the teacher sees who is there)."""
+    since = now - timedelta(minutes=classroom.student_idle_minutes)
+    return set(
+        permissions.manageable(user, Student)
+        .filter(classroom=classroom, user__last_login__gte=since)
+        .values_list("pk", flat=True)
+    )

@@ -7,6 +7,7 @@ import json
 import re
 import unicodedata
 from datetime import date, datetime
+from urllib.parse import urlsplit
 
 from django.contrib import messages
 from django.contrib.auth import login
@@ -20,6 +21,7 @@ from django.utils import timezone
 from django.utils.http import urlencode
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from classgames import selectors as class_game_selectors
@@ -247,8 +249,9 @@ def class_report(request: HttpRequest, classroom_id: int) -> HttpResponse:
     """The class grid: students × skills in colours, who needs help, frequent mistakes."""
     classroom = permissions.classroom_get(request.user, classroom_id)
     report = selectors.class_report(classroom=classroom, week_start=_week_param(request))
+    # The class's own page among its tabs (classrooms/base_teacher.html), not a page apart.
     return render(request, "reports/class_report.html",
-                  {**report, "proposals": proposal_contexts(classroom)})
+                  {**report, "proposals": proposal_contexts(classroom), "tab": "progress"})
 
 
 @login_required
@@ -423,8 +426,25 @@ def build(request: HttpRequest) -> HttpResponse:
         return redirect(reverse("reports:student", args=[student.pk]) if student
                         else reverse("reports:class", args=[classroom.pk]))
     if request.htmx:
-        return render(request, "reports/job.html#progress", selectors.job_progress(job))
+        return _progress(request, selectors.job_progress(job))
     return redirect("reports:job", job_id=job.pk)
+
+
+def _progress(request: HttpRequest, context: dict) -> HttpResponse:
+    """The progress bar for HTMX. Once the build is over, the report page it was asked from
+    reloads with the new reports (and says so), rather than keep "No reports yet" under "Done"."""
+    job = context["job"]
+    page = urlsplit(request.htmx.current_url or "").path
+    if context["finished"] and not context["failed"] and page and page != reverse(
+        "reports:job", args=[job.pk]
+    ):
+        messages.success(request, ngettext(
+            "Done: %(n)s report built.", "Done: all %(n)s reports built.", job.total
+        ) % {"n": job.total})
+        response = HttpResponse(status=204)
+        response["HX-Refresh"] = "true"
+        return response
+    return render(request, "reports/job.html#progress", context)
 
 
 def _int(value: str) -> int:
@@ -443,7 +463,9 @@ def job(request: HttpRequest, job_id: int) -> HttpResponse:
     """The progress of a build request: the whole page, or the bar for HTMX polling."""
     job = permissions.job_get(request.user, job_id)
     context = selectors.job_progress(job)
-    return render(request, "reports/job.html#progress" if request.htmx else "reports/job.html", context)
+    if request.htmx:
+        return _progress(request, context)
+    return render(request, "reports/job.html", {**context, "classroom": job.classroom})
 
 
 @login_required

@@ -9,6 +9,10 @@
      <input type=checkbox data-check-all="name">  ticks/unticks every input[name=name] of its form
      <div hx-get=… data-poll-hold="details[open]">  skips its htmx poll while the selector matches
                                                     inside it (an htmx trigger filter needs eval)
+     <div hx-get=… data-clear-messages>  once it swaps in fresh content, the page's flash
+                                         messages ("The game has started…") are taken away
+     <div hx-get=… data-stream=…>  while the push stream is up (static/js/live.js), its timer
+                                   poll asks only about every 15 s instead of every 2.5 s
 */
 (function () {
   "use strict";
@@ -30,10 +34,36 @@
     }
   });
 
+  // The push stream tells what changed (kavet:changed); the timer poll is then only a safety net.
+  var STREAM_POLL_EVERY = 15000;
+  var streamUp = false, lastPoll = 0;
+  document.addEventListener("kavet:stream-up", function () { streamUp = true; });
+  document.addEventListener("kavet:stream-down", function () { streamUp = false; });
+
   document.addEventListener("htmx:beforeRequest", function (event) {
     var el = event.detail && event.detail.elt;
     var hold = el && el.dataset ? el.dataset.pollHold : null;
-    if (hold && el.querySelector(hold)) event.preventDefault();
+    if (hold && el.querySelector(hold)) { event.preventDefault(); return; }
+    var live = el && el.closest ? el.closest("[data-stream]") : null;
+    var cause = event.detail.requestConfig && event.detail.requestConfig.triggeringEvent;
+    var pushed = cause && cause.type === "kavet:changed";
+    if (live && streamUp && !pushed && Date.now() - lastPoll < STREAM_POLL_EVERY) {
+      event.preventDefault();
+      return;
+    }
+    if (live) lastPoll = Date.now();
+  });
+
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var d = event.detail || {};
+    var swapped = [d.elt, d.target].some(function (x) {
+      return x && x.hasAttribute && x.hasAttribute("data-clear-messages");
+    });
+    // An outerHTML swap may report the old element: the new one then sits in the page.
+    if (!swapped && !(d.target && d.target.id && document.querySelector(
+      "#" + d.target.id + "[data-clear-messages]"))) return;
+    var box = document.getElementById("messages");
+    if (box) box.textContent = "";
   });
 
   document.addEventListener("click", function (event) {

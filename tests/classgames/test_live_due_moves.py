@@ -49,7 +49,9 @@ def test_the_live_view_moves_a_due_turn_on_in_the_embedded_default(client, teach
     assert game.version > version
 
 
-def test_the_live_view_writes_nothing_where_real_workers_run(client, teacher, due_table, monkeypatch):
+def test_the_live_view_writes_nothing_where_real_workers_run(
+    client, teacher, due_table, monkeypatch
+):
     monkeypatch.setattr(tasks, "runs_in_process", lambda: False)
     session, game = due_table
     version = game.version
