@@ -8,9 +8,8 @@ is "Player N" (their seat number); computer players keep their names.
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.shortcuts import render
 
 from classrooms import permissions
 from games.models import Game
@@ -21,15 +20,14 @@ from . import selectors
 DONE = (Game.Status.FINISHED, Game.Status.ABANDONED)
 
 
-@require_GET
 def student_replay(request: HttpRequest, pk: int) -> HttpResponse:
     """A child replays one of their own finished games (from "My last games")."""
-    student = student_of(request.user)
-    if student is None:
-        return redirect("games:tablet_signin")
-    game, seat = permissions.game_for_seat(user=request.user, game_id=pk)
+    game, seat = permissions.game_for_seat(user=request.user, game_id=pk)  # 404 for anyone else
     if game.status not in DONE:
         raise Http404("this game is not over")
+    if request.method != "GET":
+        return HttpResponseNotAllowed(["GET"])
+    student = student_of(request.user)
     replay = selectors.game_replay(game, players=selectors.replay_names(game))
     return render(
         request,
@@ -39,7 +37,6 @@ def student_replay(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-@require_GET
 def parent_replay(request: HttpRequest, student_id: int, pk: int) -> HttpResponse:
     """A parent replays a finished game their child sat at; the other children stay unnamed."""
     child = permissions.child_get(request.user, student_id)
@@ -50,6 +47,8 @@ def parent_replay(request: HttpRequest, student_id: int, pk: int) -> HttpRespons
     )
     if game is None:
         raise Http404("no such game")
+    if request.method != "GET":  # after the check: a foreign id is a 404 whatever the method
+        return HttpResponseNotAllowed(["GET"])
     replay = selectors.game_replay(game, players=selectors.replay_names(game, child=child))
     return render(
         request,

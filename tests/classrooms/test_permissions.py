@@ -35,8 +35,10 @@ def _kwargs(pattern: URLPattern, objs: dict) -> dict:
             kwargs[name] = "not-a-real-token"
         elif route.startswith("teacher/class-games/"):
             kwargs[name] = objs["session"].pk
-        elif route.startswith("teacher/games/"):
+        elif route.startswith("teacher/games/") or route.startswith("me/games/"):
             kwargs[name] = objs["game"].pk
+        elif route.startswith("family/child/"):  # a child's game, as their parent opens it
+            kwargs[name] = objs["student"].pk if name == "student_id" else objs["game"].pk
         elif route.startswith("teacher/invitations/"):
             kwargs[name] = objs["invite"].pk
         else:
@@ -129,8 +131,11 @@ def test_a_teacher_gets_404_for_another_teachers_class(
     assert _snapshot(room) == before
 
 
-# game_replay needs a real game: its own-teacher case is in test_class_games.
-OWN_PAGES = sorted(set(GUESSABLE) - PUBLIC - ADMIN_ONLY - {"game_replay"})
+# game_replay needs a real game: its own-teacher case is in test_class_games. The child's and
+# the parent's replays are not teachers' pages: tests/classgames/test_replay.py opens them.
+OWN_PAGES = sorted(
+    set(GUESSABLE) - PUBLIC - ADMIN_ONLY - {"game_replay", "student_replay", "parent_replay"}
+)
 
 
 @pytest.mark.django_db
