@@ -159,7 +159,7 @@ def dataset(slug: str, name: str, tz: str, classes: int, students: int, weeks: i
 # --- part 1: one class over two school years ---------------------------------------------------
 
 
-def yardstick_ms(student, n: int = 200) -> float:
+def yardstick_ms(student, n: int = 9) -> float:
     """A primary-key lookup on the same connection: the median of n, in ms."""
     from classrooms.models import Student
 
@@ -171,49 +171,62 @@ def yardstick_ms(student, n: int = 200) -> float:
     return 1000 * statistics.median(times)
 
 
-def build_all(kids, week_start: date) -> tuple[list[float], list[int]]:
+def build_all(kids, week_start: date) -> list[tuple[float, int, float]]:
+    """Each student's build: (ms, queries, yardstick ms measured just before it)."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
     from classrooms.reports import services
 
-    times, queries = [], []
+    rows = []
     for kid in kids:
+        yard = yardstick_ms(kid)
         with CaptureQueriesContext(connection) as ctx:
             t = time.perf_counter()
             services.report_build(student=kid, week_start=week_start)
-            times.append(1000 * (time.perf_counter() - t))
-        queries.append(len(ctx.captured_queries))
-    return times, queries
+            ms = 1000 * (time.perf_counter() - t)
+        rows.append((ms, len(ctx.captured_queries), yard))
+    return rows
 
 
-def class_over_years(kids, weeks: int) -> None:
+def class_over_years(kids, weeks: int, rounds: int) -> None:
     from classrooms.reports.models import WeeklyReport, WeekTally
     from games.models import Play
 
     points = sorted({w for w in (2, weeks // 4, weeks // 2, weeks) if w >= 2})
     plays = Play.objects.filter(student__in=kids).count()
     print(f"\n1. class of {len(kids)} over {weeks} weeks: {plays:,} plays "
-          f"({plays / len(kids) / weeks:.1f} per student and week)")
-    print("   per student: median (p90) ms, queries; yardstick = 1 pk lookup (median), same run")
-    header = (f"   {'week':>4} {'mode':<8} {'median ms':>9} {'p90 ms':>7} {'queries':>7} "
-              f"{'yard ms':>7} {'x yard':>7} {'x week 2':>8} {'tallies':>7}")
-    print(header)
+          f"({plays / len(kids) / weeks:.1f} per student and week); {rounds} round(s) of "
+          f"{len(kids)} builds per row")
+    build_all(kids[:3], CLASS_FIRST_MONDAY + timedelta(weeks=1))  # warm-up: not counted
+    samples: dict[tuple[int, str], list[tuple[float, int, float]]] = {}
+    stored: dict[int, int] = {}
+    for _round in range(rounds):  # rounds interleave the weeks, so load drift hits them all
+        for week in points:
+            monday = CLASS_FIRST_MONDAY + timedelta(weeks=week - 1)
+            WeekTally.objects.filter(student__in=kids).delete()
+            WeeklyReport.objects.filter(student__in=kids, week_start=monday).delete()
+            for mode in ("first", "rebuild"):
+                samples.setdefault((week, mode), []).extend(build_all(kids, monday))
+            stored[week] = WeekTally.objects.filter(student=kids[0]).count()
+    print("   first = no week tallies stored; rebuild = tallies of the earlier weeks stored.")
+    print("   yard = one pk lookup (median of 9) just before each build; x yard = median of the")
+    print("   per-build ratios; x week 2 = median ms / week 2's median ms of the same mode")
+    print(f"   {'week':>4} {'mode':<8} {'median ms':>9} {'p90 ms':>7} {'queries':>7} "
+          f"{'yard ms':>7} {'x yard':>7} {'x week 2':>8} {'tallies':>7}")
     base: dict[str, float] = {}
     for week in points:
-        monday = CLASS_FIRST_MONDAY + timedelta(weeks=week - 1)
-        WeekTally.objects.filter(student__in=kids).delete()
-        WeeklyReport.objects.filter(student__in=kids, week_start=monday).delete()
         for mode in ("first", "rebuild"):
-            yard = yardstick_ms(kids[0])
-            times, queries = build_all(kids, monday)
+            rows = samples[(week, mode)]
+            times = sorted(r[0] for r in rows)
+            queries = [r[1] for r in rows]
             median = statistics.median(times)
-            p90 = sorted(times)[max(0, int(0.9 * len(times)) - 1)]
             base.setdefault(mode, median)
             q = f"{min(queries)}" if min(queries) == max(queries) else f"{min(queries)}-{max(queries)}"
-            stored = WeekTally.objects.filter(student=kids[0]).count()
-            print(f"   {week:>4} {mode:<8} {median:>9.1f} {p90:>7.1f} {q:>7} {yard:>7.2f} "
-                  f"{median / yard:>7.0f} {median / base[mode]:>8.2f} {stored:>7}", flush=True)
+            ratio = statistics.median(r[0] / r[2] for r in rows)
+            yard = statistics.median(r[2] for r in rows)
+            print(f"   {week:>4} {mode:<8} {median:>9.1f} {times[int(0.9 * (len(times) - 1))]:>7.1f} "
+                  f"{q:>7} {yard:>7.2f} {ratio:>7.0f} {median / base[mode]:>8.2f} {stored[week]:>7}")
 
 
 # --- part 2: a school of 300, the weekly job, 1 and 2 worker processes ---------------------
@@ -231,6 +244,15 @@ def start_workers(n: int, queue: str, tag: str) -> tuple[list[subprocess.Popen],
                  "-Q", queue, "-n", name, "--without-gossip", "--without-mingle", "-l", "warning"],
                 env=dict(os.environ), cwd=str(ROOT), stdout=subprocess.DEVNULL, stderr=out))
     return procs, names, log
+
+
+def cpu_seconds(procs: list[subprocess.Popen]) -> float:
+    """User + system CPU time the worker processes have used so far."""
+    total = 0
+    for proc in procs:
+        fields = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15)
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def stop_workers(procs: list[subprocess.Popen]) -> None:
@@ -274,6 +296,7 @@ def school_run(school, classrooms, kids, workers: int, timeout: float) -> tuple[
                 raise RuntimeError(f"a worker exited: {log.read_text()[-500:]}")
         else:
             raise RuntimeError(f"the {workers} worker(s) did not answer within 90 s")
+        cpu_before = cpu_seconds(procs)
         tz = ZoneInfo(school.time_zone)
         monday = SCHOOL_WEEK + timedelta(days=7)
         moment = datetime(monday.year, monday.month, monday.day, 7, 0, tzinfo=tz)
@@ -293,6 +316,7 @@ def school_run(school, classrooms, kids, workers: int, timeout: float) -> tuple[
         else:
             raise RuntimeError(f"only {done}/{queued} class jobs done after {timeout:.0f} s")
         seconds = time.perf_counter() - started
+        cpu = cpu_seconds(procs) - cpu_before
         rows = WeeklyReport.objects.filter(student__in=students, week_start=SCHOOL_WEEK)
         built = rows.count()
         if built != len(students):
@@ -300,7 +324,7 @@ def school_run(school, classrooms, kids, workers: int, timeout: float) -> tuple[
         # Time spent inside class jobs: each class's first to last report (built_at).
         spans = rows.values("student__classroom").annotate(a=Min("built_at"), b=Max("built_at"))
         busy = sum((r["b"] - r["a"]).total_seconds() for r in spans)
-        return seconds, built, busy
+        return seconds, built, busy, cpu
     finally:
         stop_workers(procs)
 
@@ -317,8 +341,9 @@ def main() -> None:
     parser.add_argument("--fresh", action="store_true", help="play the cached history again")
     parser.add_argument("--timeout", type=float, default=600, help="seconds per worker run")
     parser.add_argument("--repeat", type=int, default=2, help="rounds of 1 then 2 workers")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the class builds")
     args = parse_args(parser, quick={"students": 8, "weeks": 6, "classes": 2, "timeout": 180,
-                                     "repeat": 1})
+                                     "repeat": 1, "rounds": 1})
     redis_ok, why = configure(args)
     ensure_database(os.environ["DATABASE_URL"])
 
@@ -336,7 +361,7 @@ def main() -> None:
         CLASS_FIRST_MONDAY, table_size=args.table_size, moves=args.moves, fresh=args.fresh)
     print(f"history: class of {args.students} x {args.weeks} weeks ready "
           f"({time.perf_counter() - t0:.0f} s, cached in {args.database})", flush=True)
-    class_over_years(next(iter(class_kids.values())), args.weeks)
+    class_over_years(next(iter(class_kids.values())), args.weeks, args.rounds)
 
     if not redis_ok:
         print(f"\n2. school: not run, it needs Redis and real workers: {why}")
@@ -354,13 +379,13 @@ def main() -> None:
     # A first run (not counted) warms PostgreSQL's buffers and the workers' imports; then
     # rounds of 1 and 2 workers alternate, so that a change in the machine's load hits both.
     school_run(school, classrooms, kids, 1, args.timeout)
-    print(f"   {'round':>5} {'workers':>7} {'wall s':>7} {'reports/s':>9} {'in jobs s':>9} {'load':>5}")
+    print(f"   {'round':>5} {'workers':>7} {'wall s':>7} {'reports/s':>9} {'in jobs s':>9} {'worker CPU s':>12} {'load':>5}")
     runs: dict[int, list[float]] = {1: [], 2: []}
     for round_ in range(1, args.repeat + 1):
         for workers in (1, 2):
-            seconds, built, busy = school_run(school, classrooms, kids, workers, args.timeout)
+            seconds, built, busy, cpu = school_run(school, classrooms, kids, workers, args.timeout)
             runs[workers].append(seconds)
-            print(f"   {round_:>5} {workers:>7} {seconds:>7.2f} {built / seconds:>9.1f} {busy:>9.2f} "
+            print(f"   {round_:>5} {workers:>7} {seconds:>7.2f} {built / seconds:>9.1f} {busy:>9.2f} {cpu:>12.2f} "
                   f"{os.getloadavg()[0]:>5.2f}", flush=True)
     one, two = statistics.median(runs[1]), statistics.median(runs[2])
     print(f"   median: 1 worker {one:.2f} s ({total / one:.1f} reports/s), 2 workers {two:.2f} s "
