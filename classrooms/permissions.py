@@ -27,7 +27,7 @@ from django.db.models import Exists, Model, OuterRef, Q, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 
 from classgames.models import ClassSession
-from games.models import Game, Move, Play, Seat
+from games.models import Game, Move, Play, PracticeGoal, Seat
 
 from .models import Classroom, LevelChange, ParentLink, School, Student, TeacherInvite, User
 from .reports.mail.models import EmailPreference, WeeklyEmail
@@ -196,6 +196,7 @@ READABLE: dict[type[Model], Rule] = {
     LevelChange: _of_student_managed,
     ParentLink: _of_student_managed,
     ClassSession: _in_classroom,
+    PracticeGoal: _in_classroom,
     Game: _game_readable,
     Seat: _seat_readable,
     Move: _move_readable,
