@@ -16,6 +16,7 @@ from classrooms import permissions
 from classrooms.models import Classroom
 from games import engine
 from games.engine.game import card_dict
+from games.engine.operations import OPERATOR_SYMBOLS
 from games.selectors import name_seats, table_context
 from games.wording import TIMEOUT_CODE, as_printed, verdict_message
 
@@ -184,7 +185,7 @@ def mistake_moment(play: Play, *, reveal: bool) -> Mistake:
         kind=kind,
         timeout=play.code == TIMEOUT_CODE,
         rules=rules,
-        operators=[as_printed(f" {op} ").strip() for op in ops],
+        operators=[OPERATOR_SYMBOLS.get(op, op) for op in ops],
     )
     try:
         before = _state_before(game, move.number)

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from classrooms.models import Student, User
 from games import engine
+from games.engine.operations import OPERATOR_SYMBOLS
 from games.wording import (
     as_printed,
     event_explanations,
@@ -21,7 +22,6 @@ from games.wording import (
 
 from .models import Game, Move, Seat
 
-OPERATOR_KEYS = {"+": "+", "-": "−", "*": "×", "/": "÷", "^": "^"}
 OPEN_STATUSES = (Game.Status.SETUP, Game.Status.RUNNING, Game.Status.PAUSED)
 DONE_STATUSES = (Game.Status.FINISHED, Game.Status.ABANDONED)
 
@@ -149,7 +149,7 @@ def table_context(*, game: Game, seat: Seat | None, since: int | None = None) ->
     elif game.status == Game.Status.ABANDONED:
         ranking = sorted(({"seat": s.position, "name": s.display_name, "score": s.score, "place": s.place,
                            "cards": None} for s in seats), key=lambda r: (r["place"] or 99, r["seat"]))
-    keys = [(op, OPERATOR_KEYS[op]) for op in (rules.get("operators") or "") if op in OPERATOR_KEYS]
+    keys = [(op, OPERATOR_SYMBOLS[op]) for op in (rules.get("operators") or "") if op in OPERATOR_SYMBOLS]
     keys += [("(", "("), (")", ")"), ("=", "=")]
     pending = view.get("pending")
     events = {c["event"] for c in me["events"]} if me else set()
@@ -164,7 +164,7 @@ def table_context(*, game: Game, seat: Seat | None, since: int | None = None) ->
         news=news, countdown=countdown, result=result, ranking=ranking,
         settlements=[settlement_sentence(item, players) for item in (result or {}).get("settlements", [])],
         operator_keys=keys, pending=pending,
-        pending_text=(pending or {}).get("text", "").replace("*", "×").replace("/", "÷"),
+        pending_text=as_printed((pending or {}).get("text", "")),
         my_turn=bool(legal) and ("announce" in legal or "nothing" in legal),
         can_build="announce" in legal,
         pending_who=players[pending["seat"]] if pending else "",
@@ -192,7 +192,7 @@ def _lesson(events: list[dict], position: int | None) -> dict | None:
         if event.get("type") == "lesson":
             op = event.get("operation") or {}
             return {"seat": event.get("seat"), "mine": event.get("seat") == position,
-                    "text": (op.get("text") or "").replace("*", "×").replace("/", "÷"),
+                    "text": as_printed(op.get("text") or ""),
                     "steps": op.get("steps") or []}
     return None
 

@@ -8,6 +8,8 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from games.engine.operations import OPERATOR_SYMBOLS
+
 # The seats a game may have: the engine's GameConfig limits (a class table keeps to fewer,
 # classrooms.grouping.MAX_PLAYERS).
 MIN_SEATS, MAX_SEATS = 2, 6
@@ -16,8 +18,12 @@ TIMEOUT_CODE = "timeout"
 
 
 def as_printed(text: str) -> str:
-    """Operators as printed on the keys: a tablet shows − × ÷, the engine speaks ASCII."""
-    return (text or "").replace("*", "×").replace("/", "÷").replace(" - ", " − ")
+    """Operators as printed on the keys: a tablet shows − × ÷, the engine speaks ASCII.
+
+    A minus only between spaces: "-3" is a negative number (tier 3), not a key.
+    """
+    text = (text or "").replace("*", OPERATOR_SYMBOLS["*"]).replace("/", OPERATOR_SYMBOLS["/"])
+    return text.replace(" - ", f" {OPERATOR_SYMBOLS['-']} ")
 
 
 _tr = as_printed

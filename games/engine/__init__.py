@@ -14,6 +14,7 @@ from .errors import (
     Refusal,
 )
 from .game import (
+    BOT_STRENGTHS,
     PHASES,
     GameConfig,
     GameState,
@@ -36,6 +37,7 @@ from .solver import best_operation, can_make, find_operation
 from .visibility import seat_view
 
 __all__ = [
+    "BOT_STRENGTHS",
     "CODES",
     "MOVE_REFUSAL_CODES",
     "PARSE_REASONS",

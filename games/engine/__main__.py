@@ -63,11 +63,11 @@ def _check(args: argparse.Namespace) -> int:
 def _play(args: argparse.Namespace) -> int:
     from .bots import play_bot_game
     from .cards import DeckSpec
-    from .game import GameConfig
+    from .game import BOT_STRENGTHS, GameConfig
     from .narration import describe_event
 
     strengths = [s.strip() for s in args.bots.split(",") if s.strip()]
-    bad = [s for s in strengths if s not in ("easy", "medium", "hard")]
+    bad = [s for s in strengths if s not in BOT_STRENGTHS]
     if bad or not 2 <= len(strengths) <= 6:
         print("--bots takes 2 to 6 strengths among easy, medium, hard, e.g. easy,hard", file=sys.stderr)
         return EXIT_USAGE

@@ -8,6 +8,10 @@ from typing import Any
 from .errors import INVALID_CODES, english_message
 
 CardValue = int | str  # a number card's value, or "X"
+# How each operator is printed on a tablet's keys, the board and in sentences (the engine reads
+# and writes ASCII): the one home of these symbols, for the pages and (through the keys'
+# data-symbol) static/js/table.js.
+OPERATOR_SYMBOLS: dict[str, str] = {"+": "+", "-": "−", "*": "×", "/": "÷", "^": "^"}
 
 
 @dataclass(frozen=True)

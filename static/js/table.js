@@ -2,7 +2,6 @@
    channel, the Wi-Fi banner and reading aloud (htmx does the swapping). */
 (function () {
   "use strict";
-  var SHOW = { "+": "+", "-": "−", "*": "×", "/": "÷", "^": "^", "(": "(", ")": ")", "=": "=" };
   var BINARY = ["+", "-", "*", "/", "^"];
   var TIMEOUT_MS = 8000;          // every request gives up after this (htmx.config.timeout)
   var POLL_FAST = 2000, POLL_SLOW = 10000;
@@ -13,13 +12,21 @@
   var skew = 0;         // server clock minus this tablet's clock, for the countdowns
   var streamUp = false, pollTimer = null;
   var offline = false, retryDelay = 1000, retryTimer = null, unsent = null, resending = false;
+  var retryAfterMs = 5000;  // a 503's Retry-After (kavet_site.middleware), in milliseconds
 
   function form() { return document.getElementById("move-form"); }
   function board() { return document.getElementById("board"); }
   function building() { var f = form(); return !!(f && f.querySelector("input[name=tokens]")); }
 
+  // An operator as printed on its key: the server gives each key its symbol (data-symbol), so
+  // the symbols have one home (games.engine.operations.OPERATOR_SYMBOLS).
+  function symbol(op) {
+    var key = document.querySelector('#move-form .key[data-op="' + op + '"]');
+    return (key && key.dataset.symbol) || op;
+  }
+
   function label(t) {
-    if (t.card === undefined) return SHOW[t.op] || t.op;
+    if (t.card === undefined) return symbol(t.op);
     if (t.kind === "x") return "X(" + (xValues[t.card] === undefined ? "?" : xValues[t.card]) + ")";
     return t.label;
   }
@@ -40,7 +47,7 @@
     function binary(a, op, b) {
       var r = op === "+" ? a + b : op === "-" ? a - b : op === "*" ? a * b : op === "/" ? a / b : Math.pow(a, b);
       var shown = Number.isInteger(r) ? String(r) : "≈ " + (Math.round(r * 100) / 100);
-      out.push(a + " " + SHOW[op] + " " + b + " = " + shown);
+      out.push(a + " " + symbol(op) + " " + b + " = " + shown);
       return r;
     }
     function factor() { var a = base(); if (isOp(peek(), ["^"])) { pos++; a = binary(a, "^", factor()); } return a; }
@@ -243,11 +250,16 @@
   }
 
   // --- Wi-Fi drops: a banner, retries with backoff, then the fresh table -------------------
-  function banner(on) {
+  // A database outage (503) is told the same way, in the server's words, and retried after
+  // the Retry-After it gives.
+  function banner(on, words) {
     var el = document.getElementById("net-banner");
-    if (el) el.hidden = !on;
+    if (!el) return;
+    if (el.dataset.words === undefined) el.dataset.words = el.textContent;
+    el.textContent = (on && words) || el.dataset.words;
+    el.hidden = !on;
   }
-  function lostConnection(ev) {
+  function keepUnsent(ev) {
     var elt = ev.detail && ev.detail.elt;
     if (elt && elt.id === "move-form" && !resending && ev.detail.requestConfig) {
       // The move may or may not have reached the server: send it again once we are back, with
@@ -256,12 +268,35 @@
       ev.detail.requestConfig.formData.forEach(function (value, key) { params[key] = value; });
       unsent = { path: ev.detail.requestConfig.path, values: params };
     }
+  }
+  function lostConnection(ev) {
+    keepUnsent(ev);
     resending = false;
     offline = true;
     banner(true);
     clearTimeout(retryTimer);
     retryTimer = setTimeout(retry, retryDelay);
     retryDelay = Math.min(retryDelay * 2, 15000);
+  }
+  document.addEventListener("kavet:unavailable", function (ev) {
+    var seconds = Number(ev.detail && ev.detail.retryAfter);
+    if (seconds > 0) retryAfterMs = seconds * 1000;
+  });
+  function unavailable(ev) {
+    // The server answered but its database did not: the move (if it was one) was not applied;
+    // it goes again after Retry-After, still with the version it was made on.
+    keepUnsent(ev);
+    resending = false;
+    offline = true;
+    var words = "";
+    try {
+      var notice = new DOMParser().parseFromString(ev.detail.xhr.responseText, "text/html")
+        .querySelector(".notice-unavailable");
+      if (notice) words = notice.textContent.trim();
+    } catch (e) { /* the banner's own words */ }
+    banner(true, words);
+    clearTimeout(retryTimer);
+    retryTimer = setTimeout(retry, retryAfterMs);
   }
   function retry() {
     if (!window.htmx) return;
@@ -284,7 +319,9 @@
   document.addEventListener("htmx:sendError", lostConnection);
   document.addEventListener("htmx:timeout", lostConnection);
   document.addEventListener("htmx:afterRequest", function (ev) {
-    if (ev.detail && ev.detail.xhr && ev.detail.xhr.status > 0) {
+    if (ev.detail && ev.detail.xhr && ev.detail.xhr.status === 503) {
+      unavailable(ev);
+    } else if (ev.detail && ev.detail.xhr && ev.detail.xhr.status > 0) {
       var wasResend = resending;
       resending = false;
       if (wasResend) unsent = null;

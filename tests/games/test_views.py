@@ -43,6 +43,8 @@ def test_table_page_shows_the_cards_and_whose_turn(client, table, anna):
     assert "Your turn!" in html and "Nothing to do" in html
     assert 'role="status" aria-live="polite"' in html
     assert "×" not in html  # tier 1: only + and − keys (R2.2)
+    # The builder's script reads each key's symbol from the page (one home for the symbols).
+    assert 'data-op="+" data-symbol="+"' in html and 'data-op="-" data-symbol="−"' in html
 
 
 def test_poll_answers_204_with_one_lookup_when_nothing_changed(client, table, anna,
