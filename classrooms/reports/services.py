@@ -36,7 +36,7 @@ PLAY_FIELDS = (
 )
 DISMISSED_QUIET_DAYS = 14  # a dismissed proposal is not made again for two weeks
 INVITE_DAYS = 30
-INVITE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: typed from a paper slip
+INVITE_ALPHABET = classroom_services.CLASS_CODE_ALPHABET  # no 0/O, 1/I: typed from a paper slip, like a class code
 INVITE_LENGTH = 12  # 60 bits: guessing is hopeless, and the view rate-limits tries anyway
 
 
