@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
-from functools import cache
+from functools import cache, lru_cache
 from itertools import combinations, product
 from typing import Any
 
@@ -718,7 +718,8 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
         # Whole intermediates: the whole answer at tiers 1-2, and every "yes" found with
         # whole steps at tier 3 (most of them), in a few big-int operations per value.
         # Larger subsets first: their balanced splits need only small parts' sets and make
-        # the most values, so a "yes" comes after a few of them.
+        # the most values, so a "yes" comes after a few of them; once the whole multiset has
+        # said no, every smaller one is a set already built (has() looks it up).
         whole = _WholeReach(rules)
         if any(
             whole.has(subset, target)
@@ -904,8 +905,11 @@ class _WholeReach:
 
     # Bit-set helpers: `m` holds value v at bit v + off.
     def values(self, m: int) -> list[int]:
-        off = self.off
-        return [b - off for b in _bits(m)]
+        if not m:
+            return []
+        low = (m & -m).bit_length() - 1
+        base = low - self.off
+        return [b + base for b in _bits(m >> low)]
 
     def has_value(self, m: int, v: int) -> bool:
         return self.lo <= v <= self.hi and bool(m >> (v + self.off) & 1)
@@ -945,7 +949,7 @@ class _WholeReach:
             mask = self.leaf(ms[0])
         else:
             mask = 0
-            for a, b in _sub_multisets(ms):
+            for a, b in _balanced_splits(ms):
                 mask |= self.combine(self.reach(a), self.reach(b), mask)
                 if mask == self.full:
                     break
@@ -1083,8 +1087,10 @@ class _WholeReach:
             return False
         if len(ms) == 1:
             return self.has_value(self.reach(ms), t)
-        splits = sorted(_sub_multisets(ms), key=lambda ab: max(len(ab[0]), len(ab[1])))
-        for a, b in splits:
+        found = self.memo.get(ms)
+        if found is not None:
+            return bool(found >> (t + self.off) & 1)
+        for a, b in _balanced_splits(ms):
             ma, mb = self.reach(a), self.reach(b)
             if self._closes(ma, mb, t):
                 return True
@@ -1129,6 +1135,18 @@ class _WholeReach:
                     elif any(has(mb, r) for r in _int_roots(t, a)):
                         return True
         return False
+
+
+@lru_cache(maxsize=8_192)
+def _balanced_splits(ms: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
+    """_sub_multisets(ms), the most even splits first (their parts are the cheapest sets)."""
+    n = len(ms)
+    seen: set[tuple[tuple[int, ...], tuple[int, ...]]] = set()
+    for mask in range(1, 1 << (n - 1)):  # the last card always on the right: each pair once
+        a = tuple(ms[i] for i in range(n) if mask >> i & 1)
+        b = tuple(ms[i] for i in range(n) if not mask >> i & 1)
+        seen.add((a, b) if a <= b else (b, a))
+    return tuple(sorted(seen, key=lambda ab: (max(len(ab[0]), len(ab[1])), ab)))
 
 
 _BIT_REVERSED = bytes(int(f"{i:08b}"[::-1], 2) for i in range(256))
