@@ -31,8 +31,9 @@ from classrooms.grouping import (
 )
 from classrooms.selectors import class_students, signed_in_ids
 from games import tasks
+from games.models import Game
 from games.selectors import name_seats
-from games.services import game_tick
+from games.services import due_moves_apply
 
 from . import selectors, services
 from .models import ClassSession
@@ -147,20 +148,15 @@ def session_live(request: HttpRequest, pk: int) -> HttpResponse:
     session = permissions.session_get(request.user, pk)
     now = timezone.now()
     pulse = selectors.session_pulse(session)
-    # The policy of a tablet's visit (games.services.table_visit): only where no worker runs
-    # (games.tasks.runs_in_process) does this page apply the due time limits and computer
-    # players, one service call per due table, so a table nobody's tablet watches still moves
-    # on; with real workers the GET writes nothing (the task or the beat sweep plays the move).
-    due = []
+    # The policy of every page showing a running game (games.services.due_moves_apply): only
+    # where no worker runs does this page apply the due time limits and computer players, one
+    # service call per due table, so a table nobody's tablet watches still moves on; with real
+    # workers the GET writes nothing (the task or the beat sweep plays the move).
+    applied = False
     if tasks.runs_in_process():
-        due = [
-            gid
-            for gid, _v, status, timer, bot in pulse
-            if status == "running" and ((timer and timer <= now) or (bot and bot <= now))
-        ]
-    for game_id in due:
-        game_tick(game_id=game_id, now=now)
-    if due:
+        for game in session.games.filter(status=Game.Status.RUNNING):
+            applied = due_moves_apply(game=game, now=now) or applied
+    if applied:
         pulse = selectors.session_pulse(session)
     fingerprint = selectors.session_fingerprint(pulse, now)
     if request.htmx and request.GET.get("v") == fingerprint:

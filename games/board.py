@@ -11,28 +11,21 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from classrooms import permissions
 
 from . import board_selectors as selectors
-from . import services, tasks
+from . import services
 from .models import Game
 
 
 def _due_moves_applied(game: Game) -> Game:
-    """The policy of a tablet's visit (services.table_visit) for a board that has no seat: in the
-    embedded default (games.tasks.runs_in_process) the due time limit or computer player is
-    applied with one service call, so a board left alone on a table of computer players still
-    moves on; where real workers run the GET writes nothing (the task or the beat sweep plays
-    the move, and the push channel tells the board)."""
-    if game.status != Game.Status.RUNNING or not tasks.runs_in_process():
-        return game
-    now = timezone.now()
-    if any(t is not None and t <= now for t in (game.timer_deadline, game.bot_due_at)):
-        if services.game_tick(game_id=game.pk, now=now):
-            game.refresh_from_db()
+    """A board has no seat; it follows the policy of every page showing a running game
+    (services.due_moves_apply), so a board left alone on a table of computer players still
+    moves on in the embedded default, and writes nothing where real workers run."""
+    if services.due_moves_apply(game=game):
+        game.refresh_from_db()
     return game
 
 

@@ -533,12 +533,24 @@ def table_visit(*, game: Game, seat: Seat, now: datetime | None = None) -> Game:
         timer = _state(game).timer
         if timer and timer.get("kind") == "turn" and timer.get("seat") == seat.position:
             changed = _first_turn_open(game_id=game.pk, position=seat.position, now=now)
-    due = any(t is not None and t <= now for t in (game.timer_deadline, game.bot_due_at))
-    if due and tasks.runs_in_process():
-        changed = bool(game_tick(game_id=game.pk, now=now)) or changed
+    changed = due_moves_apply(game=game, now=now) or changed
     if changed:
         game.refresh_from_db()
     return game
+
+
+def due_moves_apply(*, game: Game, now: datetime | None = None) -> bool:
+    """The one policy for a page that shows a running game (a tablet's table, the projector
+    board, the teacher's live view): only where no worker runs (games.tasks.runs_in_process)
+    does the page apply the game's due time limit or computer player, with one game_tick;
+    where real workers run, the GET writes nothing — the task or the beat sweep plays the move
+    and the push channel tells every page. True when a move was applied."""
+    if game.status != Game.Status.RUNNING or not tasks.runs_in_process():
+        return False
+    now = now or timezone.now()
+    if not any(t is not None and t <= now for t in (game.timer_deadline, game.bot_due_at)):
+        return False
+    return bool(game_tick(game_id=game.pk, now=now))
 
 
 def _first_turn_open(*, game_id: int, position: int, now: datetime) -> bool:
