@@ -281,7 +281,7 @@ def run_child(kind: str, args) -> None:
                 context.add_init_script(PROBE)
                 pages.append(context.new_page())
 
-            game, games = None, 0
+            game, games, endings = None, 0, 0
             tap = 0
             deadline = time.monotonic() + args.max_seconds
             while tap < args.taps and time.monotonic() < deadline:
@@ -300,13 +300,26 @@ def run_child(kind: str, args) -> None:
                 active = pages[seat]
                 for selector in taps:
                     active.click(selector)
-                seen = []
-                for page in pages:
-                    page.wait_for_function(
-                        "v => window.__kv.records.some(r => r.v > v && r.key)", arg=version)
+                seen, ended = [], False
+                for position, page in enumerate(pages):
+                    try:
+                        page.wait_for_function("v => window.__kv.records.some(r => r.v > v)",
+                                               arg=version)
+                        if Game.objects.get(pk=game.pk).status != Game.Status.RUNNING:
+                            ended = True  # the last move: the result shows, not a ruling panel
+                            break
+                        page.wait_for_function(
+                            "v => window.__kv.records.some(r => r.v > v && r.key)", arg=version)
+                    except Exception:
+                        board = page.evaluate("document.getElementById('board')?.innerText")
+                        raise RuntimeError(f"tap {tap + 1} ({text!r}, seat {seat}): no ruling on "
+                                           f"tablet {position}; its board: {board!r:.800}") from None
                     seen.append(page.evaluate(
                         "v => [window.__kv.tapAt, window.__kv.records.find(r => r.v > v && r.key).t]",
                         version))
+                if ended:
+                    endings += 1
+                    continue
                 tap_at = seen[seat][0]
                 for position, (_tap, shown) in enumerate(seen):
                     (tapping if position == seat else others).append(shown - tap_at)
@@ -325,7 +338,7 @@ def run_child(kind: str, args) -> None:
             browser.close()
     finally:
         stop_server(server)
-    result = {"kind": kind, "taps": len(tapping), "games": games, "said": said,
+    result = {"kind": kind, "taps": len(tapping), "games": games, "endings": endings, "said": said,
               "tapping": tapping, "others": others, "healthz": healthz, "bare": bare}
     print(RESULT + json.dumps(result), flush=True)
 
@@ -386,7 +399,8 @@ def main() -> None:
         print(f"  {r['kind']:<10} {r['taps']:>4} {pair(r['tapping']):>13} {pair(r['others']):>15} "
               f"{pair(r['healthz']):>13} {pair(r['bare']):>13} {t50 / h50:>10.1f}x {o50 / h50:>12.1f}x")
         print(f"  {'':<10} ({r['said']['announce']} operations, {r['said']['nothing']} 'nothing to do', "
-              f"{r['games']} game(s); other tablets: {len(r['others'])} arrivals)")
+              f"{r['games']} game(s), {r['endings']} game-ending tap(s) not counted; "
+              f"other tablets: {len(r['others'])} arrivals)")
     print(f"load after: {os.getloadavg()[0]:.2f}")
 
 
