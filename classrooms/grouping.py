@@ -8,13 +8,12 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from games.engine import RuleSet, ruleset_for_players
+from games.engine import BOT_STRENGTHS, RuleSet, ruleset_for_players
 
 from .models import Student
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 5
-BOT_STRENGTHS = ("easy", "medium", "hard")
 # How much a table of each size costs the class: four is the game at its best, two is thin.
 SIZE_COST = {2: 1.5, 3: 0.5, 4: 0.0, 5: 0.8}
 

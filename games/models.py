@@ -85,6 +85,8 @@ class Seat(models.Model):
     """A place at a table: a student, or a computer player of some strength (R8)."""
 
     class Bot(models.TextChoices):
+        # The engine's strengths (games.engine.BOT_STRENGTHS, R8) with their words for pages;
+        # tests/games/test_services.py checks the two lists are the same.
         EASY = "easy", _("easy")
         MEDIUM = "medium", _("medium")
         HARD = "hard", _("hard")

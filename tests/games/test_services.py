@@ -277,3 +277,11 @@ def test_replacing_an_absent_student_is_a_move_and_the_bot_plays_on(make_game, a
     assert out.refusal_code == "bot_seat"
     assert services.game_tick(game_id=game.pk, now=game.bot_due_at) >= 1
     assert Move.objects.filter(game=game, seat=0).exclude(payload__type="replace").exists()
+
+
+def test_the_seat_choices_are_the_engines_computer_strengths():
+    """R8: one list of strengths, the engine's; the model only gives each its word."""
+    from games.engine import BOT_STRENGTHS
+    from games.models import Seat
+
+    assert tuple(Seat.Bot.values) == tuple(BOT_STRENGTHS)
