@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import socket
 import statistics
 import subprocess
@@ -171,9 +172,10 @@ def yardstick_ms(student, n: int = 9) -> float:
     return 1000 * statistics.median(times)
 
 
-def build_all(kids, week_start: date) -> list[tuple[float, int, float]]:
-    """Each student's build: (ms, queries, yardstick ms measured just before it)."""
-    from django.db import connection
+def build_all(kids, week_start: date) -> list[tuple[float, int, float, float, str]]:
+    """Each student's build: (ms, queries, yardstick ms measured just before it, ms in SQL,
+    the slowest statement)."""
+    from django.db import connection, reset_queries
     from django.test.utils import CaptureQueriesContext
 
     from classrooms.reports import services
@@ -181,11 +183,14 @@ def build_all(kids, week_start: date) -> list[tuple[float, int, float]]:
     rows = []
     for kid in kids:
         yard = yardstick_ms(kid)
+        reset_queries()  # the query log keeps 9,000 entries: start each count empty
         with CaptureQueriesContext(connection) as ctx:
             t = time.perf_counter()
             services.report_build(student=kid, week_start=week_start)
             ms = 1000 * (time.perf_counter() - t)
-        rows.append((ms, len(ctx.captured_queries), yard))
+        timed = [(float(q["time"]), q["sql"]) for q in ctx.captured_queries]
+        slowest = max(timed)[1] if timed else ""
+        rows.append((ms, len(timed), yard, 1000 * sum(t for t, _sql in timed), slowest))
     return rows
 
 
@@ -199,7 +204,7 @@ def class_over_years(kids, weeks: int, rounds: int) -> None:
           f"({plays / len(kids) / weeks:.1f} per student and week); {rounds} round(s) of "
           f"{len(kids)} builds per row")
     build_all(kids[:3], CLASS_FIRST_MONDAY + timedelta(weeks=1))  # warm-up: not counted
-    samples: dict[tuple[int, str], list[tuple[float, int, float]]] = {}
+    samples: dict[tuple[int, str], list[tuple]] = {}
     stored: dict[int, int] = {}
     for _round in range(rounds):  # rounds interleave the weeks, so load drift hits them all
         for week in points:
@@ -212,7 +217,8 @@ def class_over_years(kids, weeks: int, rounds: int) -> None:
     print("   first = no week tallies stored; rebuild = tallies of the earlier weeks stored.")
     print("   yard = one pk lookup (median of 9) just before each build; x yard = median of the")
     print("   per-build ratios; x week 2 = median ms / week 2's median ms of the same mode")
-    print(f"   {'week':>4} {'mode':<8} {'median ms':>9} {'p90 ms':>7} {'queries':>7} "
+    print("   sql ms = time inside the statements (median)")
+    print(f"   {'week':>4} {'mode':<8} {'median ms':>9} {'p90 ms':>7} {'sql ms':>6} {'queries':>7} "
           f"{'yard ms':>7} {'x yard':>7} {'x week 2':>8} {'tallies':>7}")
     base: dict[str, float] = {}
     for week in points:
@@ -225,8 +231,13 @@ def class_over_years(kids, weeks: int, rounds: int) -> None:
             q = f"{min(queries)}" if min(queries) == max(queries) else f"{min(queries)}-{max(queries)}"
             ratio = statistics.median(r[0] / r[2] for r in rows)
             yard = statistics.median(r[2] for r in rows)
+            sql = statistics.median(r[3] for r in rows)
             print(f"   {week:>4} {mode:<8} {median:>9.1f} {times[int(0.9 * (len(times) - 1))]:>7.1f} "
-                  f"{q:>7} {yard:>7.2f} {ratio:>7.0f} {median / base[mode]:>8.2f} {stored[week]:>7}")
+                  f"{sql:>6.1f} {q:>7} {yard:>7.2f} {ratio:>7.0f} {median / base[mode]:>8.2f} "
+                  f"{stored[week]:>7}")
+    last = samples[(points[-1], "rebuild")]
+    slow = statistics.mode(re.sub(r"\d+", "N", r[4])[:110] for r in last)
+    print(f"   slowest statement of a week-{points[-1]} rebuild, most often: {slow}...")
 
 
 # --- part 2: a school of 300, the weekly job, 1 and 2 worker processes ---------------------
