@@ -205,6 +205,75 @@ def bench_24() -> None:
     )
 
 
+CAN_MAKE_LIMIT = 10.0  # seconds per can_make call before it is counted as over the limit
+
+
+def _capped(fn: Callable[[], Any], limit: float) -> tuple[float, Any]:
+    """(seconds, answer), the answer None when the call ran past `limit` (SIGALRM, Unix)."""
+    import signal
+
+    def stop(*_: Any) -> None:
+        raise _Timeout
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    start = time.perf_counter()
+    try:
+        out = fn()
+    except _Timeout:
+        out = None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    return time.perf_counter() - start, out
+
+
+def bench_can_make(quick: bool) -> None:
+    """Issue 13: can_make on eight operands, random targets over the tier's whole range."""
+    from games.engine.solver import _WholeReach, _operand_sets
+
+    limit = 2.0 if quick else CAN_MAKE_LIMIT
+    per_case = 4 if quick else 40
+    _header(
+        "can_make on 8 operands (cards 0-20, 0-2 of them X), random targets in the tier's range, "
+        f"cold; capped at {limit:.0f} s a call"
+    )
+    for tier in (1, 2, 3):
+        rules = RuleSet(max_number=20, tier=tier)
+        for n_x in (0, 1, 2):
+            for use_all in (False, True):
+                rng = random.Random(13_000 + 100 * tier + 10 * n_x + use_all)
+                times: list[float] = []
+                yes = over = fractions_needed = 0
+                worst: tuple[float, Any] = (0.0, None)
+                for _ in range(per_case):
+                    operands = [rng.randint(0, 20) for _ in range(8 - n_x)] + ["X"] * n_x
+                    target = rng.randint(rules.x_low, rules.x_high)
+                    clear_caches()
+                    t, answer = _capped(
+                        lambda o=operands, g=target, r=rules, u=use_all: can_make(o, g, r, use_all=u),
+                        limit,
+                    )
+                    times.append(t)
+                    yes += answer is True
+                    over += answer is None
+                    if t > worst[0]:
+                        worst = (t, (operands, target))
+                    if tier == 3 and answer is not True:
+                        # Answered (or still searching) past the whole-number bit sets.
+                        whole = _WholeReach(rules)
+                        ms = tuple(sorted(-1 if v == "X" else v for v in operands))
+                        sizes = [8] if use_all else range(8, 1, -1)
+                        fractions_needed += not any(
+                            whole.has(sub, target) for k in sizes for sub in _operand_sets(ms, k)
+                        )
+                extra = f"yes {yes}, over the cap {over}"
+                if tier == 3:
+                    extra += f", past whole steps {fractions_needed}"
+                extra += f"; worst {worst[1]}"
+                _row(f"tier {tier}, {n_x} X, use_all={use_all}", times, extra)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=2000, help="random tables per tier")
@@ -212,6 +281,7 @@ def main() -> None:
     bench_find(args.tables, args.quick)
     bench_best(args.tables, args.quick)
     bench_24()
+    bench_can_make(args.quick)
 
 
 if __name__ == "__main__":

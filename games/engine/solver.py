@@ -819,10 +819,6 @@ class _Tier3Target:
             # (S + X1) + X2 = t with S the sum of the other cards, X1 = -S and X2 = t: every
             # partial sum stays within |S| (R3.4: each X its own value).
             return True
-        if n_x == 0:
-            tree = _dfs(self.arith, [(v, ("leaf", v, v)) for v in ms], t, [3_000], set())
-            if tree is not None:
-                return True
         splits = []
         for a, b in _sub_multisets(ms):
             xa, xb = X in a, X in b
@@ -918,7 +914,7 @@ class _WholeReach:
         return (m << k) & self.full if k >= 0 else m >> -k
 
     def _mirror(self, m: int) -> int:
-        """v -> -v (only meaningful when lo == -hi): the bytes reversed, each byte's bits too."""
+        """Value v to hi + lo - v (-v at tier 3): the bytes reversed, and each byte's bits."""
         found = self.mirrors.get(m)
         if found is None:
             n = (self.width + 7) // 8
@@ -975,19 +971,16 @@ class _WholeReach:
             out |= mb
         if out == full:
             return out
-        mirror_b = self._mirror(mb) if off and "-" in ops else 0
+        mirror_b = self._mirror(mb) if "-" in ops else 0  # bit of b at hi + lo - b
         if "+" in ops:
             for a in la:
                 out |= self._shift(mb, a)
                 if out == full:
                     return out
         if "-" in ops:
+            mirror_shift = hi + lo
             for a in la:
-                out |= self._shift(mb, -a)  # b - a
-                if off:
-                    out |= self._shift(mirror_b, a)  # a - b
-                elif a:
-                    out |= self._mirror_low(mb, a)  # a - b for b <= a
+                out |= self._shift(mb, -a) | self._shift(mirror_b, a - mirror_shift)  # b-a, a-b
             if out == full:
                 return out
         pos_acc = neg_acc = 0  # products and quotients: >= 0 at bit v, < 0 at bit -v
@@ -1075,11 +1068,6 @@ class _WholeReach:
                 neg_acc &= (2 << off) - 1
                 out |= self._mirror(neg_acc << off)
         return out & full
-
-    def _mirror_low(self, mb: int, a: int) -> int:
-        """Tiers 1-2: {a - b : b in mb, b <= a} (a > 0)."""
-        low = mb & ((2 << a) - 1)
-        return int(format(low, f"0{a + 1}b")[::-1], 2) if low else 0
 
     def has(self, ms: tuple[int, ...], t: int) -> bool:
         """Goal-directed `t in reach(ms)`: only the parts' sets are built (largest parts last)."""
