@@ -246,7 +246,7 @@ def next_taps(game) -> tuple[int, int, list[str], str]:
 def run_child(kind: str, args) -> None:
     env = server_env(kind, args)
     if isinstance(env, str):
-        print(f"{kind}: not run, it needs {env}")
+        print(f"{kind}: not run: {env}")
         print(RESULT + json.dumps({"kind": kind, "skipped": env}))
         return
     os.environ.clear()
