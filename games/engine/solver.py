@@ -813,14 +813,14 @@ class _Tier3Target:
             return self._x_fits(t) if ms[0] == X else ms[0] == t
         n_x = ms.count(X)
         if n_x == 0 and len(ms) <= _MATERIALISE:
-            return self.arith.has(ms, t)  # only the parts' reach sets are built
+            return self._has_small(ms, t)  # only the parts' reach sets are built
         concrete = [v for v in ms if v != X]
         if n_x >= 2 and type(t) is int and sum(abs(v) for v in concrete) <= MAX_NUMERATOR:
             # (S + X1) + X2 = t with S the sum of the other cards, X1 = -S and X2 = t: every
             # partial sum stays within |S| (R3.4: each X its own value).
             return True
         splits = []
-        for a, b in _sub_multisets(ms):
+        for a, b in _balanced_splits(ms):
             xa, xb = X in a, X in b
             if xa and xb:
                 # Only with two X cards and |cards| summing above 10,000 (never with cards).
@@ -839,8 +839,8 @@ class _Tier3Target:
                     return True
         return False
 
-    def _closes(self, e: Value, rest: tuple[int, ...], t: Value) -> Iterator[bool]:
-        """For each way `e sym y` or `y sym e` equals t: whether `rest` makes that y."""
+    def _wanted(self, e: Value, t: Value) -> Iterator[tuple[Value | str, str, bool]]:
+        """Each (y, operator, e on the left) with `e sym y` or `y sym e` equal to t."""
         apply = self.arith.apply
         for sym in self.ops:
             wanted: list[tuple[Value | str, bool]] = []  # (y, e on the left)
@@ -858,7 +858,7 @@ class _Tier3Target:
                 if e:
                     wanted.append((_normal(t * Fraction(e)), False))
             else:
-                wanted = [(y, True) for y in range(MAX_EXPONENT + 1) if apply("^", e, y) == t]
+                wanted = [(y, True) for y in _exponents(e, t)]
                 if type(e) is int and 0 <= e <= MAX_EXPONENT:
                     if e == 0:
                         wanted += [(_ANY_NONZERO, False)] if t == 1 else []
@@ -866,16 +866,60 @@ class _Tier3Target:
                         wanted += [(y, False) for y in _rational_root(t, e)]
             for y, e_left in wanted:
                 if isinstance(y, str):
-                    yield self.has(rest, y)
+                    yield y, sym, e_left
                     continue
                 if not _in_bounds(y):
                     continue
-                if (apply(sym, e, y) if e_left else apply(sym, y, e)) != t:
+                # y was solved for exactly: only "e / 0" and powers need the step checked.
+                if sym == "/" and e_left and y == 0:
                     continue
-                yield self.has(rest, y)
+                if sym == "^" and (apply(sym, e, y) if e_left else apply(sym, y, e)) != t:
+                    continue
+                yield y, sym, e_left
+
+    def _closes(self, e: Value, rest: tuple[int, ...], t: Value) -> Iterator[bool]:
+        """For each way `e sym y` or `y sym e` equals t: whether `rest` makes that y."""
+        for y, _sym, _e_left in self._wanted(e, t):
+            yield self.has(rest, y)
+
+    def _has_small(self, ms: tuple[int, ...], t: Value) -> bool:
+        """`t in reach(ms)` from the parts' materialised sets, each needed value looked up."""
+        reach = self.arith.reach
+        for a, b in _balanced_splits(ms):
+            ra, rb = reach(a), reach(b)
+            if len(ra) > len(rb):
+                ra, rb = rb, ra
+            for e in ra:
+                for y, _sym, _e_left in self._wanted(e, t):
+                    if type(y) is str:
+                        found = bool(rb) if y == _ANY else any(v != 0 for v in rb)
+                    else:
+                        found = y in rb
+                    if found:
+                        return True
+        return False
 
 
 # --- can_make: whole-number reach sets as bit sets (R2.2, R3.4) ------------------------------
+
+
+def _exponents(e: Value, t: Value) -> list[int]:
+    """The whole y from 0 to 10 with e ** y == t (0 ** 0 has no value): powers of e in turn,
+    stopping once one leaves the bounds (the next ones only grow further)."""
+    if e == 0:
+        return list(range(1, MAX_EXPONENT + 1)) if t == 0 else []
+    out: list[int] = []
+    power: Value = 1
+    for y in range(MAX_EXPONENT + 1):
+        if power == t:
+            out.append(y)
+        if e in (1, -1):
+            power = power * e
+            continue
+        power = _normal(power * e) if isinstance(power, Fraction) or isinstance(e, Fraction) else power * e
+        if not _in_bounds(power):
+            break
+    return out
 
 
 class _WholeReach:
