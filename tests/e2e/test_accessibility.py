@@ -6,11 +6,22 @@ context with bypass_csp=True. Every other browser test runs under the real polic
 
 from __future__ import annotations
 
+import time
+from datetime import date
 from pathlib import Path
 
 import pytest
+from django.conf import settings as django_settings
+from django.db import OperationalError
+from django.test import Client
+from playwright.sync_api import expect
 
+from classgames.models import ClassSession
+from classrooms.reports import services as report_services
+from games import services
+from games.models import Play
 from tests import factories
+from tests.reports.plays import one_move, paris
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -22,7 +33,8 @@ def serious(page) -> list[str]:
     page.add_script_tag(path=str(AXE))
     result = page.evaluate("async () => await axe.run(document)")
     return [
-        f"{v['id']} ({v['impact']}): " + ", ".join(str(n["target"]) for n in v["nodes"])
+        f"{v['id']} ({v['impact']}): "
+        + ", ".join(f"{n['target']} {n.get('failureSummary', '')[-160:]!r}" for n in v["nodes"])
         for v in result["violations"]
         if v["impact"] in ("serious", "critical")
     ]
@@ -69,4 +81,225 @@ def test_teacher_class_page(axe_page, live_server):
     found = {"teacher home": serious(page)}
     page.goto(f"{live_server.url}/teacher/classes/{classroom.pk}/")
     found["class page"] = serious(page)
+    assert {name: v for name, v in found.items() if v} == {}
+
+
+# --- issue 10: the table in every phase, the teacher's, the parent's and the board's pages -----
+
+VIEWPORTS = {"1024x768": (1024, 768), "768x1024": (768, 1024)}
+X, DAOU, PEVAR, PEMP, CHWECH = 22, 27, 29, 30, 31  # tests/games/conftest.py's deck up to 10
+
+
+def card(value: int, copy: int = 0) -> int:
+    return 2 * value + copy
+
+
+def signed_in(new_context, live_server, user, size="1024x768"):
+    """A page of a context signed in as `user` (the session of a real login), CSP bypassed."""
+    if not AXE.exists():
+        pytest.fail(f"{AXE} is missing: run npm ci (package.json pins axe-core)")
+    client = Client()
+    client.force_login(user)
+    width, height = VIEWPORTS[size]
+    context = new_context(bypass_csp=True, viewport={"width": width, "height": height})
+    context.add_cookies(
+        [
+            {
+                "name": django_settings.SESSION_COOKIE_NAME,
+                "value": client.cookies[django_settings.SESSION_COOKIE_NAME].value,
+                "url": live_server.url,
+            }
+        ]
+    )
+    return context.new_page()
+
+
+def fresh(game):
+    for _ in range(50):
+        try:
+            game.refresh_from_db()
+            return game
+        except OperationalError:
+            time.sleep(0.1)
+    game.refresh_from_db()
+    return game
+
+
+def move(game, seat: int, **kw) -> None:
+    outcome = services.move_submit(
+        game_id=game.pk, seat=seat, move=kw, seen_version=fresh(game).version
+    )
+    assert outcome.applied, outcome.message
+
+
+def open_table(page, live_server, game):
+    page.goto(f"{live_server.url}/play/{game.pk}/")
+    expect(page.locator("#board")).to_have_attribute("data-version", str(fresh(game).version))
+
+
+def visit(page, url: str, status: int = 200) -> None:
+    response = page.goto(url)
+    assert response is not None and response.status == status, (url, response and response.status)
+
+
+@pytest.mark.parametrize("size", list(VIEWPORTS))
+def test_the_table_in_every_phase(new_context, live_server, monkeypatch, size):
+    monkeypatch.setattr(services, "_bot_delay", lambda strength, rng: 600.0)
+    monkeypatch.setattr(services, "WINDOW_ANSWER_DELAY", (600.0, 600.0))
+    school = factories.school()
+    classroom = factories.classroom(school=school)
+    anna = factories.student(classroom=classroom, name="Anna", picture_code="0-1-2")
+    bo = factories.student(classroom=classroom, name="Bo", picture_code="3-4-5")
+    game = services.game_start(
+        game=services.game_create(
+            school=school,
+            classroom=classroom,
+            label="T1",
+            # Anna holds PEVAR, PEMP, DAOU and C'HWEC'H; the table is 2 3 X.
+            draw_order=[PEVAR, PEMP, DAOU, CHWECH, card(2), card(3), X]
+            + [card(v) for v in (9, 7, 1, 4)],
+            players=[{"student": anna}, {"student": bo}, {"bot": "medium", "name": "Robo"}],
+            settings={"challenge_window": 120, "turn_time": 0, "challenge_time": 120},
+        )
+    )
+    a = signed_in(new_context, live_server, anna.user, size)
+    b = signed_in(new_context, live_server, bo.user, size)
+    open_table(a, live_server, game)
+    open_table(b, live_server, game)
+    found = {"your turn": serious(a), "someone else's turn": serious(b)}
+    a.click(f".table-cards .card[data-card='{X}']")
+    a.wait_for_selector(".numpad [data-action=x-ok]")
+    found["the X number pad"] = serious(a)
+    # Anna announces 2 + 3 = X(6): the challenge window, on Bo's tablet.
+    move(
+        game,
+        0,
+        type="announce",
+        tokens=[{"card": card(2)}, {"op": "+"}, {"card": card(3)}, {"op": "="}, {"card": X}],
+        x_values={str(X): 6},
+    )
+    open_table(b, live_server, game)
+    b.wait_for_selector(".act-challenge")
+    found["the challenge window"] = serious(b)
+    move(game, 1, type="challenge")
+    open_table(a, live_server, game)
+    a.wait_for_selector(".act-chwech-yes")
+    found["C'HWEC'H offered"] = serious(a)
+    services.game_end(game=fresh(game))
+    open_table(a, live_server, game)
+    a.wait_for_selector(".end-screen h2")
+    found["the end screen"] = serious(a)
+    assert {name: v for name, v in found.items() if v} == {}
+
+
+@pytest.fixture
+def running_class(monkeypatch):
+    """A teacher's class with a class game running (one table, Anna and Bo) and two mistakes."""
+    monkeypatch.setattr(services, "_bot_delay", lambda strength, rng: 600.0)
+    school = factories.school()
+    teacher = factories.teacher(school=school, username="yann", password=PASSWORD)
+    room = factories.classroom(school=school, teachers=[teacher])
+    anna = factories.student(classroom=room, name="Anna", picture_code="0-1-2")
+    bo = factories.student(classroom=room, name="Bo", picture_code="3-4-5")
+    session = ClassSession.objects.create(
+        classroom=room, created_by=teacher, status=ClassSession.Status.RUNNING
+    )
+    game = services.game_start(
+        game=services.game_create(
+            school=school,
+            classroom=room,
+            session=session,
+            label="1",
+            players=[{"student": anna}, {"student": bo}],
+            settings={"turn_time": 120, "challenge_window": 0},
+            draw_order=[card(2), card(3), card(5), card(1), card(4), card(9)],
+        )
+    )
+    move(game, 0, type="announce", text="2 + 5 = 3")  # wrong (R3.5)
+    move(game, 1, type="nothing")  # false: 2 + 3 = 5 was there (R5.6)
+    return {
+        "teacher": teacher,
+        "room": room,
+        "anna": anna,
+        "bo": bo,
+        "session": session,
+        "game": game,
+    }
+
+
+def test_teacher_pages_of_a_running_class_and_the_board(new_context, live_server, running_class):
+    room, game, session = running_class["room"], running_class["game"], running_class["session"]
+    base, anna = live_server.url, running_class["anna"]
+    page = signed_in(new_context, live_server, running_class["teacher"])
+    found = {}
+    pages = {
+        "live view": f"/teacher/class-games/{session.pk}/",
+        "student edit": f"/teacher/classes/{room.pk}/students/{anna.pk}/",
+        "class game setup": f"/teacher/classes/{room.pk}/play/",
+        "levels": f"/teacher/classes/{room.pk}/levels/",
+        "practice goals": f"/teacher/classes/{room.pk}/practice/",
+        "board: table": f"/board/table/{game.pk}/",
+        "board: session": f"/board/session/{session.pk}/",
+        "board: session mistakes": f"/board/session/{session.pk}/mistakes/",
+        "board: class mistakes": f"/board/class/{room.pk}/mistakes/",
+    }
+    for name, url in pages.items():
+        visit(page, base + url)
+        found[name] = serious(page)
+    wrong = Play.objects.filter(game=game).order_by("pk").first()
+    visit(page, f"{base}/board/mistake/{wrong.pk}/")
+    found["board: a mistake"] = serious(page)
+    page.click("text=Show the answer")
+    page.wait_for_selector(".bmistake-answer")
+    found["board: a mistake's answer"] = serious(page)
+    assert {name: v for name, v in found.items() if v} == {}
+
+
+def test_reports_pages_of_teacher_and_parent(new_context, live_server, settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    school = factories.school()
+    teacher = factories.teacher(school=school, username="yann", password=PASSWORD)
+    room = factories.classroom(school=school, teachers=[teacher])
+    anna = factories.student(classroom=room, name="Anna")
+    for day in (3, 10):
+        one_move(classroom=room, student=anna, move="2 + 3 = 5", at=paris(2026, 11, day, 9, 0))
+        one_move(classroom=room, student=anna, move="5 + 2 = 3", at=paris(2026, 11, day, 10, 0))
+    for monday in (date(2026, 11, 2), date(2026, 11, 9)):
+        report_services.report_build(student=anna, week_start=monday)
+    _invite, code = report_services.parent_invite_create(student=anna, by=teacher)
+    parent = factories.parent(school=school, username="annas-dad", password=PASSWORD)
+    report_services.parent_invite_redeem(code=code, parent=parent)
+    base, found = live_server.url, {}
+
+    page = signed_in(new_context, live_server, teacher)
+    for name, url in {
+        "class report": f"/reports/class/{room.pk}/",
+        "teacher's student report": f"/reports/student/{anna.pk}/",
+    }.items():
+        visit(page, base + url)
+        found[name] = serious(page)
+    page = signed_in(new_context, live_server, parent)
+    for name, url in {
+        "parent home": "/reports/",
+        "child report": f"/reports/child/{anna.pk}/",
+        "weekly email settings": "/reports/email/",
+        "privacy": "/privacy/",
+    }.items():
+        visit(page, base + url)
+        found[name] = serious(page)
+    visit(page, base + "/teacher/", 403)
+    found["403 (a parent on a teacher's page)"] = serious(page)
+    visit(page, base + "/no-such-page/", 404)
+    found["404"] = serious(page)
+    assert {name: v for name, v in found.items() if v} == {}
+
+
+def test_error_pages_signed_out(axe_page, live_server):
+    page, found = axe_page, {}
+    visit(page, live_server.url + "/no-such-page/", 404)
+    found["404 signed out"] = serious(page)
+    visit(page, live_server.url + "/play/999999/", 404)
+    found["404 on a tablet path"] = serious(page)
+    visit(page, live_server.url + "/privacy/")
+    found["privacy signed out"] = serious(page)
     assert {name: v for name, v in found.items() if v} == {}
