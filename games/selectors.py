@@ -177,6 +177,10 @@ def table_context(*, game: Game, seat: Seat | None, since: int | None = None) ->
         show_steps=bool(rules.get("show_steps")),
         is_over=game.status in DONE_STATUSES,
     )
+    if game.kind == Game.Kind.PRACTICE and game.draw_order:  # "Learn to play": the coach
+        from games import tutorial
+
+        ctx["tutorial"] = tutorial.tutorial_context(game=game, seat=seat)
     return ctx
 
 

@@ -19,4 +19,5 @@ urlpatterns = [
     path("push/", include("games.stream_urls")),  # server-sent events (games/stream.py)
     path("board/", include("games.board_urls")),  # the class board (games/board.py)
     path("", include("games.practice_urls")),  # practice goals (games/practice_views.py)
+    path("", include("games.tutorial_urls")),  # "Learn to play" (games/tutorial_views.py)
 ]
