@@ -4,6 +4,9 @@
   "use strict";
   if (window.kavetCoach) return;  // htmx may bring the script back with a swapped board
   window.kavetCoach = true;
+  // The stylesheet came inside the board, which every htmx swap replaces: keep it in <head>.
+  var css = document.querySelector("link[data-coach-css]");
+  if (css) document.head.appendChild(css);
 
   function coach() { return document.getElementById("coach"); }
   function tokenCount() {
@@ -65,7 +68,8 @@
       if (c) say(c.querySelector(".coach-title").textContent + ". " + c.querySelector(".coach-text").textContent);
       return;
     }
-    setTimeout(update, 0);  // after table.js has built the operation
+    update();  // table.js's listener came first and has built the operation
+    setTimeout(update, 0);
   });
   document.addEventListener("htmx:afterSettle", update);
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", update);
