@@ -272,6 +272,20 @@ def bench_can_make(quick: bool) -> None:
                     extra += f", past whole steps {fractions_needed}"
                 extra += f"; worst {worst[1]}"
                 _row(f"tier {tier}, {n_x} X, use_all={use_all}", times, extra)
+    # Tier 3 "no" answers (random targets rarely give one): past the whole-number bit sets,
+    # the exact fraction search decides them; this is where can_make is still unbounded.
+    hard = [
+        ([8, 7, 18, 3, 10, 0, 0], 7741, False),
+        ([8, 7, 18, 3, 10, 0, 0, 0], 7741, False),
+        ([0, 0, 1, 3, 6, 9, 10, 10], 7477, True),
+        ([1, 1, 1, 1, 1, 1, 1, 1], 9973, True),
+    ]
+    rules = RuleSet(tier=3)
+    for operands, target, use_all in hard[:2] if quick else hard:
+        clear_caches()
+        t, answer = _capped(lambda o=operands, g=target, u=use_all: can_make(o, g, rules, use_all=u), limit)
+        shown = "over the cap" if answer is None else f"answer {answer}"
+        print(f"  tier 3 no: {operands} -> {target}, use_all={use_all}: {t * 1000:.0f} ms, {shown}")
 
 
 def main() -> None:
