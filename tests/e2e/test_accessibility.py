@@ -6,21 +6,16 @@ context with bypass_csp=True. Every other browser test runs under the real polic
 
 from __future__ import annotations
 
-import time
 from datetime import date
 from pathlib import Path
 
 import pytest
-from django.conf import settings as django_settings
-from django.db import OperationalError
-from django.test import Client
-from playwright.sync_api import expect
 
-from classgames.models import ClassSession
 from classrooms.reports import services as report_services
 from games import services
 from games.models import Play
 from tests import factories
+from tests.e2e.helpers import fresh, move, open_table, sign_in_context
 from tests.reports.plays import one_move, paris
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -98,43 +93,10 @@ def signed_in(new_context, live_server, user, size="1024x768"):
     """A page of a context signed in as `user` (the session of a real login), CSP bypassed."""
     if not AXE.exists():
         pytest.fail(f"{AXE} is missing: run npm ci (package.json pins axe-core)")
-    client = Client()
-    client.force_login(user)
     width, height = VIEWPORTS[size]
     context = new_context(bypass_csp=True, viewport={"width": width, "height": height})
-    context.add_cookies(
-        [
-            {
-                "name": django_settings.SESSION_COOKIE_NAME,
-                "value": client.cookies[django_settings.SESSION_COOKIE_NAME].value,
-                "url": live_server.url,
-            }
-        ]
-    )
+    sign_in_context(context, live_server, user)
     return context.new_page()
-
-
-def fresh(game):
-    for _ in range(50):
-        try:
-            game.refresh_from_db()
-            return game
-        except OperationalError:
-            time.sleep(0.1)
-    game.refresh_from_db()
-    return game
-
-
-def move(game, seat: int, **kw) -> None:
-    outcome = services.move_submit(
-        game_id=game.pk, seat=seat, move=kw, seen_version=fresh(game).version
-    )
-    assert outcome.applied, outcome.message
-
-
-def open_table(page, live_server, game):
-    page.goto(f"{live_server.url}/play/{game.pk}/")
-    expect(page.locator("#board")).to_have_attribute("data-version", str(fresh(game).version))
 
 
 def visit(page, url: str, status: int = 200) -> None:
@@ -201,20 +163,13 @@ def running_class(monkeypatch):
     room = factories.classroom(school=school, teachers=[teacher])
     anna = factories.student(classroom=room, name="Anna", picture_code="0-1-2")
     bo = factories.student(classroom=room, name="Bo", picture_code="3-4-5")
-    session = ClassSession.objects.create(
-        classroom=room, created_by=teacher, status=ClassSession.Status.RUNNING
+    game = factories.class_table(
+        classroom=room,
+        teacher=teacher,
+        students=[anna, bo],
+        draw_order=[card(2), card(3), card(5), card(1), card(4), card(9)],
     )
-    game = services.game_start(
-        game=services.game_create(
-            school=school,
-            classroom=room,
-            session=session,
-            label="1",
-            players=[{"student": anna}, {"student": bo}],
-            settings={"turn_time": 120, "challenge_window": 0},
-            draw_order=[card(2), card(3), card(5), card(1), card(4), card(9)],
-        )
-    )
+    session = game.session
     move(game, 0, type="announce", text="2 + 5 = 3")  # wrong (R3.5)
     move(game, 1, type="nothing")  # false: 2 + 3 = 5 was there (R5.6)
     return {

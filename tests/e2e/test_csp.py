@@ -3,9 +3,8 @@ behaviours moved out of inline handlers into static/js/kavet.js still work."""
 from __future__ import annotations
 
 import pytest
-from django.conf import settings as django_settings
-from django.test import Client
 
+from tests.e2e.helpers import sign_in_context
 from tests.site.test_csp import build_site
 
 WATCH = """
@@ -19,11 +18,7 @@ document.addEventListener("securitypolicyviolation", function (e) {
 def _open(new_context, live_server, page_spec):
     context = new_context()
     if page_spec.user is not None:
-        client = Client()
-        client.force_login(page_spec.user)
-        context.add_cookies([{"name": django_settings.SESSION_COOKIE_NAME,
-                              "value": client.cookies[django_settings.SESSION_COOKIE_NAME].value,
-                              "url": live_server.url}])
+        sign_in_context(context, live_server, page_spec.user)
     context.add_init_script(WATCH)
     page = context.new_page()
     console: list[str] = []

@@ -1,13 +1,11 @@
 """A parent signs in on a phone and reads their child's report, chart included."""
 from __future__ import annotations
 
-from datetime import date
-
 import pytest
 
 from classrooms.reports import services
 from tests import factories
-from tests.reports.plays import one_move, paris
+from tests.reports.plays import three_weeks_reported
 
 PASSWORD = "a long enough parent password 42"
 
@@ -20,15 +18,7 @@ def test_parent_reads_the_report_with_its_chart_on_a_phone(live_server, new_cont
     classroom = factories.classroom(school=school, teachers=[teacher])
     anna = factories.student(classroom=classroom, name="Anna")
     brieuc = factories.student(classroom=classroom, name="Brieuc")
-    # Three weeks of real games (R4): in each, Anna makes one right and one wrong operation and
-    # Brieuc one right one, each against a computer player, through the services.
-    for week_day in (3, 10, 17):
-        one_move(classroom=classroom, student=anna, move="2 + 3 = 5", at=paris(2026, 11, week_day, 9, 0))
-        one_move(classroom=classroom, student=anna, move="5 + 2 = 3", at=paris(2026, 11, week_day, 10, 0))
-        one_move(classroom=classroom, student=brieuc, move="2 + 3 = 5", at=paris(2026, 11, week_day, 11, 0))
-    for monday in (date(2026, 11, 2), date(2026, 11, 9), date(2026, 11, 16)):
-        services.report_build(student=anna, week_start=monday)
-        services.report_build(student=brieuc, week_start=monday)
+    three_weeks_reported(classroom=classroom, anna=anna, brieuc=brieuc)
     _invite, code = services.parent_invite_create(student=anna, by=teacher)
 
     page = new_context(viewport={"width": 390, "height": 844}).new_page()

@@ -12,12 +12,12 @@ from __future__ import annotations
 import time
 
 import pytest
-from django.db import OperationalError
 from playwright.sync_api import expect
 
 from games import engine, services
 from games.models import Game, Play
 from tests import factories
+from tests.e2e.helpers import fresh
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -36,18 +36,6 @@ def sign_in(context, live_server, classroom, name, pictures):
         page.click(f"button.picture-btn[aria-label='{picture}']")
     page.wait_for_url("**/me/")
     return page
-
-
-def fresh(game: Game) -> Game:
-    """Re-read the game; on SQLite the live server may hold a table lock for a moment."""
-    for _ in range(50):
-        try:
-            game.refresh_from_db()
-            return game
-        except OperationalError:
-            time.sleep(0.1)
-    game.refresh_from_db()
-    return game
 
 
 def on_version(page, game):

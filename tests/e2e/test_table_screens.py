@@ -11,17 +11,14 @@ PEVAR 29, PEMP 30, C'HWEC'H 31 (tests/games/conftest.py).
 from __future__ import annotations
 
 import os
-import time
 
 import pytest
-from django.conf import settings as django_settings
-from django.db import OperationalError
-from django.test import Client
 from playwright.sync_api import expect
 
 from games import services
-from games.models import Game, Move, Play
+from games.models import Move, Play
 from tests import factories
+from tests.e2e.helpers import fresh, move, open_table, sign_in_context
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -65,45 +62,12 @@ def table(monkeypatch):
     return make
 
 
-def fresh(game: Game) -> Game:
-    for _ in range(50):
-        try:
-            game.refresh_from_db()
-            return game
-        except OperationalError:
-            time.sleep(0.1)
-    game.refresh_from_db()
-    return game
-
-
-def move(game: Game, seat: int, **kw) -> None:
-    outcome = services.move_submit(
-        game_id=game.pk, seat=seat, move=kw, seen_version=fresh(game).version
-    )
-    assert outcome.applied, outcome.message
-
-
 def tablet(new_context, live_server, student, size):
     """A signed-in tablet (the session of a real login, without tapping the pictures)."""
-    client = Client()
-    client.force_login(student.user)
     width, height = VIEWPORTS[size]
     context = new_context(viewport={"width": width, "height": height})
-    context.add_cookies(
-        [
-            {
-                "name": django_settings.SESSION_COOKIE_NAME,
-                "value": client.cookies[django_settings.SESSION_COOKIE_NAME].value,
-                "url": live_server.url,
-            }
-        ]
-    )
+    sign_in_context(context, live_server, student.user)
     return context.new_page()
-
-
-def open_table(page, live_server, game):
-    page.goto(f"{live_server.url}/play/{game.pk}/")
-    expect(page.locator("#board")).to_have_attribute("data-version", str(fresh(game).version))
 
 
 def assert_one_screen(page, selectors, name):

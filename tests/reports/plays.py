@@ -11,11 +11,12 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from unittest import mock
 from zoneinfo import ZoneInfo
 
 from classrooms.models import Classroom, Student
+from classrooms.reports import services as report_services
 from games import engine, services
 from games.models import Game
 
@@ -137,3 +138,16 @@ def one_move(*, classroom: Classroom, student: Student, move: dict | str, at: da
     later = at + timedelta(seconds=react_seconds + 30)
     services.game_tick(game_id=game.pk, now=later)
     return finish(game, at=later)
+
+
+def three_weeks_reported(*, classroom: Classroom, anna: Student, brieuc: Student) -> None:
+    """Three weeks of real games (R4): in each, Anna makes one right and one wrong operation and
+    Brieuc one right one, each against a computer player, through the services; then each
+    student's weekly report of those three weeks is built."""
+    for week_day in (3, 10, 17):
+        one_move(classroom=classroom, student=anna, move="2 + 3 = 5", at=paris(2026, 11, week_day, 9, 0))
+        one_move(classroom=classroom, student=anna, move="5 + 2 = 3", at=paris(2026, 11, week_day, 10, 0))
+        one_move(classroom=classroom, student=brieuc, move="2 + 3 = 5", at=paris(2026, 11, week_day, 11, 0))
+    for monday in (date(2026, 11, 2), date(2026, 11, 9), date(2026, 11, 16)):
+        report_services.report_build(student=anna, week_start=monday)
+        report_services.report_build(student=brieuc, week_start=monday)

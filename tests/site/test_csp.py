@@ -5,7 +5,6 @@ the same pages in Chromium and watches its console for violations."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
 from html.parser import HTMLParser
 
 import pytest
@@ -15,9 +14,8 @@ from django.urls import reverse
 from classgames.services import class_session_start
 from classrooms.grouping import PlannedTable
 from classrooms.models import ParentLink
-from classrooms.reports import services as report_services
 from tests import factories
-from tests.reports.plays import one_move, paris
+from tests.reports.plays import three_weeks_reported
 
 
 @dataclass
@@ -34,15 +32,7 @@ def build_site(school) -> list[SitePage]:
     classroom = factories.classroom(school=school, teachers=[teacher])
     anna = factories.student(classroom=classroom, name="Anna")
     brieuc = factories.student(classroom=classroom, name="Brieuc")
-    # Three weeks of real games (R4): in each, Anna makes one right and one wrong operation and
-    # Brieuc one right one, each against a computer player, through the services.
-    for week_day in (3, 10, 17):
-        one_move(classroom=classroom, student=anna, move="2 + 3 = 5", at=paris(2026, 11, week_day, 9, 0))
-        one_move(classroom=classroom, student=anna, move="5 + 2 = 3", at=paris(2026, 11, week_day, 10, 0))
-        one_move(classroom=classroom, student=brieuc, move="2 + 3 = 5", at=paris(2026, 11, week_day, 11, 0))
-    for monday in (date(2026, 11, 2), date(2026, 11, 9), date(2026, 11, 16)):
-        report_services.report_build(student=anna, week_start=monday)
-        report_services.report_build(student=brieuc, week_start=monday)
+    three_weeks_reported(classroom=classroom, anna=anna, brieuc=brieuc)
     parent = factories.parent(school=school, username="csp-parent")
     ParentLink.objects.create(parent=parent, student=anna)
     settings = {"challenge_window": 5, "turn_time": 60}
