@@ -3,8 +3,11 @@ from __future__ import annotations
 
 import itertools
 
+from classgames.models import ClassSession
 from classrooms.models import Classroom, School, Student, User
 from classrooms.services import class_code_new, student_create
+from games import services as game_services
+from games.models import Game
 
 _counter = itertools.count(1)
 
@@ -46,3 +49,23 @@ def student(*, classroom: Classroom, name: str | None = None, number_range: int 
             tier: int = 1, picture_code: str | None = None) -> Student:
     return student_create(classroom=classroom, name=name or f"Kid{next(_counter)}",
                           number_range=number_range, tier=tier, picture_code=picture_code)
+
+
+def class_table(*, classroom: Classroom, students, teacher: User | None = None, label: str = "1",
+                draw_order=None, session: ClassSession | None = None) -> Game:
+    """A started table of a running class game (of `session`, else of a new one the teacher
+    started): the students' seats in order, 120 s a turn and no challenge window, so the engine rules at once (R5.6)."""
+    if session is None:
+        session = ClassSession.objects.create(
+            classroom=classroom, created_by=teacher, status=ClassSession.Status.RUNNING
+        )
+    game = game_services.game_create(
+        school=classroom.school,
+        classroom=classroom,
+        session=session,
+        label=label,
+        players=[{"student": s} for s in students],
+        settings={"turn_time": 120, "challenge_window": 0},
+        draw_order=list(draw_order) if draw_order is not None else None,
+    )
+    return game_services.game_start(game=game)

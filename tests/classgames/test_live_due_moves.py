@@ -10,9 +10,9 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from classgames.models import ClassSession
-from games import services, tasks
+from games import tasks
 from games.models import Game
+from tests import factories
 
 pytestmark = pytest.mark.django_db
 
@@ -20,20 +20,9 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def due_table(school, classroom, teacher, anna, bo):
     """A class game's table whose first turn's time has just run out."""
-    session = ClassSession.objects.create(
-        classroom=classroom, created_by=teacher, status=ClassSession.Status.RUNNING
-    )
-    game = services.game_create(
-        school=school,
-        classroom=classroom,
-        session=session,
-        label="1",
-        players=[{"student": anna}, {"student": bo}],
-        settings={"turn_time": 120, "challenge_window": 0},
-    )
-    game = services.game_start(game=game)
+    game = factories.class_table(classroom=classroom, teacher=teacher, students=[anna, bo])
     Game.objects.filter(pk=game.pk).update(timer_deadline=timezone.now() - timedelta(seconds=1))
-    return session, game
+    return game.session, game
 
 
 def _look(client, teacher, session) -> int:

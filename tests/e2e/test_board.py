@@ -9,7 +9,6 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from classgames.models import ClassSession
 from games import services
 from games.models import Game, Play
 from tests import factories
@@ -31,19 +30,9 @@ def table(settings):
     room = factories.classroom(school=school, teachers=[teacher])
     zed = factories.student(classroom=room, name=ZED, picture_code="0-1-2")
     mael = factories.student(classroom=room, name=MAEL, picture_code="3-4-5")
-    session = ClassSession.objects.create(
-        classroom=room, created_by=teacher, status=ClassSession.Status.RUNNING
+    return factories.class_table(
+        classroom=room, teacher=teacher, students=[zed, mael], label="2", draw_order=TABLE_2_3_5
     )
-    game = services.game_create(
-        school=school,
-        classroom=room,
-        session=session,
-        label="2",
-        players=[{"student": zed}, {"student": mael}],
-        settings={"turn_time": 120, "challenge_window": 0},
-        draw_order=list(TABLE_2_3_5),
-    )
-    return services.game_start(game=game)
 
 
 def submit(game: Game, seat: int, **move) -> None:

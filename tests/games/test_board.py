@@ -45,19 +45,16 @@ def session(classroom, teacher):
 
 
 @pytest.fixture
-def table(school, classroom, session, zed, mael):
+def table(classroom, session, zed, mael):
     """Table 2 of the class game, opening with 2 3 5; no challenge window: the engine referees
     alone (R5.6), so every verdict is told at once."""
-    game = services.game_create(
-        school=school,
+    return factories.class_table(
         classroom=classroom,
-        session=session,
+        students=[zed, mael],
         label="2",
-        players=[{"student": zed}, {"student": mael}],
-        settings={"turn_time": 120, "challenge_window": 0},
-        draw_order=list(TABLE_2_3_5),
+        draw_order=TABLE_2_3_5,
+        session=session,
     )
-    return services.game_start(game=game)
 
 
 def card_labels(html: str) -> list[str]:
