@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from django.core.exceptions import ValidationError
 from django.db import connection
@@ -65,12 +63,10 @@ def test_more_than_500_names_are_refused(classroom):
     assert not Student.objects.filter(classroom=classroom).exists()
 
 
-def test_500_names_at_once_are_added_quickly_in_a_few_queries(classroom):
+def test_500_names_at_once_are_added_in_a_few_queries(classroom):
     text = "\n".join(f"Kid {i}" for i in range(500))
-    started = time.perf_counter()
     with CaptureQueriesContext(connection) as queries:
         added = services.students_bulk_add(classroom=classroom, text=text)
-    elapsed = time.perf_counter() - started
     assert len(added) == 500
     assert Student.objects.filter(classroom=classroom).count() == 500
     assert LevelChange.objects.filter(student__classroom=classroom).count() == 500
@@ -79,7 +75,6 @@ def test_500_names_at_once_are_added_quickly_in_a_few_queries(classroom):
         == 500
     )
     assert len(queries) < 20  # bulk inserts, not one round trip per child
-    assert elapsed < 5  # generous for a slow CI box; typically well under a second
 
 
 def test_a_bad_level_in_the_paste_form_is_refused(classroom):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import collections
 import itertools
 import random
-import time
 
 import pytest
 
@@ -121,11 +120,10 @@ def test_hard_bot_takes_the_largest_trick(scene):
 
 def test_hard_bot_takes_the_largest_trick_on_a_crowded_tier_3_table(scene):
     # R8.2 — hard takes the largest trick on any table: on these eight cards at tier 3 it wins
-    # all eight (it used to settle for "2 * 3 = 6" above seven cards), in bounded time
+    # all eight (it used to settle for "2 * 3 = 6" above seven cards); its time is measured in
+    # benchmarks/bench_solver.py, never here
     s = scene(table=[3, 7, 10, 4, 6, 9, 2, 8], draw=[0, 1, 5], tier=3)
-    started = time.perf_counter()
     move = bot_move(seat_view(s.state, 0), "hard", random.Random(0))
-    assert time.perf_counter() - started < 1.0
     events = s.play(move) + s.ok_all()
     assert s.first(events, "trick_won")["size"] == 8
 

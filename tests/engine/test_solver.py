@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from benchmarks.reference import reference_step
 from games.engine import RuleSet, best_operation, can_make, check_operation, find_operation
+from games.engine.errors import EngineError
 
 TIER1, TIER2, TIER3 = RuleSet(tier=1), RuleSet(tier=2), RuleSet(tier=3)
 # Narrow bounds keep X cards' values few enough to enumerate by brute force.
@@ -268,10 +269,10 @@ def test_can_make_zero_divided_without_times() -> None:
 
 @pytest.mark.parametrize("tier", [1, 2, 3])
 def test_the_largest_trick_search_is_bounded_on_crowded_tables(tier: int) -> None:
-    # R8.2, R9.4 — on a sixteen-card table the search stays bounded, finds at least what
-    # find_operation finds, and every trick it returns is accepted by the checker
+    # R8.2, R9.4 — on a sixteen-card table the search (bounded by a step budget; its time is
+    # measured in benchmarks/bench_solver.py) finds at least what find_operation finds, and
+    # every trick it returns is accepted by the checker
     import random
-    import time
 
     from games.engine.solver import clear_caches
 
@@ -280,9 +281,7 @@ def test_the_largest_trick_search_is_bounded_on_crowded_tables(tier: int) -> Non
     for _ in range(3):
         cards = [rng.choice([*range(21), "X"]) for _ in range(16)]
         clear_caches()
-        started = time.perf_counter()
         best = best_operation(cards, rules)
-        assert time.perf_counter() - started < 2.0, cards
         found = find_operation(cards, rules)
         assert best is not None and found is not None
         assert best.n_cards >= found.n_cards
@@ -366,8 +365,10 @@ def test_can_make_no_longer_takes_an_x_value_out_of_range() -> None:
     assert can_make(["X", 20, 20], -9960, only_plus, use_all=True)
     # R2.5: the issue's examples used rule sets without +, which a game can no longer have
     for operators in ("*/", "/", "*^"):
-        with pytest.raises(Exception):
+        with pytest.raises(EngineError) as refused:
             RuleSet(tier=3, operators=operators)
+        assert refused.value.code == "rules_invalid"
+        assert refused.value.params.get("problem") == "plus_required"
     plus_ops = RuleSet(tier=3, operators="+*/")
     assert can_make([2, 11, 18, 19, "X"], 16, plus_ops, use_all=True)  # 2 + 11 + 18 + 19 + X, X = -34
     assert can_make(["X", 12, 5], 7, RuleSet(tier=3, operators="+/"), use_all=True)  # X / 12 + 5, X = 24 too
@@ -376,23 +377,3 @@ def test_can_make_no_longer_takes_an_x_value_out_of_range() -> None:
     assert not can_make([1, 2], 20_000, TIER3) and not can_make([1, 2], 401, TIER2)
 
 
-@pytest.mark.parametrize("use_all", [False, True])
-def test_can_make_on_eight_operands_is_bounded(use_all: bool) -> None:
-    # R9.4: these eight-operand tables are answered within 2 s each, cold (use_all took
-    # minutes on seven before). Not a bound for every target: see the report of issue 13.
-    import time
-
-    from games.engine.solver import clear_caches
-
-    cases = [
-        ([3, 7, 10, 4, 6, 9, 2, 8], 9973),
-        ([3, 7, 10, 4, 6, 9, 2, 8], 24),
-        ([3, 7, 10, 4, 6, 9, 2, "X"], -9999),
-        ([1, 1, 1, 1, 1, 1, 1, 1], 9973),
-        ([20, 19, 18, 17, 16, 15, 14, 13], 1),
-    ]
-    for operands, target in cases:
-        clear_caches()
-        started = time.perf_counter()
-        can_make(operands, target, TIER3, use_all=use_all)
-        assert time.perf_counter() - started < 2.0, (operands, target)
