@@ -268,6 +268,14 @@ def _locked(game: Game | int) -> Game:
     return Game.objects.select_for_update(no_key=True).get(pk=pk)
 
 
+def _locked_in(game: Game, status: str, code: str, message: str) -> Game:
+    """The game, locked, if it is in `status`; else a GameError with the code and message."""
+    game = _locked(game)
+    if game.status != status:
+        raise GameError(code, message)
+    return game
+
+
 def _seats(game: Game) -> dict[int, Seat]:
     """The table's seats by position, read once per change (the game row is locked first)."""
     return {s.position: s for s in Seat.objects.filter(game=game).select_related("student")}
@@ -397,9 +405,9 @@ def _stamp_deadlines(
 def game_start(*, game: Game, by: User | None = None) -> Game:
     """Deal the opening cards (R4.1) and start the clocks (the first turn's fairly, R4.9)."""
     with transaction.atomic():
-        game = _locked(game)
-        if game.status != Game.Status.SETUP:
-            raise GameError("already_started", _("This game has already started."))
+        game = _locked_in(
+            game, Game.Status.SETUP, "already_started", _("This game has already started.")
+        )
         try:
             state = engine.new_game(_config(game), seed=game.seed, draw_order=game.draw_order)
         except engine.EngineError as exc:
@@ -421,9 +429,9 @@ def game_start(*, game: Game, by: User | None = None) -> Game:
 def game_pause(*, game: Game, by: User | None = None) -> Game:
     """Stop the clocks and the computer players; tablets show "paused"."""
     with transaction.atomic():
-        game = _locked(game)
-        if game.status != Game.Status.RUNNING:
-            raise GameError("not_running", _("Only a running game can be paused."))
+        game = _locked_in(
+            game, Game.Status.RUNNING, "not_running", _("Only a running game can be paused.")
+        )
         game.status = Game.Status.PAUSED
         game.timer_deadline = None
         game.bot_due_at = None
@@ -435,9 +443,9 @@ def game_pause(*, game: Game, by: User | None = None) -> Game:
 def game_resume(*, game: Game, by: User | None = None) -> Game:
     """Start again; the running time limit starts afresh, so nobody loses time to the pause."""
     with transaction.atomic():
-        game = _locked(game)
-        if game.status != Game.Status.PAUSED:
-            raise GameError("not_paused", _("Only a paused game can be resumed."))
+        game = _locked_in(
+            game, Game.Status.PAUSED, "not_paused", _("Only a paused game can be resumed.")
+        )
         game.status = Game.Status.RUNNING
         state = _state(game)
         pause = _stamp_deadlines(game, None, state, _seats(game), timezone.now())
@@ -708,6 +716,17 @@ def _reaction_ms(game: Game, now: datetime) -> int | None:
     return max(0, int((now - start).total_seconds() * 1000))
 
 
+def _verdict_record(event: dict) -> dict:
+    """An announcement as a verdict event tells it."""
+    return {
+        "text": event["text"],
+        "ok": event["ok"],
+        "verdict": event,
+        "operation": event.get("operation"),
+        "cards": event.get("cards", []),
+    }
+
+
 def _announcement_record(after, events: list[dict], seat: int) -> dict | None:
     """The engine's judged announcement: still pending in a window, or told in a verdict event."""
     for event in events:
@@ -716,25 +735,13 @@ def _announcement_record(after, events: list[dict], seat: int) -> dict | None:
             and event.get("seat") == seat
             and event.get("role") != "turn"
         ):
-            return {
-                "text": event["text"],
-                "ok": event["ok"],
-                "verdict": event,
-                "operation": event.get("operation"),
-                "cards": event.get("cards", []),
-            }
+            return _verdict_record(event)
     pending = after.pending
     if pending and pending.get("kind") == "announce" and pending.get("seat") == seat:
         return pending
     for event in events:
         if event.get("type") == "verdict" and event.get("seat") == seat:
-            return {
-                "text": event["text"],
-                "ok": event["ok"],
-                "verdict": event,
-                "operation": event.get("operation"),
-                "cards": event.get("cards", []),
-            }
+            return _verdict_record(event)
     return None
 
 
