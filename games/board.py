@@ -69,12 +69,8 @@ def board_session(request: HttpRequest, session_id: int) -> HttpResponse:
 def board_session_mistakes(request: HttpRequest, session_id: int) -> HttpResponse:
     """The wrong and missed operations of one class game's tables, without a name."""
     session = permissions.session_get(request.user, session_id)
-    ctx = {
-        "session": session,
-        "classroom": session.classroom,
-        "mistakes": selectors.session_mistakes(request.user, session),
-    }
-    return render(request, "games/board_mistakes.html", ctx)
+    mistakes = selectors.session_mistakes(request.user, session)
+    return _mistakes_page(request, session=session, classroom=session.classroom, mistakes=mistakes)
 
 
 @login_required
@@ -82,11 +78,13 @@ def board_session_mistakes(request: HttpRequest, session_id: int) -> HttpRespons
 def board_class_mistakes(request: HttpRequest, classroom_id: int) -> HttpResponse:
     """The wrong and missed operations of every class game the class played today."""
     classroom = permissions.classroom_get(request.user, classroom_id)
-    ctx = {
-        "session": None,
-        "classroom": classroom,
-        "mistakes": selectors.classroom_mistakes_today(request.user, classroom),
-    }
+    mistakes = selectors.classroom_mistakes_today(request.user, classroom)
+    return _mistakes_page(request, session=None, classroom=classroom, mistakes=mistakes)
+
+
+def _mistakes_page(request: HttpRequest, *, session, classroom, mistakes) -> HttpResponse:
+    """The board's list of mistakes (of one class game, or of the class's day when no session)."""
+    ctx = {"session": session, "classroom": classroom, "mistakes": mistakes}
     return render(request, "games/board_mistakes.html", ctx)
 
 
