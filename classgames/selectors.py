@@ -64,20 +64,6 @@ def _card_labels(cards: list[dict]) -> list[dict]:
     return [{"label": c.get("label", "?"), "kind": c.get("kind", "number")} for c in cards]
 
 
-def _score_now(seat_view: dict) -> int:
-    """R6.3 on the cards as they stand: pile, held and event cards, PEVAR double, PEMP half."""
-    laid = seat_view.get("laid") or {}
-    pevar, pemp = laid.get("pevar", 0), laid.get("pemp", 0)
-    return (
-        seat_view.get("pile_count", 0)
-        + len(seat_view.get("held") or [])
-        + len(seat_view.get("events") or [])
-        + 2 * pevar
-        + pemp
-        - pemp // 2
-    )
-
-
 def _minutes(seconds: float) -> int:
     return max(1, int(seconds // 60))
 
@@ -118,7 +104,7 @@ def live_table(game, now) -> dict:
                 "is_active": phase == "turn" and active == seat.position and not table["finished"],
                 "score": seat.score
                 if seat.score is not None
-                else (_score_now(seat_data) if seat_data else 0),
+                else (seat_data.get("score", 0) if seat_data else 0),
                 "place": seat.place,
                 "held": len(seat_data.get("held") or []),
                 "events": [c.get("label") for c in seat_data.get("events") or []],
@@ -362,7 +348,7 @@ def game_replay(game, *, players: list[str] | None = None) -> dict:
                 else "",
                 "table": _card_labels(view.get("table") or []),
                 "scores": list(
-                    zip(players, [_score_now(s) for s in view.get("seats") or []], strict=False)
+                    zip(players, [s.get("score", 0) for s in view.get("seats") or []], strict=False)
                 ),
                 "at": move.created_at,
             }
