@@ -33,7 +33,7 @@ from .forms import (
     StudentMoveForm,
     StudentsPasteForm,
 )
-from .models import NumberRange, Tier, User
+from .models import Classroom, NumberRange, Tier, User
 from .pictures import PICTURES, pictures_of
 from .reports.views import proposal_contexts
 
@@ -352,6 +352,20 @@ def student_code_reset(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
 # --- levels, sign-in cards, code look-up ----------------------------------------------------
 
 
+def _levels_changed(request: HttpRequest, classroom: Classroom, changed: int) -> HttpResponse:
+    """The one message and redirect after levels were set, one by one or all at once."""
+    messages.success(
+        request,
+        ngettext(
+            "%(count)s student's level changed.",
+            "%(count)s students' levels changed.",
+            changed,
+        )
+        % {"count": changed},
+    )
+    return redirect("classrooms:levels", pk=classroom.pk)
+
+
 @permissions.staff_required
 def levels(request: HttpRequest, pk: int) -> HttpResponse:
     """Levels one by one (a select per student) or for the ticked students at once (R2)."""
@@ -375,16 +389,7 @@ def levels(request: HttpRequest, pk: int) -> HttpResponse:
             except ValidationError as exc:
                 errors = _errors(exc)
             else:
-                messages.success(
-                    request,
-                    ngettext(
-                        "%(count)s student's level changed.",
-                        "%(count)s students' levels changed.",
-                        changed,
-                    )
-                    % {"count": changed},
-                )
-                return redirect("classrooms:levels", pk=classroom.pk)
+                return _levels_changed(request, classroom, changed)
     elif request.method == "POST":
         changes = []
         for student in students:
@@ -403,16 +408,7 @@ def levels(request: HttpRequest, pk: int) -> HttpResponse:
             changes.append((student, number_range, tier))
         if not errors:
             changed = services.levels_set_each(changes=changes, by=request.user)
-            messages.success(
-                request,
-                ngettext(
-                    "%(count)s student's level changed.",
-                    "%(count)s students' levels changed.",
-                    changed,
-                )
-                % {"count": changed},
-            )
-            return redirect("classrooms:levels", pk=classroom.pk)
+            return _levels_changed(request, classroom, changed)
     return render(
         request,
         "classrooms/levels.html",
