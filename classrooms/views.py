@@ -47,6 +47,18 @@ def _form_errors(form, exc: ValidationError) -> None:
         form.add_error(None, message)
 
 
+def _on_valid_post(request: HttpRequest, form, write) -> HttpResponse | None:
+    """A posted form, once valid, goes to `write(cleaned_data)`: the page's one service call,
+    its message and its redirect. A refusal (ValidationError) becomes the form's errors, and
+    None tells the page to render the form again."""
+    if request.method == "POST" and form.is_valid():
+        try:
+            return write(form.cleaned_data)
+        except ValidationError as exc:
+            _form_errors(form, exc)
+    return None
+
+
 # --- home and classes ------------------------------------------------------------------------
 
 
@@ -66,27 +78,26 @@ def classroom_create(request: HttpRequest) -> HttpResponse:
         teachers_qs=teachers_qs,
         initial={"school_year": services.school_year_current()},
     )
-    if request.method == "POST" and form.is_valid():
-        d = form.cleaned_data
-        try:
-            classroom = services.classroom_create(
-                school=user.school,
-                name=d["name"],
-                school_year=d["school_year"],
-                teachers=d.get("teachers") or [],
-                by=user,
-                student_idle_minutes=d["student_idle_minutes"],
-                read_aloud=d["read_aloud"],
-            )
-        except ValidationError as exc:
-            _form_errors(form, exc)
-        else:
-            messages.success(
-                request,
-                _("Class “%(name)s” created. Its tablet code is %(code)s.")
-                % {"name": classroom.name, "code": classroom.code},
-            )
-            return redirect("classrooms:classroom_detail", pk=classroom.pk)
+
+    def create(d) -> HttpResponse:
+        classroom = services.classroom_create(
+            school=user.school,
+            name=d["name"],
+            school_year=d["school_year"],
+            teachers=d.get("teachers") or [],
+            by=user,
+            student_idle_minutes=d["student_idle_minutes"],
+            read_aloud=d["read_aloud"],
+        )
+        messages.success(
+            request,
+            _("Class “%(name)s” created. Its tablet code is %(code)s.")
+            % {"name": classroom.name, "code": classroom.code},
+        )
+        return redirect("classrooms:classroom_detail", pk=classroom.pk)
+
+    if done := _on_valid_post(request, form, create):
+        return done
     return render(request, "classrooms/classroom_form.html", {"form": form, "creating": True})
 
 
@@ -127,22 +138,21 @@ def classroom_edit(request: HttpRequest, pk: int) -> HttpResponse:
     form = ClassroomForm(
         request.POST or None, teachers_qs=teachers_qs, editing=True, initial=initial
     )
-    if request.method == "POST" and form.is_valid():
-        d = form.cleaned_data
-        try:
-            services.classroom_rename(
-                classroom=classroom,
-                name=d["name"],
-                by=user,
-                student_idle_minutes=d["student_idle_minutes"],
-                read_aloud=d["read_aloud"],
-                teachers=d["teachers"] if is_admin else None,
-            )
-        except ValidationError as exc:
-            _form_errors(form, exc)
-        else:
-            messages.success(request, _("Class saved."))
-            return redirect("classrooms:classroom_detail", pk=classroom.pk)
+
+    def save(d) -> HttpResponse:
+        services.classroom_rename(
+            classroom=classroom,
+            name=d["name"],
+            by=user,
+            student_idle_minutes=d["student_idle_minutes"],
+            read_aloud=d["read_aloud"],
+            teachers=d["teachers"] if is_admin else None,
+        )
+        messages.success(request, _("Class saved."))
+        return redirect("classrooms:classroom_detail", pk=classroom.pk)
+
+    if done := _on_valid_post(request, form, save):
+        return done
     return render(
         request,
         "classrooms/classroom_form.html",
@@ -177,26 +187,25 @@ def classroom_copy(request: HttpRequest, pk: int) -> HttpResponse:
             "archive_old": True,
         },
     )
-    if request.method == "POST" and form.is_valid():
-        d = form.cleaned_data
-        try:
-            new = services.classroom_copy_to_next_year(
-                classroom=classroom,
-                by=request.user,
-                name=d["name"],
-                school_year=d["school_year"],
-                students=d["students"],
-                archive_old=d["archive_old"],
-            )
-        except ValidationError as exc:
-            _form_errors(form, exc)
-        else:
-            messages.success(
-                request,
-                _("Class “%(name)s” for %(year)s is ready, code %(code)s.")
-                % {"name": new.name, "year": new.school_year, "code": new.code},
-            )
-            return redirect("classrooms:classroom_detail", pk=new.pk)
+
+    def copy(d) -> HttpResponse:
+        new = services.classroom_copy_to_next_year(
+            classroom=classroom,
+            by=request.user,
+            name=d["name"],
+            school_year=d["school_year"],
+            students=d["students"],
+            archive_old=d["archive_old"],
+        )
+        messages.success(
+            request,
+            _("Class “%(name)s” for %(year)s is ready, code %(code)s.")
+            % {"name": new.name, "year": new.school_year, "code": new.code},
+        )
+        return redirect("classrooms:classroom_detail", pk=new.pk)
+
+    if done := _on_valid_post(request, form, copy):
+        return done
     return render(request, "classrooms/classroom_copy.html", {"form": form, "classroom": classroom})
 
 
@@ -242,21 +251,20 @@ def student_edit(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
         request.POST or None,
         initial={"name": student.name, "number_range": student.number_range, "tier": student.tier},
     )
-    if request.method == "POST" and form.is_valid():
-        d = form.cleaned_data
-        try:
-            services.student_update(
-                student=student,
-                name=d["name"],
-                number_range=d["number_range"],
-                tier=d["tier"],
-                by=request.user,
-            )
-        except ValidationError as exc:
-            _form_errors(form, exc)
-        else:
-            messages.success(request, _("%(name)s saved.") % {"name": d["name"]})
-            return redirect("classrooms:classroom_detail", pk=classroom.pk)
+
+    def save(d) -> HttpResponse:
+        services.student_update(
+            student=student,
+            name=d["name"],
+            number_range=d["number_range"],
+            tier=d["tier"],
+            by=request.user,
+        )
+        messages.success(request, _("%(name)s saved.") % {"name": d["name"]})
+        return redirect("classrooms:classroom_detail", pk=classroom.pk)
+
+    if done := _on_valid_post(request, form, save):
+        return done
     return render(
         request,
         "classrooms/student_edit.html",
@@ -288,19 +296,19 @@ def student_move(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
     student = permissions.student_get(request.user, classroom=classroom, pk=sid)
     targets = selectors.classrooms_to_move_to(request.user, student=student)
     form = StudentMoveForm(request.POST or None, classrooms_qs=targets)
-    if request.method == "POST" and form.is_valid():
-        target = form.cleaned_data["to_classroom"]
+
+    def move(d) -> HttpResponse:
+        target = d["to_classroom"]
         old_code = student.picture_code
-        try:
-            moved = services.student_move(student=student, to_classroom=target, by=request.user)
-        except ValidationError as exc:
-            _form_errors(form, exc)
-        else:
-            text = _("%(name)s moved to %(class)s.") % {"name": moved.name, "class": target.name}
-            if moved.picture_code != old_code:
-                text += " " + _("Their pictures changed: print a new sign-in card.")
-            messages.success(request, text)
-            return redirect("classrooms:classroom_detail", pk=classroom.pk)
+        moved = services.student_move(student=student, to_classroom=target, by=request.user)
+        text = _("%(name)s moved to %(class)s.") % {"name": moved.name, "class": target.name}
+        if moved.picture_code != old_code:
+            text += " " + _("Their pictures changed: print a new sign-in card.")
+        messages.success(request, text)
+        return redirect("classrooms:classroom_detail", pk=classroom.pk)
+
+    if done := _on_valid_post(request, form, move):
+        return done
     return render(
         request,
         "classrooms/student_move.html",
@@ -512,20 +520,19 @@ def invite_accept(request: HttpRequest, token: str) -> HttpResponse:
         request.POST or None,
         initial={"first_name": invite.first_name, "last_name": invite.last_name},
     )
-    if request.method == "POST" and form.is_valid():
-        d = form.cleaned_data
-        try:
-            user = services.teacher_invite_accept(
-                token=token,
-                username=d["username"],
-                password=d["password1"],
-                first_name=d["first_name"],
-                last_name=d["last_name"],
-            )
-        except ValidationError as exc:
-            _form_errors(form, exc)
-        else:
-            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            messages.success(request, _("Welcome! Your teacher account is ready."))
-            return redirect("classrooms:teacher_home")
+
+    def accept(d) -> HttpResponse:
+        user = services.teacher_invite_accept(
+            token=token,
+            username=d["username"],
+            password=d["password1"],
+            first_name=d["first_name"],
+            last_name=d["last_name"],
+        )
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, _("Welcome! Your teacher account is ready."))
+        return redirect("classrooms:teacher_home")
+
+    if done := _on_valid_post(request, form, accept):
+        return done
     return render(request, "classrooms/invite_accept.html", {"form": form, "invite": invite})
