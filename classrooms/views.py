@@ -33,7 +33,7 @@ from .forms import (
     StudentMoveForm,
     StudentsPasteForm,
 )
-from .models import Classroom, NumberRange, Tier, User
+from .models import Classroom, NumberRange, Student, Tier, User
 from .pictures import PICTURES, pictures_of
 from .reports.views import proposal_contexts
 
@@ -57,6 +57,12 @@ def _on_valid_post(request: HttpRequest, form, write) -> HttpResponse | None:
         except ValidationError as exc:
             _form_errors(form, exc)
     return None
+
+
+def _class_student(request: HttpRequest, pk: int, sid: int) -> tuple[Classroom, Student]:
+    """A student's page: the class, then the student in it, both through permissions."""
+    classroom = permissions.classroom_get(request.user, pk)
+    return classroom, permissions.student_get(request.user, classroom=classroom, pk=sid)
 
 
 # --- home and classes ------------------------------------------------------------------------
@@ -245,8 +251,7 @@ def students_add(request: HttpRequest, pk: int) -> HttpResponse:
 
 @permissions.staff_required
 def student_edit(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
-    classroom = permissions.classroom_get(request.user, pk)
-    student = permissions.student_get(request.user, classroom=classroom, pk=sid)
+    classroom, student = _class_student(request, pk, sid)
     form = StudentForm(
         request.POST or None,
         initial={"name": student.name, "number_range": student.number_range, "tier": student.tier},
@@ -283,8 +288,7 @@ def student_edit(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
 @require_POST
 def student_signin_unlock(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
     """One tap: the child may sign in again at once, after too many wrong pictures."""
-    classroom = permissions.classroom_get(request.user, pk)
-    student = permissions.student_get(request.user, classroom=classroom, pk=sid)
+    classroom, student = _class_student(request, pk, sid)
     signin_unlock(student)
     messages.success(request, _("%(name)s can sign in again.") % {"name": student.name})
     return redirect("classrooms:student_edit", pk=classroom.pk, sid=student.pk)
@@ -292,8 +296,7 @@ def student_signin_unlock(request: HttpRequest, pk: int, sid: int) -> HttpRespon
 
 @permissions.staff_required
 def student_move(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
-    classroom = permissions.classroom_get(request.user, pk)
-    student = permissions.student_get(request.user, classroom=classroom, pk=sid)
+    classroom, student = _class_student(request, pk, sid)
     targets = selectors.classrooms_to_move_to(request.user, student=student)
     form = StudentMoveForm(request.POST or None, classrooms_qs=targets)
 
@@ -318,8 +321,7 @@ def student_move(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
 
 @permissions.staff_required
 def student_remove(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
-    classroom = permissions.classroom_get(request.user, pk)
-    student = permissions.student_get(request.user, classroom=classroom, pk=sid)
+    classroom, student = _class_student(request, pk, sid)
     error = ""
     if request.method == "POST":
         if request.POST.get("confirm") != "yes":
@@ -345,8 +347,7 @@ def student_remove(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
 @permissions.staff_required
 @require_POST
 def student_code_reset(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
-    classroom = permissions.classroom_get(request.user, pk)
-    student = permissions.student_get(request.user, classroom=classroom, pk=sid)
+    classroom, student = _class_student(request, pk, sid)
     code = services.picture_code_reset(student=student, by=request.user)
     names = ", ".join(str(name) for _i, _key, name in pictures_of(code))
     messages.success(
