@@ -31,13 +31,15 @@ class WeeklyReport(models.Model):
 
 
 class WeekTally(models.Model):
-    """One student's plays of one week, counted once (progress.week_tally) and merged into the
-    reports of the weeks after, so that a report does not read the whole year's plays again.
+    """One student's plays of one week, counted once (progress.week_tally), and for the latest
+    week stored by a build the running totals up to its end (progress.Summary): a report
+    starts from the totals of the week before instead of reading the weeks before again.
 
-    plays_mark fingerprints the week's plays when the tally was counted (how many, the last
-    id, how many judged, right and ruled by a challenge): a play added, erased or judged
-    since makes the mark differ and the tally is counted again. Erasing a student deletes
-    their tallies with them.
+    data: {"version", "week": the week's tally, "summary": the totals (latest week only)}.
+    plays_mark fingerprints the student's plays up to the end of the week when it was counted
+    (how many, the last id, how many ruled by a challenge, the time zone): a play added,
+    erased or ruled since makes the mark differ and the weeks are counted again. Erasing a
+    student deletes their tallies with them.
     """
 
     student = models.ForeignKey(

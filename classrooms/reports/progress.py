@@ -376,7 +376,8 @@ def recommend(level: tuple[int, int], at_level: Iterable[tuple[bool, int | None]
 
 # --- one week's tally, and the whole report ------------------------------------------------
 
-TALLY_VERSION = 1  # bump when week_tally's shape or meaning changes: stored tallies are rebuilt
+TALLY_VERSION = 3  # bump when week_tally's or week_summary's shape or meaning changes: stored tallies are rebuilt
+SETTLED = ("finished", "abandoned")  # games.Game.Status: a game whose length no longer changes
 
 
 def week_tally(plays: Iterable[Mapping[str, Any]], week_start: date) -> dict[str, Any]:
@@ -458,26 +459,13 @@ def report_from_weeks(
             span = play_span.setdefault(game_id, [first, last])
             span[0], span[1] = min(span[0], first), max(span[1], last)
 
-    bands = {}
-    for skill in SKILLS:
-        attempts = recent.get(skill)
-        if not attempts:
-            continue
-        tally = Tally()
-        for ok, ms in attempts:
-            tally.add(ok, ms)
-        figures = tally.to_dict()
-        figures["band"] = band_for(tally.n, figures["accuracy"], figures["median_ms"],
-                                   timed=skill in OPERATION_SKILLS)
-        bands[skill] = figures
-
     # Games: those the student sat in, plus any that only their plays mention.
     cards_won = cards_won or {}
     game_rows = {g["id"]: dict(g) for g in games}
     for game_id in play_span:
         game_rows.setdefault(game_id, {"id": game_id, "kind": "", "started_at": None,
                                        "ended_at": None, "score": None})
-    week_games, year_games, week_minutes, year_minutes = [], 0, 0, 0
+    week_games, year_games, year_minutes = [], 0, 0
     for game in sorted(game_rows.values(), key=lambda g: (_game_time(g, play_span) or end, g["id"])):
         at = _game_time(game, play_span)
         if at is None or at >= end:
@@ -486,32 +474,191 @@ def report_from_weeks(
         year_games += 1
         year_minutes += minutes
         if at >= start:
-            week_minutes += minutes
             week_games.append({
                 "id": game["id"], "kind": game.get("kind") or "", "at": at.isoformat(),
                 "cards_won": cards_won.get(game["id"], 0), "score": game.get("score"),
                 "minutes": minutes,
             })
 
-    week_dict, year_dict = week.to_dict(), year.to_dict()
-    week_dict.update(games=len(week_games), minutes=week_minutes,
-                     cards_won=sum(g["cards_won"] for g in week_games))
-    year_dict.update(games=year_games, minutes=year_minutes)
-    return {
-        "version": 1,
-        "week_start": week_start.isoformat(),
-        "week_end": (week_start + timedelta(days=6)).isoformat(),
-        "level": {"number_range": level[0], "tier": level[1]},
-        "week": week_dict,
-        "year": year_dict,
-        "bands": bands,
-        "series": {skill: [[w, n, right] for w, (n, right) in sorted(weeks.items())]
-                   for skill, weeks in series.items()},
-        "games": week_games,
-        "levels": [{"at": c["changed_at"].isoformat(), "number_range": c["number_range"],
-                    "tier": c["tier"]} for c in level_changes if c["changed_at"] < end],
-        "recommendation": recommend(level, at_level),
-    }
+    return _report_dict(week_start=week_start, end=end, level=level, week=week, year=year,
+                        recent=recent, at_level=at_level, series=series, week_games=week_games,
+                        year_games=year_games, year_minutes=year_minutes,
+                        level_changes=level_changes)
+
+
+# --- running totals: a week's report from the summary of the weeks before -------------------
+
+
+class Summary:
+    """The running totals of a student's weeks up to `until` (the end of the last week added):
+    what report_from_summary needs of the earlier weeks, in a size that does not grow with
+    them (except the per-week series of the charts and the reaction times of the year's
+    medians): the year's Period, the last attempts per skill and per level, and the games:
+    the settled ones (finished or ended early, with both times: their length is fixed) as a
+    count and minutes, the others (still open, or known only from plays) by id with the span
+    of the student's plays in them, looked at again by the next weeks.
+    """
+
+    def __init__(self, state: Mapping[str, Any] | None = None) -> None:
+        state = state or {"year": Period().state(), "recent": {}, "at_level": {}, "series": {},
+                          "done": [0, 0], "open": [], "until": None}
+        self.until = datetime.fromisoformat(state["until"]) if state["until"] else None
+        self.year = Period.from_state(state["year"])
+        self.recent = {skill: deque(attempts, maxlen=RECENT)
+                       for skill, attempts in state["recent"].items()}
+        self.at_level = {key: deque(answers, maxlen=LEVEL_UP_WINDOW)
+                         for key, answers in state["at_level"].items()}
+        self.series = {skill: list(points) for skill, points in state["series"].items()}
+        self.done = list(state["done"])
+        self.open = [list(row) for row in state["open"]]
+        self.week_start = state.get("week_start")
+
+    def add(self, tally: Mapping[str, Any], games: Iterable[Mapping[str, Any]], *,
+            until: datetime) -> None:
+        """One more week (week_tally) ending at `until`. `games`: rows as report_from_weeks
+        takes them, with "status"; any superset of the games started since the last week
+        added, the open ones and those of the week's plays."""
+        self.year.merge(Period.from_state(tally["period"]))
+        for skill, attempts in tally["recent"].items():
+            self.recent.setdefault(skill, deque(maxlen=RECENT)).extend(attempts)
+        for key, answers in tally["at_level"].items():
+            self.at_level.setdefault(key, deque(maxlen=LEVEL_UP_WINDOW)).extend(answers)
+        for skill, (n, right) in tally["series"].items():
+            self.series.setdefault(skill, []).append([tally["week_start"], n, right])
+        state = {"open": self.open}
+        spans = _open_spans(state)
+        _add_spans(spans, tally["spans"])
+        still_open = []
+        for game, _at, span, _known in _games_since(state, games, spans, since=self.until,
+                                                    until=until):
+            if _settled(game):
+                self.done[0] += 1
+                self.done[1] += _game_minutes(game, span)
+            else:
+                still_open.append([game["id"], span[0].isoformat(), span[1].isoformat()]
+                                  if span else [game["id"], None, None])
+        self.open, self.until, self.week_start = still_open, until, tally["week_start"]
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "version": TALLY_VERSION,
+            "week_start": self.week_start,
+            "until": self.until.isoformat() if self.until else None,
+            "year": self.year.state(),
+            "recent": {skill: list(attempts) for skill, attempts in self.recent.items()},
+            "at_level": {key: list(answers) for key, answers in self.at_level.items()},
+            "series": self.series,
+            "done": self.done,
+            "open": self.open,
+        }
+
+
+def summary_open_games(summary: Mapping[str, Any] | None) -> list[int]:
+    """The games a summary counts again in the next weeks (their rows are read again)."""
+    return [row[0] for row in (summary or {}).get("open", ())]
+
+
+def report_from_summary(
+    *,
+    summary: Mapping[str, Any] | None,
+    tally: Mapping[str, Any],
+    week_start: date,
+    tz: ZoneInfo,
+    level: tuple[int, int],
+    games: Iterable[Mapping[str, Any]] = (),
+    cards_won: Mapping[int, int] | None = None,
+    level_changes: Iterable[Mapping[str, Any]] = (),
+) -> dict[str, Any]:
+    """report_from_weeks's figures from the running totals of the weeks before (week_summary,
+    or None) and the report week's tally: the same work in week 2 and in week 72.
+
+    games: as week_summary's (the games started since the summary's end, its open games and
+    those of the week's plays, at least); cards_won and level_changes as report_from_weeks.
+    """
+    start, end = week_bounds(week_start, tz)
+    since = datetime.fromisoformat(summary["until"]) if summary and summary["until"] else None
+    week = Period()
+    week.merge(Period.from_state(tally["period"]))
+    year = Period.from_state(summary["year"]) if summary else Period()
+    year.merge(Period.from_state(tally["period"]))
+    level_key = f"{level[0]}/{level[1]}"
+    recent: dict[str, deque] = defaultdict(lambda: deque(maxlen=RECENT))
+    at_level: deque = deque(maxlen=LEVEL_UP_WINDOW)
+    series: dict[str, dict[str, list[int]]] = defaultdict(dict)
+    for part in ((summary or {}).get("recent", {}), tally["recent"]):
+        for skill, attempts in part.items():
+            recent[skill].extend((ok, ms) for ok, ms in attempts)
+    for part in ((summary or {}).get("at_level", {}), tally["at_level"]):
+        at_level.extend((ok, ms) for ok, ms in part.get(level_key, ()))
+    for skill, points in (summary or {}).get("series", {}).items():
+        for key, n, right in points:
+            series[skill][key] = [n, right]
+    for skill, (n, right) in tally["series"].items():
+        series[skill][tally["week_start"]] = [n, right]
+    spans = _open_spans(summary)
+    _add_spans(spans, tally["spans"])
+
+    cards_won = cards_won or {}
+    year_games, year_minutes = (summary or {}).get("done", [0, 0])
+    week_games = []
+    counted = sorted(_games_since(summary, games, spans, since=since, until=end),
+                     key=lambda row: (row[1], row[0]["id"]))
+    for game, at, span, _known in counted:
+        minutes = _game_minutes(game, span)
+        year_games += 1
+        year_minutes += minutes
+        if at >= start:
+            week_games.append({
+                "id": game["id"], "kind": game.get("kind") or "", "at": at.isoformat(),
+                "cards_won": cards_won.get(game["id"], 0), "score": game.get("score"),
+                "minutes": minutes,
+            })
+    return _report_dict(week_start=week_start, end=end, level=level, week=week, year=year,
+                        recent=recent, at_level=at_level, series=series, week_games=week_games,
+                        year_games=year_games, year_minutes=year_minutes,
+                        level_changes=level_changes)
+
+
+def _settled(game: Mapping[str, Any]) -> bool:
+    return (game.get("status") in SETTLED and bool(game.get("started_at"))
+            and bool(game.get("ended_at")))
+
+
+def _open_spans(summary: Mapping[str, Any] | None) -> dict[int, list[datetime] | None]:
+    spans: dict[int, list[datetime] | None] = {}
+    for game_id, first, last in (summary or {}).get("open", ()):
+        spans[game_id] = ([datetime.fromisoformat(first), datetime.fromisoformat(last)]
+                          if first else None)
+    return spans
+
+
+def _add_spans(spans: dict[int, list[datetime] | None], rows: Iterable) -> None:
+    for game_id, first, last in rows:
+        first, last = datetime.fromisoformat(first), datetime.fromisoformat(last)
+        span = spans.get(game_id)
+        if span is None:
+            spans[game_id] = [first, last]
+        else:
+            span[0], span[1] = min(span[0], first), max(span[1], last)
+
+
+def _games_since(summary, games, spans, *, since: datetime | None, until: datetime):
+    """(row, time, span, open before) of the games counted in [since, until): those whose time
+    falls in it, and the summary's open games (already timed before `since`); the settled
+    games of earlier weeks are in the summary's totals and left out."""
+    open_before = set(summary_open_games(summary))
+    rows = {g["id"]: g for g in games}
+    for game_id in spans:
+        rows.setdefault(game_id, {"id": game_id, "kind": "", "started_at": None,
+                                  "ended_at": None, "score": None})
+    known = {game_id: span for game_id, span in spans.items() if span is not None}
+    for game_id, game in rows.items():
+        at = _game_time(game, known)
+        if at is None or at >= until:
+            continue
+        if game_id not in open_before and since is not None and at < since:
+            continue  # settled in an earlier week: in the summary's totals
+        yield game, at, known.get(game_id), game_id in open_before
 
 
 def plays_by_week(plays: Iterable[Mapping[str, Any]], tz: ZoneInfo) -> dict[date, list[Mapping[str, Any]]]:
@@ -539,6 +686,49 @@ def report_data(*, plays: Iterable[Mapping[str, Any]], week_start: date, tz: Zon
     weeks = plays_by_week((p for p in plays if p["at"] < end), tz)
     return report_from_weeks(weeks=[week_tally(rows, monday) for monday, rows in weeks.items()],
                              week_start=week_start, tz=tz, level=level, **details)
+
+
+def _bands(recent: Mapping[str, Iterable]) -> dict[str, Any]:
+    bands = {}
+    for skill in SKILLS:
+        attempts = recent.get(skill)
+        if not attempts:
+            continue
+        tally = Tally()
+        for ok, ms in attempts:
+            tally.add(ok, ms)
+        figures = tally.to_dict()
+        figures["band"] = band_for(tally.n, figures["accuracy"], figures["median_ms"],
+                                   timed=skill in OPERATION_SKILLS)
+        bands[skill] = figures
+    return bands
+
+
+def _report_dict(*, week_start: date, end: datetime, level: tuple[int, int], week: Period,
+                 year: Period, recent: Mapping[str, Iterable], at_level: Iterable,
+                 series: Mapping[str, Mapping[str, list[int]]], week_games: list[dict],
+                 year_games: int, year_minutes: int,
+                 level_changes: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    week_minutes = sum(g["minutes"] for g in week_games)
+    week_dict, year_dict = week.to_dict(), year.to_dict()
+    week_dict.update(games=len(week_games), minutes=week_minutes,
+                     cards_won=sum(g["cards_won"] for g in week_games))
+    year_dict.update(games=year_games, minutes=year_minutes)
+    return {
+        "version": 1,
+        "week_start": week_start.isoformat(),
+        "week_end": (week_start + timedelta(days=6)).isoformat(),
+        "level": {"number_range": level[0], "tier": level[1]},
+        "week": week_dict,
+        "year": year_dict,
+        "bands": _bands(recent),
+        "series": {skill: [[w, n, right] for w, (n, right) in sorted(weeks.items())]
+                   for skill, weeks in series.items()},
+        "games": week_games,
+        "levels": [{"at": c["changed_at"].isoformat(), "number_range": c["number_range"],
+                    "tier": c["tier"]} for c in level_changes if c["changed_at"] < end],
+        "recommendation": recommend(level, at_level),
+    }
 
 
 def _game_time(game: Mapping[str, Any], play_span: Mapping[int, list[datetime]]) -> datetime | None:

@@ -9,8 +9,7 @@ from typing import Any
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Count, DateField, Max, Q
-from django.db.models.functions import Trunc
+from django.db.models import Count, Max, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -21,8 +20,10 @@ from games.models import Move, Play, Seat
 from .models import LevelRecommendation, ParentInvite, ReportJob, WeeklyReport, WeekTally
 from .progress import (
     TALLY_VERSION,
+    Summary,
     plays_by_week,
-    report_from_weeks,
+    report_from_summary,
+    summary_open_games,
     week_bounds,
     week_start_of,
     week_tally,
@@ -47,9 +48,10 @@ def report_build(*, student: Student, week_start: date | None = None,
                  now: datetime | None = None) -> WeeklyReport:
     """Build (or rebuild in place) one student's report for one week: idempotent.
 
-    A constant number of queries whatever the amount of play: the week's plays, the earlier
-    weeks' tallies (week_tallies), seats, the week's moves, level history, the upsert, and
-    the level advice.
+    The same few queries and about the same work whatever the weeks before: the week's
+    plays, the running totals of the weeks before (week_summary_before: the last stored
+    WeekTally, checked by one aggregate), the seats of the week's games and of the games
+    still open, the week's moves, level history, the upsert, and the level advice.
     """
     now = now or timezone.now()
     school = student.classroom.school
@@ -59,15 +61,12 @@ def report_build(*, student: Student, week_start: date | None = None,
         raise ValidationError(_("A report week starts on a Monday."), code="week_not_monday")
     start, end = week_bounds(week_start, tz)
 
-    # This week's plays, and the weeks before as stored tallies: the same few queries and
-    # about the same time in week 2 and in week 72.
     plays = list(Play.objects.filter(student=student, at__gte=start, at__lt=end)
                  .order_by("at", "pk").values(*PLAY_FIELDS))
-    weeks = week_tallies(student=student, before=week_start, tz=tz, now=now)
-    weeks.append(week_tally(plays, week_start))
-    details = report_details(student=student, start=start, end=end, plays=plays)
-    data = report_from_weeks(weeks=weeks, week_start=week_start, tz=tz, level=student.level,
-                             **details)
+    summary = week_summary_before(student=student, before=week_start, tz=tz, now=now)
+    details = report_details(student=student, start=start, end=end, plays=plays, summary=summary)
+    data = report_from_summary(summary=summary, tally=week_tally(plays, week_start),
+                               week_start=week_start, tz=tz, level=student.level, **details)
     report, _created = WeeklyReport.objects.update_or_create(
         student=student, week_start=week_start, defaults={"data": data, "built_at": now})
     # Advice follows the newest evidence only: rebuilding an old week must not undo it.
@@ -76,16 +75,20 @@ def report_build(*, student: Student, week_start: date | None = None,
     return report
 
 
-def report_details(*, student: Student, start: datetime, end: datetime, plays: list[dict]) -> dict:
+def report_details(*, student: Student, start: datetime, end: datetime, plays: list[dict],
+                   summary: dict | None = None) -> dict:
     """A report's inputs besides plays: the games sat in, cards won in the week's games, levels.
-    `plays`: the week's plays."""
-    seats = list(Seat.objects.filter(student=student).values(
-        "game_id", "position", "score", "game__kind", "game__started_at", "game__finished_at",
-        "game__last_move_at"))
-    games = [{"id": s["game_id"], "kind": s["game__kind"], "started_at": s["game__started_at"],
-              "ended_at": s["game__finished_at"] or s["game__last_move_at"], "score": s["score"]}
-             for s in seats]
-    positions = {s["game_id"]: s["position"] for s in seats}
+    `plays`: the week's plays. Without `summary` (the running totals of the weeks before, from
+    week_summary_before) every game the student sat in; with it, only the games it does not
+    count yet: those started since its end, those still open then, and those of the week's
+    plays."""
+    if summary is None:
+        games, positions = _seat_games(student)
+    else:
+        ids = set(summary_open_games(summary)) | {p["game_id"] for p in plays}
+        since = datetime.fromisoformat(summary["until"])
+        games, positions = _seat_games(student, Q(game_id__in=ids) | Q(
+            game__started_at__gte=since, game__started_at__lt=end))
     week_game_ids = {g["id"] for g in games if g["started_at"] and start <= g["started_at"] < end}
     week_game_ids |= {p["game_id"] for p in plays if p["at"] >= start and p["game_id"] in positions}
     cards_won = _cards_won(week_game_ids, positions)
@@ -95,65 +98,118 @@ def report_details(*, student: Student, start: datetime, end: datetime, plays: l
     return {"games": games, "cards_won": cards_won, "level_changes": level_changes}
 
 
-def week_tallies(*, student: Student, before: date, tz, now: datetime | None = None) -> list[dict]:
-    """The tallies of the student's weeks before `before` (a Monday), oldest first.
+def _seat_games(student: Student, within: Q | None = None) -> tuple[list[dict], dict[int, int]]:
+    """The student's games (as report_from_weeks takes them, with the game's status) and their
+    seat positions, by game id."""
+    seats = Seat.objects.filter(student=student)
+    if within is not None:
+        seats = seats.filter(within)
+    seats = list(seats.values("game_id", "position", "score", "game__kind", "game__status",
+                              "game__started_at", "game__finished_at", "game__last_move_at"))
+    games = [{"id": s["game_id"], "kind": s["game__kind"], "started_at": s["game__started_at"],
+              "ended_at": s["game__finished_at"] or s["game__last_move_at"], "score": s["score"],
+              "status": s["game__status"]}
+             for s in seats]
+    return games, {s["game_id"]: s["position"] for s in seats}
 
-    Stored tallies are reused while their week's plays are unchanged (plays_mark); the weeks
-    whose plays are new or changed are counted again from their plays and stored. Queries:
-    the marks and the stored tallies, and when some week is out of date its plays, the
-    upsert and (for weeks whose plays are all gone) a delete. None grows with the weeks.
+
+def week_summary_before(*, student: Student, before: date, tz,
+                        now: datetime | None = None) -> dict | None:
+    """The running totals (progress.Summary) of the student's weeks before `before` (a
+    Monday), as a state, or None when they played none.
+
+    Each week with plays is stored once (WeekTally: its week_tally, and the mark of the
+    plays up to its end: how many, the last id, how many ruled by a challenge, the time
+    zone); the latest stored week also holds the running totals up to its end. The latest
+    week before `before` is checked by one aggregate of the plays before its end: when a
+    play was added, erased or ruled since, every week is counted again from the plays;
+    otherwise only the plays after it are read (weeks not stored yet), and added to its
+    totals. Queries: the latest week, the aggregate, and when plays follow it their plays,
+    the seats of their games and the upsert. None grows with the weeks.
     """
     start, _end = week_bounds(before, tz)
-    marks = {
-        row["week"]: _plays_mark(row, tz)
-        for row in Play.objects.filter(student=student, at__lt=start)
-        .annotate(week=Trunc("at", "week", output_field=DateField(), tzinfo=tz))
-        .values("week")
-        .annotate(n=Count("id"), last=Max("id"), judged=Count("id", filter=Q(ok__isnull=False)),
-                  right=Count("id", filter=Q(ok=True)),
-                  ruled=Count("id", filter=~Q(challenge_outcome="")))
-        .order_by("week")
-    }
-    stored = {t.week_start: t for t in WeekTally.objects.filter(student=student, week_start__lt=before)}
-    gone = [week for week in stored if week not in marks]
-    if gone:
-        WeekTally.objects.filter(student=student, week_start__in=gone).delete()
-    stale = sorted(week for week, mark in marks.items()
-                   if week not in stored or stored[week].plays_mark != mark)
-    if stale:
-        now = now or timezone.now()
-        fresh = []
-        for week, rows in _plays_of_weeks(student, stale, tz).items():
-            fresh.append(WeekTally(student=student, week_start=week, data=week_tally(rows, week),
-                                   plays_mark=marks[week], built_at=now))
+    latest = (WeekTally.objects.filter(student=student, week_start__lt=before)
+              .order_by("-week_start").first())
+    until = week_bounds(latest.week_start, tz)[1] if latest is not None else None
+    earlier = Play.objects.filter(student=student, at__lt=start)
+    if until is not None:
+        counted = Q(at__lt=until)
+        mark = earlier.aggregate(total=Count("id"), n=Count("id", filter=counted),
+                                 last=Max("id", filter=counted),
+                                 ruled=Count("id", filter=counted & ~Q(challenge_outcome="")))
+    else:
+        mark = earlier.aggregate(total=Count("id"))
+    base, counts, weeks, valid = None, (0, 0, 0), [], False
+    if latest is not None and latest.data.get("version") == TALLY_VERSION and (
+            latest.plays_mark == _plays_mark(mark["n"], mark["last"], mark["ruled"], tz)):
+        counts, valid = (mark["n"], mark["last"] or 0, mark["ruled"]), True
+        base = latest.data.get("summary")
+        if base is None:
+            # A week stored without totals (a week before the latest of the build that stored
+            # it, rebuilt later): the totals of an earlier week, and the weeks since, once.
+            holder = (WeekTally.objects.filter(student=student, week_start__lt=latest.week_start,
+                                               data__has_key="summary")
+                      .order_by("-week_start").first())
+            base = holder.data["summary"] if holder is not None else None
+            stored = WeekTally.objects.filter(student=student, week_start__lte=latest.week_start)
+            if holder is not None:
+                stored = stored.filter(week_start__gt=holder.week_start)
+            weeks = [(t.week_start, t.data.get("week"), t) for t in stored.order_by("week_start")]
+            valid = (all(t.data.get("version") == TALLY_VERSION and tally
+                         for _monday, tally, t in weeks)
+                     and (holder is None or holder.data.get("version") == TALLY_VERSION))
+        if not valid:
+            base, counts, weeks = None, (0, 0, 0), []
+    if latest is not None and not valid:
+        # Plays counted in the stored weeks changed: all counted again from the plays.
+        WeekTally.objects.filter(student=student, week_start__lt=before).delete()
+        latest = until = None
+    new_weeks = {}
+    if mark["total"] > counts[0]:
+        plays = earlier.filter(at__gte=until) if until is not None else earlier
+        new_weeks = plays_by_week(plays.order_by("at", "pk").values(*PLAY_FIELDS), tz)
+        weeks += [(monday, week_tally(rows, monday), None) for monday, rows in sorted(new_weeks.items())]
+    if not weeks:
+        return base
+    if base is None:
+        games, _positions = _seat_games(student)
+    else:
+        ids = set(summary_open_games(base))
+        ids |= {game_id for _monday, tally, _row in weeks for game_id, _a, _b in tally["spans"]}
+        games, _positions = _seat_games(student, Q(game_id__in=ids) | Q(
+            game__started_at__gte=datetime.fromisoformat(base["until"]),
+            game__started_at__lt=start))
+    running = Summary(base)
+    for monday, tally, _row in weeks:
+        running.add(tally, games, until=week_bounds(monday, tz)[1])
+    summary = running.state()
+    now = now or timezone.now()
+    n, last, ruled = counts
+    fresh = []
+    for monday, tally, row in weeks:
+        if row is not None:
+            continue
+        rows = new_weeks[monday]
+        n += len(rows)
+        last = max([last, *(p["id"] for p in rows)])
+        ruled += sum(1 for p in rows if p["challenge_outcome"])
+        fresh.append(WeekTally(student=student, week_start=monday,
+                               data={"version": TALLY_VERSION, "week": tally},
+                               plays_mark=_plays_mark(n, last, ruled, tz), built_at=now))
+    if fresh:
+        fresh[-1].data["summary"] = summary
         # Two builds of one child at once store the same figures: the later upsert wins.
         WeekTally.objects.bulk_create(fresh, update_conflicts=True,
                                       unique_fields=["student", "week_start"],
                                       update_fields=["data", "plays_mark", "built_at"])
-        stored.update((t.week_start, t) for t in fresh)
-    return [stored[week].data for week in sorted(marks)]
+    else:
+        WeekTally.objects.filter(pk=latest.pk).update(data={**latest.data, "summary": summary})
+    return summary
 
 
-def _plays_mark(row: dict, tz) -> str:
+def _plays_mark(n: int, last: int | None, ruled: int, tz) -> str:
     # The time zone is in the mark: a school that moves changes which plays fall in a week.
-    return (f"v{TALLY_VERSION}:{row['n']}:{row['last']}:{row['judged']}:{row['right']}:"
-            f"{row['ruled']}:{tz.key}")
-
-
-def _plays_of_weeks(student: Student, weeks: list[date], tz) -> dict[date, list[dict]]:
-    """The plays of these weeks (sorted Mondays), one query: consecutive weeks are one range."""
-    ranges: list[list[datetime]] = []
-    for week in weeks:
-        week_from, week_until = week_bounds(week, tz)
-        if ranges and ranges[-1][1] == week_from:
-            ranges[-1][1] = week_until
-        else:
-            ranges.append([week_from, week_until])
-    within = Q()
-    for week_from, week_until in ranges:
-        within |= Q(at__gte=week_from, at__lt=week_until)
-    rows = Play.objects.filter(within, student=student).order_by("at", "pk").values(*PLAY_FIELDS)
-    return {week: plays for week, plays in plays_by_week(rows, tz).items() if week in set(weeks)}
+    return f"v{TALLY_VERSION}:{n}:{last or 0}:{ruled}:{tz.key}"
 
 
 def _cards_won(game_ids: set[int], positions: dict[int, int]) -> dict[int, int]:

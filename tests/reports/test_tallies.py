@@ -110,3 +110,38 @@ def test_reskill_stores_the_engines_skills_and_drops_the_tallies(classroom):  # 
     report = services.report_build(student=anna, week_start=_monday(2))
     assert report.data["year"]["skills"]["addsub_20"]["n"] == 1
     assert plays_reskill() == (1, 0)
+
+
+def test_a_game_still_open_when_its_week_is_stored_is_counted_again(classroom):
+    from tests.reports.plays import card, finish, say, table
+
+    anna = factories.student(classroom=classroom, name="Anna")
+    monday = _monday(1)
+    game = table(classroom=classroom, students=[anna], bots=["easy"], seed=1,
+                 at=paris(monday.year, monday.month, monday.day, 10, 0),
+                 draw=[card(2), card(3), card(5)])
+    say(game, 0, "2 + 3 = 5", at=paris(monday.year, monday.month, monday.day, 10, 1))
+    one_move(classroom=classroom, student=anna, move="2 + 3 = 5", at=paris(2026, 9, 15, 10, 0))
+    built, full = _full(anna, _monday(3))  # week 1 stored with its game still running
+    assert built == full
+    summary = WeekTally.objects.get(student=anna, week_start=_monday(2)).data["summary"]
+    assert [row[0] for row in summary["open"]] == [game.pk]
+    finish(game, at=paris(monday.year, monday.month, monday.day, 10, 40))
+    built, full = _full(anna, _monday(3))
+    assert built == full and built["year"]["games"] == 2 and built["year"]["minutes"] >= 40
+
+
+def test_older_weeks_and_erased_plays_give_the_figures_of_a_full_count(school, teacher):
+    classroom = factories.classroom(school=school, teachers=[teacher])
+    kids = [factories.student(classroom=classroom) for _ in range(2)]
+    for week in (1, 3, 4, 7, 9):
+        monday = _monday(week)
+        played_game(classroom=classroom, students=kids, seed=week, moves=20,
+                    at=paris(monday.year, monday.month, monday.day, 10, 0))
+    for week in (10, 5, 8, 2, 10):  # later weeks first: the older ones find stored weeks after
+        built, full = _full(kids[0], _monday(week))
+        assert built == full
+    tz = school_tz(school)
+    Play.objects.filter(student=kids[0], at__lt=week_bounds(_monday(2), tz)[0]).delete()
+    built, full = _full(kids[0], _monday(10))
+    assert built == full
