@@ -2,7 +2,9 @@
 
 Playwright's add_script_tag(path=...) inlines the file's text into a <script> element, which the
 site's Content-Security-Policy (script-src 'self') refuses; so this test alone uses a browser
-context with bypass_csp=True. Every other browser test runs under the real policy."""
+context with bypass_csp=True. Every other browser test runs under the real policy. Motion is
+reduced (as the pages honour prefers-reduced-motion), so axe reads colours once settled, not
+halfway through the ruling panel's fade-in."""
 
 from __future__ import annotations
 
@@ -39,7 +41,7 @@ def serious(page) -> list[str]:
 def axe_page(new_context):
     if not AXE.exists():
         pytest.fail(f"{AXE} is missing: run npm ci (package.json pins axe-core)")
-    return new_context(bypass_csp=True, viewport={"width": 1024, "height": 768}).new_page()
+    return new_context(bypass_csp=True, reduced_motion="reduce", viewport={"width": 1024, "height": 768}).new_page()
 
 
 def test_tablet_sign_in_pages_and_how_to_pages(axe_page, live_server):
@@ -94,7 +96,7 @@ def signed_in(new_context, live_server, user, size="1024x768"):
     if not AXE.exists():
         pytest.fail(f"{AXE} is missing: run npm ci (package.json pins axe-core)")
     width, height = VIEWPORTS[size]
-    context = new_context(bypass_csp=True, viewport={"width": width, "height": height})
+    context = new_context(bypass_csp=True, reduced_motion="reduce", viewport={"width": width, "height": height})
     sign_in_context(context, live_server, user)
     return context.new_page()
 
