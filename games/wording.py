@@ -214,7 +214,7 @@ def event_sentence(event: dict[str, Any], players: Sequence[str]) -> str | None:
         label = "C'HWEC'H" if event.get("event") == "CHWECH" else event.get("event")
         return _("%(name)s takes the event card %(card)s.") % {"name": who, "card": label}
     if kind == "tri_took":
-        return _("TRI: %(name)s takes a %(card)s from %(other)s's pile.") % {
+        return _("TRI: %(name)s takes the card %(card)s from %(other)s's pile.") % {
             "name": who, "card": event["card"]["label"], "other": _name(players, event.get("from"))}
     if kind == "announced":
         return _("%(name)s says: %(text)s") % {"name": who, "text": _tr(event.get("text", ""))}

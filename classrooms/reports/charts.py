@@ -133,8 +133,9 @@ def _draw(points: list[WeekPoint], *, title: str, summary: str, chart_id: str) -
         if i % 2 == len(points) % 2 or len(points) <= 6:  # every other label: no overlap
             parts.append(f'<text x="{cx:.1f}" y="{HEIGHT - BOTTOM + 16}" text-anchor="middle" '
                          f'font-size="12" fill="#333">{escape(point.label)}</text>')
+    caption = _("Share of right answers per week")  # outside the f-string, for makemessages
     parts.append(f'<text x="{LEFT}" y="{HEIGHT - 6}" font-size="12" fill="#555">'
-                 f'{escape(_("Share of right answers per week"))}</text>')
+                 f'{escape(caption)}</text>')
     parts.append("</svg>")
     return mark_safe("".join(parts))  # every piece of text above was escaped
 

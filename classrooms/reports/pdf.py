@@ -231,7 +231,7 @@ def report_pdf(context: dict[str, Any]) -> bytes:
     story: list = [
         title,
         _p(
-            _("Week of %(day)s") % {"day": date_format(report.week_start, "j F Y")}
+            _("Week of %(day)s") % {"day": date_format(report.week_start, _("j F Y"))}
             + f" · {student.classroom.name}",
             styles["body"],
         ),
@@ -295,7 +295,8 @@ def report_pdf(context: dict[str, Any]) -> bytes:
                     _p(line.label, styles["body"]),
                     _p(line.band_label, styles["body"]),
                     _p(
-                        _("%(right)d of %(n)d right") % {"right": line.right, "n": line.n},
+                        ngettext("%(right)d of %(n)d right", "%(right)d of %(n)d right", line.n)
+                        % {"right": line.right, "n": line.n},
                         styles["body"],
                     ),
                 ]
