@@ -7,6 +7,7 @@
 Under ASGI one worker holds thousands of open streams on its event loop (they wait on the push
 hub, not on a thread or a database connection); sync views run in threads beside it.
 """
+
 import multiprocessing
 import os
 import sys

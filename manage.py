@@ -1,5 +1,6 @@
 #!/usr/bin/env python
 """Django's command-line utility for Kavet 'm eus."""
+
 import os
 import sys
 

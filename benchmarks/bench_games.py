@@ -22,7 +22,9 @@ STRENGTHS = {"easy": "easy", "hard": "hard", "mixed": None}
 
 
 def bench(max_number: int, tier: int, seats: int, mix: str, games: int) -> dict[str, float]:
-    config = GameConfig(players=[f"p{i}" for i in range(seats)], rules=RuleSet(max_number=max_number, tier=tier))
+    config = GameConfig(
+        players=[f"p{i}" for i in range(seats)], rules=RuleSet(max_number=max_number, tier=tier)
+    )
     strengths = [STRENGTHS[mix] or ("easy", "medium", "hard")[i % 3] for i in range(seats)]
     durations, moves, replays = [], 0, []
     for seed in range(games):
@@ -52,15 +54,20 @@ def main() -> None:
     parser.add_argument("--seats", type=int, nargs="+", default=[2, 4])
     parser.add_argument("--mix", choices=sorted(STRENGTHS), default="mixed")
     args = parse_args(parser, quick={"games": 3, "seats": [2]})
-    print(f"{'range':>5} {'tier':>4} {'seats':>5} {'games/s':>8} {'median':>8} {'worst':>8} "
-          f"{'moves':>6} {'engine moves/s':>15}")
+    print(
+        f"{'range':>5} {'tier':>4} {'seats':>5} {'games/s':>8} {'median':>8} {'worst':>8} "
+        f"{'moves':>6} {'engine moves/s':>15}"
+    )
     for max_number in (10, 20):
         for tier in (1, 2, 3):
             for seats in args.seats:
                 r = bench(max_number, tier, seats, args.mix, args.games)
-                print(f"{max_number:>5} {tier:>4} {seats:>5} {r['games_per_s']:>8.1f} "
-                      f"{r['median_ms']:>6.1f}ms {r['worst_ms']:>6.0f}ms {r['moves_per_game']:>6.0f} "
-                      f"{r['engine_moves_per_s']:>15.0f}", flush=True)
+                print(
+                    f"{max_number:>5} {tier:>4} {seats:>5} {r['games_per_s']:>8.1f} "
+                    f"{r['median_ms']:>6.1f}ms {r['worst_ms']:>6.0f}ms {r['moves_per_game']:>6.0f} "
+                    f"{r['engine_moves_per_s']:>15.0f}",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

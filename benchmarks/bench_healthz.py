@@ -3,6 +3,7 @@ and the memory of one gunicorn worker at rest.
 
     python benchmarks/bench_healthz.py [--seconds 10] [--connections 32]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,15 +20,24 @@ from benchmarks.serve import bench_env, ensure_database, gunicorn, rss_mib, work
 
 
 def wrk(url: str, seconds: int, connections: int) -> dict:
-    out = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", url],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", url],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     p99 = re.search(r"99%\s+([\d.]+\w+)", out).group(1)
     p50 = re.search(r"50%\s+([\d.]+\w+)", out).group(1)
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     errors = re.search(r"Socket errors: (.*)", out)
-    return {"rps": rps, "p50": p50, "p99": p99, "non2xx": int(non2xx.group(1)) if non2xx else 0,
-            "socket_errors": errors.group(1) if errors else "none"}
+    return {
+        "rps": rps,
+        "p50": p50,
+        "p99": p99,
+        "non2xx": int(non2xx.group(1)) if non2xx else 0,
+        "socket_errors": errors.group(1) if errors else "none",
+    }
 
 
 def main() -> None:
@@ -48,15 +58,21 @@ def main() -> None:
         base = f"http://127.0.0.1:{port}"
         bare = wrk(base + "/bench/bare", args.seconds, args.connections)
         health = wrk(base + "/healthz", args.seconds, args.connections)
-    print(f"gunicorn {args.workers} workers x {args.threads} threads, PostgreSQL + Redis, wrk -t2 -c{args.connections} "
-          f"-d{args.seconds}s on loopback (2-core machine; wrk shares the cores)")
+    print(
+        f"gunicorn {args.workers} workers x {args.threads} threads, PostgreSQL + Redis, wrk -t2 -c{args.connections} "
+        f"-d{args.seconds}s on loopback (2-core machine; wrk shares the cores)"
+    )
     print(f"worker RSS at rest: {', '.join(f'{m:.1f}' for m in rest)} MiB")
     print(f"{'view':<12}{'req/s':>10}{'p50':>10}{'p99':>10}{'non-2xx':>10}")
     for name, r in (("bare view", bare), ("/healthz", health)):
-        print(f"{name:<12}{r['rps']:>10.0f}{r['p50']:>10}{r['p99']:>10}{r['non2xx']:>10}"
-              f"   socket errors: {r['socket_errors']}")
-    print(f"/healthz runs at {health['rps'] / bare['rps']:.2f}× the bare view's rate "
-          "(it does a SELECT 1, a Redis set/get/delete and a broker connection check)")
+        print(
+            f"{name:<12}{r['rps']:>10.0f}{r['p50']:>10}{r['p99']:>10}{r['non2xx']:>10}"
+            f"   socket errors: {r['socket_errors']}"
+        )
+    print(
+        f"/healthz runs at {health['rps'] / bare['rps']:.2f}× the bare view's rate "
+        "(it does a SELECT 1, a Redis set/get/delete and a broker connection check)"
+    )
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ renders the live view with Django's test client, as a browser's poll would.
 Target (issue 4): the view for 30 students at 8 tables renders in < 100 ms, and its number of
 queries does not grow with the number of tables or moves.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,8 +51,9 @@ def build_class():
     school = School.objects.create(name="Bench school", slug="bench-live")
     teacher = User.objects.create(username="bench-teacher", role=User.Role.TEACHER, school=school)
     classroom = classroom_create(school=school, name="CM1", school_year="2026-2027", by=teacher)
-    students_bulk_add(classroom=classroom, by=teacher,
-                      text="\n".join(f"Kid {i:02d}" for i in range(STUDENTS)))
+    students_bulk_add(
+        classroom=classroom, by=teacher, text="\n".join(f"Kid {i:02d}" for i in range(STUDENTS))
+    )
     return teacher, classroom
 
 
@@ -64,12 +66,18 @@ def start(classroom, teacher, n_tables: int):
     per_table = 4
     tables = []
     for number in range(n_tables):
-        group = kids[number * per_table:(number + 1) * per_table]
-        tables.append(PlannedTable(number=number + 1, students=group,
-                                   bots=max(0, 3 - len(group)) if group else 0,
-                                   bot_strength="medium"))
-    return class_session_start(classroom=classroom, tables=[t for t in tables if t.students],
-                               settings=SETTINGS, by=teacher)
+        group = kids[number * per_table : (number + 1) * per_table]
+        tables.append(
+            PlannedTable(
+                number=number + 1,
+                students=group,
+                bots=max(0, 3 - len(group)) if group else 0,
+                bot_strength="medium",
+            )
+        )
+    return class_session_start(
+        classroom=classroom, tables=[t for t in tables if t.students], settings=SETTINGS, by=teacher
+    )
 
 
 def play(session, moves_per_table: int) -> int:
@@ -102,8 +110,12 @@ def measure(client, url: str, runs: int, **headers) -> tuple[float, float, int, 
     with CaptureQueriesContext(connection) as queries:
         client.get(url, **headers)
     times.sort()
-    return (statistics.median(times), times[int(len(times) * 0.95) - 1], len(queries),
-            response.status_code)
+    return (
+        statistics.median(times),
+        times[int(len(times) * 0.95) - 1],
+        len(queries),
+        response.status_code,
+    )
 
 
 def main() -> None:
@@ -121,7 +133,8 @@ def main() -> None:
     settings.ALLOWED_HOSTS = ["*"]
     # A database of its own, so that it never collides with a test run on the same server.
     connection.settings_dict.setdefault("TEST", {})["NAME"] = (
-        f"test_{connection.settings_dict['NAME']}_benchlive")
+        f"test_{connection.settings_dict['NAME']}_benchlive"
+    )
     setup_test_environment()
     old = setup_databases(verbosity=0, interactive=False)
     try:
@@ -130,8 +143,10 @@ def main() -> None:
         client.force_login(teacher)
         vendor = connection.vendor
         print(f"database: {vendor}; class of {STUDENTS} students; {args.runs} renders a line")
-        print(f"{'tables':>6} {'moves':>6} {'median ms':>10} {'p95 ms':>8} {'queries':>8}   "
-              f"{'204 poll ms':>11} {'queries':>8}")
+        print(
+            f"{'tables':>6} {'moves':>6} {'median ms':>10} {'p95 ms':>8} {'queries':>8}   "
+            f"{'204 poll ms':>11} {'queries':>8}"
+        )
         for n_tables in (2, 4, 8):
             session = start(classroom, teacher, n_tables)
             url = reverse("classrooms:session_live", args=[session.pk])
@@ -142,10 +157,13 @@ def main() -> None:
                 # The poll that finds nothing changed: the answer most polls get.
                 fingerprint = client.get(url).context["fingerprint"]
                 poll_median, _p95, poll_queries, poll_status = measure(
-                    client, f"{url}?v={fingerprint}", args.runs, HTTP_HX_REQUEST="true")
+                    client, f"{url}?v={fingerprint}", args.runs, HTTP_HX_REQUEST="true"
+                )
                 assert poll_status in (200, 204), poll_status
-                print(f"{n_tables:>6} {total:>6} {median:>10.1f} {p95:>8.1f} {queries:>8}   "
-                      f"{poll_median:>11.1f} {poll_queries:>8}   ({label} moves)")
+                print(
+                    f"{n_tables:>6} {total:>6} {median:>10.1f} {p95:>8.1f} {queries:>8}   "
+                    f"{poll_median:>11.1f} {poll_queries:>8}   ({label} moves)"
+                )
             # The class's children sit at one class game at a time: end it before the next.
             class_session_end(session=session, by=teacher)
     finally:

@@ -18,6 +18,7 @@ Seeds tables of four students in class games (a teacher per class game). Then, l
 If games.services does not publish on commit yet, the mover publishes through games.push right
 after the move's answer (the same Redis path a web process takes), and the table says so.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -99,32 +100,58 @@ def seed(n_tables: int, per_session: int) -> dict:
     k = 0
     settings_ = {"turn_time": 0, "challenge_window": 600}  # no clocks: moves come from the mover
     for first in range(0, n_tables, per_session):
-        teacher = User.objects.create(username=f"bench-teacher-{first}", role="teacher", school=school)
-        classroom = Classroom.objects.create(school=school, name=f"Bench {first}",
-                                             school_year="2026-2027", code=class_code_new())
+        teacher = User.objects.create(
+            username=f"bench-teacher-{first}", role="teacher", school=school
+        )
+        classroom = Classroom.objects.create(
+            school=school, name=f"Bench {first}", school_year="2026-2027", code=class_code_new()
+        )
         classroom.teachers.add(teacher)
-        session = ClassSession.objects.create(classroom=classroom, created_by=teacher,
-                                              status=ClassSession.Status.RUNNING)
+        session = ClassSession.objects.create(
+            classroom=classroom, created_by=teacher, status=ClassSession.Status.RUNNING
+        )
         teachers.append({"session": session.pk, "cookie": session_cookie(teacher, {})})
         for _t in range(min(per_session, n_tables - first)):
             kids = []
             for _j in range(4):
                 user = User.objects.create(username=f"bench-kid-{k}", role="student", school=school)
-                kids.append(Student.objects.create(user=user, classroom=classroom, name=f"Kid {k}",
-                                                   picture_code=f"{k % 16}-{(k // 16) % 16}-{k}"))
+                kids.append(
+                    Student.objects.create(
+                        user=user,
+                        classroom=classroom,
+                        name=f"Kid {k}",
+                        picture_code=f"{k % 16}-{(k // 16) % 16}-{k}",
+                    )
+                )
                 k += 1
-            game = services.game_create(school=school, classroom=classroom, session=session,
-                                        settings=settings_, players=[{"student": s} for s in kids])
+            game = services.game_create(
+                school=school,
+                classroom=classroom,
+                session=session,
+                settings=settings_,
+                players=[{"student": s} for s in kids],
+            )
             game = services.game_start(game=game)
             seats = []
             for position, student in enumerate(kids):
-                cookie = session_cookie(student.user, {
-                    "kv_student": {"idle": 10, "classroom": classroom.pk},
-                    "kv_seen": time.time() + 3600, "kv_seats": {str(game.pk): position}})
-                seats.append({"position": position, "cookie": cookie,
-                              "token": poll_token(game, position, student.user.pk)})
-            tables.append({"game": game.pk, "session": session.pk, "version": game.version,
-                           "seats": seats})
+                cookie = session_cookie(
+                    student.user,
+                    {
+                        "kv_student": {"idle": 10, "classroom": classroom.pk},
+                        "kv_seen": time.time() + 3600,
+                        "kv_seats": {str(game.pk): position},
+                    },
+                )
+                seats.append(
+                    {
+                        "position": position,
+                        "cookie": cookie,
+                        "token": poll_token(game, position, student.user.pk),
+                    }
+                )
+            tables.append(
+                {"game": game.pk, "session": session.pk, "version": game.version, "seats": seats}
+            )
     return {"tables": tables, "teachers": teachers}
 
 
@@ -135,16 +162,27 @@ async def _readline(reader) -> bytes:
     return await reader.readline()
 
 
-async def sse_connection(index: int, host: str, port: int, path: str, cookie: str,
-                         arrivals: list, hellos: set, errors: list, stop: asyncio.Event) -> None:
+async def sse_connection(
+    index: int,
+    host: str,
+    port: int,
+    path: str,
+    cookie: str,
+    arrivals: list,
+    hellos: set,
+    errors: list,
+    stop: asyncio.Event,
+) -> None:
     try:
         reader, writer = await asyncio.open_connection(host, port)
     except OSError as exc:
         errors.append(f"connect {type(exc).__name__}")
         return
     try:
-        writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nCookie: {cookie}\r\n"
-                     f"Accept: text/event-stream\r\n\r\n".encode())
+        writer.write(
+            f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nCookie: {cookie}\r\n"
+            f"Accept: text/event-stream\r\n\r\n".encode()
+        )
         await writer.drain()
         status = (await asyncio.wait_for(reader.readline(), 30)).split()
         if len(status) < 2 or status[1] != b"200":
@@ -186,14 +224,18 @@ async def sse_connection(index: int, host: str, port: int, path: str, cookie: st
             now = time.monotonic()
             while b"\n\n" in buffer:
                 block, buffer = buffer.split(b"\n\n", 1)
-                fields = dict(line.split(b": ", 1) for line in block.split(b"\n")
-                              if b": " in line and not line.startswith(b":"))
+                fields = dict(
+                    line.split(b": ", 1)
+                    for line in block.split(b"\n")
+                    if b": " in line and not line.startswith(b":")
+                )
                 if fields.get(b"event") == b"hello":
                     hellos.add(index)
                 elif fields.get(b"event") == b"table":
                     data = json.loads(fields[b"data"])
-                    arrivals.append((index, data.get("game"), data.get("game_version", data["version"]),
-                                     now))
+                    arrivals.append(
+                        (index, data.get("game"), data.get("game_version", data["version"]), now)
+                    )
         stopper.cancel()
     except (OSError, asyncio.IncompleteReadError, ValueError, TimeoutError) as exc:
         errors.append(type(exc).__name__)
@@ -211,8 +253,9 @@ async def listen_main(plan: list, host: str, port: int, concurrency: int) -> dic
 
     async def opened(i, path, cookie):
         async with gate:
-            task = asyncio.ensure_future(sse_connection(i, host, port, path, cookie, arrivals,
-                                                        hellos, errors, stop))
+            task = asyncio.ensure_future(
+                sse_connection(i, host, port, path, cookie, arrivals, hellos, errors, stop)
+            )
             tasks.append(task)
             t0 = time.monotonic()
             while i not in hellos and not task.done() and time.monotonic() - t0 < 30:
@@ -225,8 +268,12 @@ async def listen_main(plan: list, host: str, port: int, concurrency: int) -> dic
     await loop.run_in_executor(None, sys.stdin.readline)  # the parent says when to stop
     stop.set()
     await asyncio.gather(*tasks, return_exceptions=True)
-    return {"arrivals": arrivals, "connected": len(hellos), "errors": errors[:20],
-            "n_errors": len(errors)}
+    return {
+        "arrivals": arrivals,
+        "connected": len(hellos),
+        "errors": errors[:20],
+        "n_errors": len(errors),
+    }
 
 
 def listener_process() -> None:
@@ -248,8 +295,12 @@ def listener_process() -> None:
 
 def tree_cpu(pid: int) -> float:
     """CPU seconds (user + system) of a process and its children now."""
-    pids = [pid] + [int(p) for p in subprocess.run(["pgrep", "-P", str(pid)], capture_output=True,
-                                                      text=True).stdout.split()]
+    pids = [pid] + [
+        int(p)
+        for p in subprocess.run(
+            ["pgrep", "-P", str(pid)], capture_output=True, text=True
+        ).stdout.split()
+    ]
     total = 0.0
     for p in pids:
         try:
@@ -260,8 +311,16 @@ def tree_cpu(pid: int) -> float:
     return total
 
 
-def mover(port: int, table: dict, until: float, pace: float, log: list, latencies: list,
-          failures: list, publish: bool) -> None:
+def mover(
+    port: int,
+    table: dict,
+    until: float,
+    pace: float,
+    log: list,
+    latencies: list,
+    failures: list,
+    publish: bool,
+) -> None:
     """Plays one table: the active seat says "nothing", the others press OK; and again."""
     from games import push
     from games.engine.game import GameState, legal_moves
@@ -271,17 +330,32 @@ def mover(port: int, table: dict, until: float, pace: float, log: list, latencie
     while time.monotonic() < until:
         game = Game.objects.get(pk=table["game"])
         state = GameState.from_dict(game.state)
-        choice = next(((seat, kind) for seat in range(4) for kind in ("nothing", "ok")
-                       if kind in legal_moves(state, seat)), None)
+        choice = next(
+            (
+                (seat, kind)
+                for seat in range(4)
+                for kind in ("nothing", "ok")
+                if kind in legal_moves(state, seat)
+            ),
+            None,
+        )
         if choice is None:
             return
         seat, kind = choice
-        headers = {"Cookie": table["seats"][seat]["cookie"], "X-CSRFToken": CSRF,
-                   "HX-Request": "true", "Content-Type": "application/x-www-form-urlencoded"}
+        headers = {
+            "Cookie": table["seats"][seat]["cookie"],
+            "X-CSRFToken": CSRF,
+            "HX-Request": "true",
+            "Content-Type": "application/x-www-form-urlencoded",
+        }
         sent = time.monotonic()
         try:
-            conn.request("POST", f"/play/{table['game']}/move/",
-                         f"seen_version={game.version}&type={kind}", headers)
+            conn.request(
+                "POST",
+                f"/play/{table['game']}/move/",
+                f"seen_version={game.version}&type={kind}",
+                headers,
+            )
             response = conn.getresponse()
             html = response.read().decode()
         except (OSError, http.client.HTTPException) as exc:
@@ -297,8 +371,16 @@ def mover(port: int, table: dict, until: float, pace: float, log: list, latencie
         version = game.version + 1
         if publish:
             push.table_changed(game_id=table["game"], version=version, session_id=table["session"])
-        log.append({"game": table["game"], "version": version, "seat": seat, "sent": sent,
-                    "answered": answered, "published": time.monotonic() if publish else None})
+        log.append(
+            {
+                "game": table["game"],
+                "version": version,
+                "seat": seat,
+                "sent": sent,
+                "answered": answered,
+                "published": time.monotonic() if publish else None,
+            }
+        )
         time.sleep(pace * random.uniform(0.8, 1.2))
 
 
@@ -324,11 +406,25 @@ def run_moves(port: int, tables: list, seconds: float, pace: float, publish: boo
 
 @contextlib.contextmanager
 def asgi_server(port: int, workers: int, env: dict):
-    cmd = [str(Path(sys.executable).with_name("gunicorn")), "-c", "gunicorn.conf.py",
-           "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--backlog", "4096",
-           "kavet_site.asgi"]
-    proc = subprocess.Popen(cmd, env={**env, "CONN_MAX_AGE": "0"}, cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cmd = [
+        str(Path(sys.executable).with_name("gunicorn")),
+        "-c",
+        "gunicorn.conf.py",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--workers",
+        str(workers),
+        "--backlog",
+        "4096",
+        "kavet_site.asgi",
+    ]
+    proc = subprocess.Popen(
+        cmd,
+        env={**env, "CONN_MAX_AGE": "0"},
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 40
         while time.monotonic() < deadline:
@@ -352,12 +448,24 @@ def stream_plan(seeded: dict, n: int, teacher_share: float) -> list[dict]:
     seats = [(t, s) for t in seeded["tables"] for s in t["seats"]]
     for i in range(n - n_teachers):
         table, seat = seats[i % len(seats)]
-        plan.append({"kind": "seat", "game": table["game"], "cookie": seat["cookie"],
-                     "path": f"/push/table/{table['game']}/?v={table['version']}&t={quote(seat['token'])}"})
+        plan.append(
+            {
+                "kind": "seat",
+                "game": table["game"],
+                "cookie": seat["cookie"],
+                "path": f"/push/table/{table['game']}/?v={table['version']}&t={quote(seat['token'])}",
+            }
+        )
     for i in range(n_teachers):
         teacher = seeded["teachers"][i % len(seeded["teachers"])]
-        plan.append({"kind": "teacher", "session": teacher["session"], "cookie": teacher["cookie"],
-                     "path": f"/push/session/{teacher['session']}/?v=0"})
+        plan.append(
+            {
+                "kind": "teacher",
+                "session": teacher["session"],
+                "cookie": teacher["cookie"],
+                "path": f"/push/session/{teacher['session']}/?v=0",
+            }
+        )
     return plan
 
 
@@ -369,15 +477,27 @@ def push_phase(args, env, seeded, move_tables, publish) -> dict:
     json.dump([{"path": p["path"], "cookie": p["cookie"]} for p in plan], listing)
     listing.close()
     with asgi_server(args.port, args.workers, env) as server:
-        listener = subprocess.Popen([sys.executable, __file__, "--listen", listing.name, str(args.port),
-                                     str(args.connect_concurrency)], stdin=subprocess.PIPE,
-                                    stdout=subprocess.PIPE, text=True)
+        listener = subprocess.Popen(
+            [
+                sys.executable,
+                __file__,
+                "--listen",
+                listing.name,
+                str(args.port),
+                str(args.connect_concurrency),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         ready = listener.stdout.readline().split()
         connected, connect_s = int(ready[1]), float(ready[2])
         cpu0, t0 = tree_cpu(server.pid), time.monotonic()
         time.sleep(args.idle)
         idle_cpu = (tree_cpu(server.pid) - cpu0) / (time.monotonic() - t0)
-        log, latencies, failures = run_moves(args.port, move_tables, args.seconds, args.move_pace, publish)
+        log, latencies, failures = run_moves(
+            args.port, move_tables, args.seconds, args.move_pace, publish
+        )
         time.sleep(1.0)  # the last events on their way
         listener.stdin.write("stop\n")
         listener.stdin.flush()
@@ -411,12 +531,24 @@ def push_phase(args, env, seeded, move_tables, publish) -> dict:
     for times in by_move.values():
         if len(times) > 1:
             spreads.append((max(times) - min(times)) * 1000)
-    expected = sum(len([p for p in plan if p["kind"] == "seat" and p["game"] == m["game"]])
-                   for m in log)
-    return {"connected": connected, "planned": len(plan), "connect_s": connect_s,
-            "idle_cpu": idle_cpu, "delays": delays, "teacher_delays": teacher_delays,
-            "spreads": spreads, "moves": latencies, "failures": failures, "delivered": len(delays),
-            "expected": expected, "errors": result["n_errors"], "error_kinds": result["errors"]}
+    expected = sum(
+        len([p for p in plan if p["kind"] == "seat" and p["game"] == m["game"]]) for m in log
+    )
+    return {
+        "connected": connected,
+        "planned": len(plan),
+        "connect_s": connect_s,
+        "idle_cpu": idle_cpu,
+        "delays": delays,
+        "teacher_delays": teacher_delays,
+        "spreads": spreads,
+        "moves": latencies,
+        "failures": failures,
+        "delivered": len(delays),
+        "expected": expected,
+        "errors": result["n_errors"],
+        "error_kinds": result["errors"],
+    }
 
 
 def poll_phase(args, env, seeded, move_tables) -> dict:
@@ -428,31 +560,46 @@ def poll_phase(args, env, seeded, move_tables) -> dict:
         t["version"] = versions[t["game"]]
     moving = {t["game"] for t in move_tables}
     seats = [(t, s) for t in seeded["tables"] if t["game"] not in moving for s in t["seats"]]
-    targets = [(f"/play/{t['game']}/?v={t['version']}&s=running&t={quote(s['token'])}", s["cookie"])
-               for i in range(args.poll_tablets) for t, s in [seats[i % len(seats)]]]
-    with gunicorn(args.port + 1, workers=args.poll_workers, threads=args.poll_threads, env=env) as server:
+    targets = [
+        (f"/play/{t['game']}/?v={t['version']}&s=running&t={quote(s['token'])}", s["cookie"])
+        for i in range(args.poll_tablets)
+        for t, s in [seats[i % len(seats)]]
+    ]
+    with gunicorn(
+        args.port + 1, workers=args.poll_workers, threads=args.poll_threads, env=env
+    ) as server:
         tablets_result(run_tablets(args.port + 1, targets[:50], seconds=2, interval=0.05))  # warm
-        polls = run_tablets(args.port + 1, targets, seconds=args.idle + args.seconds + 2,
-                            interval=args.interval)
+        polls = run_tablets(
+            args.port + 1, targets, seconds=args.idle + args.seconds + 2, interval=args.interval
+        )
         time.sleep(2.0)
         cpu0, t0 = tree_cpu(server.pid), time.monotonic()
         time.sleep(args.idle)
         idle_cpu = (tree_cpu(server.pid) - cpu0) / (time.monotonic() - t0)
-        _log, latencies, failures = run_moves(args.port + 1, move_tables, args.seconds, args.move_pace,
-                                              publish=False)
+        _log, latencies, failures = run_moves(
+            args.port + 1, move_tables, args.seconds, args.move_pace, publish=False
+        )
         p = tablets_result(polls)
     return {"idle_cpu": idle_cpu, "moves": latencies, "failures": failures, "polls": p}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--connections", type=int, default=2000, help="SSE streams in the push phase")
+    parser.add_argument(
+        "--connections", type=int, default=2000, help="SSE streams in the push phase"
+    )
     parser.add_argument("--tables", type=int, default=50, help="tables of four students")
-    parser.add_argument("--per-session", type=int, default=10, help="tables per class game (teacher)")
+    parser.add_argument(
+        "--per-session", type=int, default=10, help="tables per class game (teacher)"
+    )
     parser.add_argument("--move-tables", type=int, default=10)
-    parser.add_argument("--move-pace", type=float, default=1.0, help="seconds between a table's moves")
+    parser.add_argument(
+        "--move-pace", type=float, default=1.0, help="seconds between a table's moves"
+    )
     parser.add_argument("--seconds", type=float, default=20, help="seconds of moves per phase")
-    parser.add_argument("--idle", type=float, default=16, help="idle seconds measured (> heartbeat)")
+    parser.add_argument(
+        "--idle", type=float, default=16, help="idle seconds measured (> heartbeat)"
+    )
     parser.add_argument("--workers", type=int, default=2, help="uvicorn workers")
     parser.add_argument("--poll-tablets", type=int, default=300)
     parser.add_argument("--poll-workers", type=int, default=2)
@@ -461,65 +608,109 @@ def main() -> None:
     parser.add_argument("--connect-concurrency", type=int, default=16)
     parser.add_argument("--port", type=int, default=8191)
     parser.add_argument("--skip-poll", action="store_true")
-    args = parse_args(parser, quick={"connections": 200, "tables": 10, "move_tables": 3,
-                                     "seconds": 5, "idle": 4, "poll_tablets": 60})
+    args = parse_args(
+        parser,
+        quick={
+            "connections": 200,
+            "tables": 10,
+            "move_tables": 3,
+            "seconds": 5,
+            "idle": 4,
+            "poll_tablets": 60,
+        },
+    )
     fds = raise_fd_limit(args.connections * 2 + 1000)
     os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/kavet_bench_push")
     os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/9")
-    os.environ.setdefault("KAVET_PUSH_CHANNEL", "kavet:push:bench-" + os.environ["DATABASE_URL"].rsplit("/", 1)[-1])
+    os.environ.setdefault(
+        "KAVET_PUSH_CHANNEL", "kavet:push:bench-" + os.environ["DATABASE_URL"].rsplit("/", 1)[-1]
+    )
     env = bench_env()
-    os.environ.update({k: v for k, v in env.items() if k not in os.environ or k in (
-        "KAVET_URLCONF", "DEBUG", "LOG_LEVEL", "ALLOWED_HOSTS")})
+    os.environ.update(
+        {
+            k: v
+            for k, v in env.items()
+            if k not in os.environ or k in ("KAVET_URLCONF", "DEBUG", "LOG_LEVEL", "ALLOWED_HOSTS")
+        }
+    )
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kavet_site.settings")
     ensure_database(env)
     t0 = time.monotonic()
     seeded = seed(args.tables, args.per_session)
-    print(f"seeded {len(seeded['tables'])} tables of 4, {len(seeded['teachers'])} class games "
-          f"in {time.monotonic() - t0:.1f} s; open files limit {fds}; {os.cpu_count()} cores")
+    print(
+        f"seeded {len(seeded['tables'])} tables of 4, {len(seeded['teachers'])} class games "
+        f"in {time.monotonic() - t0:.1f} s; open files limit {fds}; {os.cpu_count()} cores"
+    )
     from games import services
 
     publish = "table_changed" not in inspect.getsource(services)
-    move_tables = seeded["tables"][:args.move_tables]
+    move_tables = seeded["tables"][: args.move_tables]
     pushed = push_phase(args, env, seeded, move_tables, publish)
-    polled = None if args.skip_poll else poll_phase(args, env, seeded, seeded["tables"][-args.move_tables:])
+    polled = (
+        None
+        if args.skip_poll
+        else poll_phase(args, env, seeded, seeded["tables"][-args.move_tables :])
+    )
 
     d, s, td = pushed["delays"], pushed["spreads"], pushed["teacher_delays"]
-    print(f"\nPUSH: gunicorn + {args.workers} uvicorn workers, PostgreSQL, Redis pub/sub; "
-          f"{pushed['connected']}/{pushed['planned']} streams open in {pushed['connect_s']:.1f} s "
-          f"({pushed['errors']} errors {pushed['error_kinds'][:3]})")
-    print("event from: " + ("the mover's publish right after the move's answer (services does not "
-                            "publish on commit yet)" if publish else "the server, on commit; "
-                            "timed from the move's answer"))
+    print(
+        f"\nPUSH: gunicorn + {args.workers} uvicorn workers, PostgreSQL, Redis pub/sub; "
+        f"{pushed['connected']}/{pushed['planned']} streams open in {pushed['connect_s']:.1f} s "
+        f"({pushed['errors']} errors {pushed['error_kinds'][:3]})"
+    )
+    print(
+        "event from: "
+        + (
+            "the mover's publish right after the move's answer (services does not "
+            "publish on commit yet)"
+            if publish
+            else "the server, on commit; timed from the move's answer"
+        )
+    )
     print(f"{'measure':<44}{'n':>7}{'p50':>9}{'p95':>9}{'p99':>9}{'max':>9}")
 
     def row(name, values, unit=""):
-        print(f"{name:<44}{len(values):>7}{pct(values, 50):>9.1f}{pct(values, 95):>9.1f}"
-              f"{pct(values, 99):>9.1f}{max(values, default=float('nan')):>9.1f}{unit}")
+        print(
+            f"{name:<44}{len(values):>7}{pct(values, 50):>9.1f}{pct(values, 95):>9.1f}"
+            f"{pct(values, 99):>9.1f}{max(values, default=float('nan')):>9.1f}{unit}"
+        )
 
     row("push: move -> other tablets (ms)", d)
     row("push: spread across one table (ms)", s)
     row("push: move -> teacher's view (ms)", td)
     row("push: move answer, under the streams (ms)", pushed["moves"])
-    print(f"push: delivered {pushed['delivered']}/{pushed['expected']} tablet events; move failures "
-          f"{len(pushed['failures'])}")
+    print(
+        f"push: delivered {pushed['delivered']}/{pushed['expected']} tablet events; move failures "
+        f"{len(pushed['failures'])}"
+    )
     per_tablet = pushed["idle_cpu"] * 1e6 / max(1, pushed["connected"])
-    print(f"push: server CPU idle {pushed['idle_cpu'] * 100:.2f}% of a core for "
-          f"{pushed['connected']} streams = {per_tablet:.1f} us CPU/s per tablet")
+    print(
+        f"push: server CPU idle {pushed['idle_cpu'] * 100:.2f}% of a core for "
+        f"{pushed['connected']} streams = {per_tablet:.1f} us CPU/s per tablet"
+    )
     if polled:
         p = polled["polls"]
-        print(f"\nPOLL: gunicorn {args.poll_workers} workers x {args.poll_threads} threads, "
-              f"{args.poll_tablets} tablets every {args.interval} s")
-        print(f"poll answers p50 {p['p50']:.1f} p95 {p['p95']:.1f} p99 {p['p99']:.1f} ms, "
-              f"errors {p['errors']}, statuses {p['statuses']}")
+        print(
+            f"\nPOLL: gunicorn {args.poll_workers} workers x {args.poll_threads} threads, "
+            f"{args.poll_tablets} tablets every {args.interval} s"
+        )
+        print(
+            f"poll answers p50 {p['p50']:.1f} p95 {p['p95']:.1f} p99 {p['p99']:.1f} ms, "
+            f"errors {p['errors']}, statuses {p['statuses']}"
+        )
         row("poll: move answer, under the polls (ms)", polled["moves"])
         iv = args.interval * 1000
-        print(f"poll (model): move -> other tablets p50 {iv * 0.5 + p['p50']:.0f} ms, "
-              f"p95 {iv * 0.95 + p['p95']:.0f} ms, max ~{iv + p['max']:.0f} ms; spread across a "
-              f"table up to ~{iv:.0f} ms")
+        print(
+            f"poll (model): move -> other tablets p50 {iv * 0.5 + p['p50']:.0f} ms, "
+            f"p95 {iv * 0.95 + p['p95']:.0f} ms, max ~{iv + p['max']:.0f} ms; spread across a "
+            f"table up to ~{iv:.0f} ms"
+        )
         per_poll = polled["idle_cpu"] * 1e6 / args.poll_tablets
-        print(f"poll: server CPU {polled['idle_cpu'] * 100:.1f}% of a core for {args.poll_tablets} "
-              f"tablets = {per_poll:.1f} us CPU/s per tablet; "
-              f"ratio poll/push per tablet: {per_poll / per_tablet if per_tablet else float('nan'):.0f}x")
+        print(
+            f"poll: server CPU {polled['idle_cpu'] * 100:.1f}% of a core for {args.poll_tablets} "
+            f"tablets = {per_poll:.1f} us CPU/s per tablet; "
+            f"ratio poll/push per tablet: {per_poll / per_tablet if per_tablet else float('nan'):.0f}x"
+        )
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ Only the server of DATABASE_URL / REDIS_URL is used: the database is always --da
 (kavet_bench_reports), Redis always db --redis-db (14). Without PostgreSQL the script says so and
 exits 0; without Redis part 2 is skipped with the reason.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -58,7 +59,9 @@ STRENGTHS = ("easy", "easy", "medium", "hard")
 def _reachable(url: str, port: int) -> bool:
     parsed = urlparse(url)
     try:
-        with socket.create_connection((parsed.hostname or "127.0.0.1", parsed.port or port), timeout=2):
+        with socket.create_connection(
+            (parsed.hostname or "127.0.0.1", parsed.port or port), timeout=2
+        ):
             return True
     except OSError:
         return False
@@ -98,8 +101,19 @@ def ensure_database(url: str) -> None:
 # --- the history, played through the services ------------------------------------------------
 
 
-def dataset(slug: str, name: str, tz: str, classes: int, students: int, weeks: int,
-            first_monday: date, *, table_size: int, moves: int, fresh: bool):
+def dataset(
+    slug: str,
+    name: str,
+    tz: str,
+    classes: int,
+    students: int,
+    weeks: int,
+    first_monday: date,
+    *,
+    table_size: int,
+    moves: int,
+    fresh: bool,
+):
     """A school of `classes` x `students` with `weeks` weeks of play; kept between runs and
     resumed where an interrupted run stopped (the school's name counts the weeks played)."""
     from django.db import connection, transaction
@@ -117,12 +131,19 @@ def dataset(slug: str, name: str, tz: str, classes: int, students: int, weeks: i
         with transaction.atomic():
             school = School.objects.create(slug=slug, name=f"{name} | weeks 0", time_zone=tz)
             for c in range(classes):
-                classroom = Classroom.objects.create(school=school, name=f"{name} {c + 1}",
-                                                     school_year="2025-2026",
-                                                     code=f"B{uuid.uuid4().hex[:7].upper()}")
+                classroom = Classroom.objects.create(
+                    school=school,
+                    name=f"{name} {c + 1}",
+                    school_year="2025-2026",
+                    code=f"B{uuid.uuid4().hex[:7].upper()}",
+                )
                 for i in range(students):
-                    student_create(classroom=classroom, name=f"Kid {c + 1}.{i + 1:02d}",
-                                   number_range=20, tier=1 + i % 3)
+                    student_create(
+                        classroom=classroom,
+                        name=f"Kid {c + 1}.{i + 1:02d}",
+                        number_range=20,
+                        tier=1 + i % 3,
+                    )
     done = int(school.name.rsplit(" ", 1)[-1])
     classrooms = list(school.classrooms.order_by("pk"))
     kids = {c.pk: list(Student.objects.filter(classroom=c).order_by("pk")) for c in classrooms}
@@ -136,20 +157,39 @@ def dataset(slug: str, name: str, tz: str, classes: int, students: int, weeks: i
                 tuesday = first_monday + timedelta(weeks=week, days=1)
                 with transaction.atomic():
                     for classroom in classrooms:
-                        seats = kids[classroom.pk][week % students:] + kids[classroom.pk][:week % students]
+                        seats = (
+                            kids[classroom.pk][week % students :]
+                            + kids[classroom.pk][: week % students]
+                        )
                         for t in range(0, len(seats), table_size):
-                            table = seats[t:t + table_size]
+                            table = seats[t : t + table_size]
                             seed = (week * 1000 + classroom.pk * 10 + t) % 1_000_003
-                            played_game(classroom=classroom, students=table, seed=seed, moves=moves,
-                                        strengths=[STRENGTHS[(seed + j) % len(STRENGTHS)]
-                                                   for j in range(len(table))],
-                                        at=datetime(tuesday.year, tuesday.month, tuesday.day, 10,
-                                                    t // table_size, tzinfo=zone))
+                            played_game(
+                                classroom=classroom,
+                                students=table,
+                                seed=seed,
+                                moves=moves,
+                                strengths=[
+                                    STRENGTHS[(seed + j) % len(STRENGTHS)]
+                                    for j in range(len(table))
+                                ],
+                                at=datetime(
+                                    tuesday.year,
+                                    tuesday.month,
+                                    tuesday.day,
+                                    10,
+                                    t // table_size,
+                                    tzinfo=zone,
+                                ),
+                            )
                     school.name = f"{name} | weeks {week + 1}"
                     school.save(update_fields=["name"])
                 if week % 12 == 11 or week + 1 == weeks:
-                    print(f"  {slug}: {week + 1}/{weeks} weeks played "
-                          f"({time.perf_counter() - started:.0f} s)", flush=True)
+                    print(
+                        f"  {slug}: {week + 1}/{weeks} weeks played "
+                        f"({time.perf_counter() - started:.0f} s)",
+                        flush=True,
+                    )
         finally:
             app.conf.task_always_eager = eager
         with connection.cursor() as cursor:
@@ -201,9 +241,11 @@ def class_over_years(kids, weeks: int, rounds: int) -> None:
 
     points = sorted({w for w in (2, weeks // 4, weeks // 2, weeks) if w >= 2})
     plays = Play.objects.filter(student__in=kids).count()
-    print(f"\n1. class of {len(kids)} over {weeks} weeks: {plays:,} plays "
-          f"({plays / len(kids) / weeks:.1f} per student and week); {rounds} round(s) of "
-          f"{len(kids)} builds per row")
+    print(
+        f"\n1. class of {len(kids)} over {weeks} weeks: {plays:,} plays "
+        f"({plays / len(kids) / weeks:.1f} per student and week); {rounds} round(s) of "
+        f"{len(kids)} builds per row"
+    )
     build_all(kids[:3], CLASS_FIRST_MONDAY + timedelta(weeks=1))  # warm-up: not counted
     samples: dict[tuple[int, str], list[tuple]] = {}
     stored: dict[int, int] = {}
@@ -219,8 +261,10 @@ def class_over_years(kids, weeks: int, rounds: int) -> None:
     print("   yard = one pk lookup (median of 9) just before each build; x yard = median of the")
     print("   per-build ratios; x week 2 = median ms / week 2's median ms of the same mode")
     print("   sql ms = time inside the statements (median)")
-    print(f"   {'week':>4} {'mode':<8} {'median ms':>9} {'p90 ms':>7} {'sql ms':>6} {'queries':>7} "
-          f"{'yard ms':>7} {'x yard':>7} {'x week 2':>8} {'tallies':>7}")
+    print(
+        f"   {'week':>4} {'mode':<8} {'median ms':>9} {'p90 ms':>7} {'sql ms':>6} {'queries':>7} "
+        f"{'yard ms':>7} {'x yard':>7} {'x week 2':>8} {'tallies':>7}"
+    )
     base: dict[str, float] = {}
     for week in points:
         for mode in ("first", "rebuild"):
@@ -229,13 +273,19 @@ def class_over_years(kids, weeks: int, rounds: int) -> None:
             queries = [r[1] for r in rows]
             median = statistics.median(times)
             base.setdefault(mode, median)
-            q = f"{min(queries)}" if min(queries) == max(queries) else f"{min(queries)}-{max(queries)}"
+            q = (
+                f"{min(queries)}"
+                if min(queries) == max(queries)
+                else f"{min(queries)}-{max(queries)}"
+            )
             ratio = statistics.median(r[0] / r[2] for r in rows)
             yard = statistics.median(r[2] for r in rows)
             sql = statistics.median(r[3] for r in rows)
-            print(f"   {week:>4} {mode:<8} {median:>9.1f} {times[int(0.9 * (len(times) - 1))]:>7.1f} "
-                  f"{sql:>6.1f} {q:>7} {yard:>7.2f} {ratio:>7.0f} {median / base[mode]:>8.2f} "
-                  f"{stored[week]:>7}")
+            print(
+                f"   {week:>4} {mode:<8} {median:>9.1f} {times[int(0.9 * (len(times) - 1))]:>7.1f} "
+                f"{sql:>6.1f} {q:>7} {yard:>7.2f} {ratio:>7.0f} {median / base[mode]:>8.2f} "
+                f"{stored[week]:>7}"
+            )
     last = samples[(points[-1], "rebuild")]
     slow = statistics.mode(re.sub(r"\d+", "N", r[4])[:110] for r in last)
     print(f"   slowest statement of a week-{points[-1]} rebuild, most often: {slow}...")
@@ -251,10 +301,31 @@ def start_workers(n: int, queue: str, tag: str) -> tuple[list[subprocess.Popen],
         for i in range(n):
             name = f"{tag}-w{i + 1}@bench"
             names.append(name)
-            procs.append(subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "kavet_site", "worker", "--pool=solo",
-                 "-Q", queue, "-n", name, "--without-gossip", "--without-mingle", "-l", "warning"],
-                env=dict(os.environ), cwd=str(ROOT), stdout=subprocess.DEVNULL, stderr=out))
+            procs.append(
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "celery",
+                        "-A",
+                        "kavet_site",
+                        "worker",
+                        "--pool=solo",
+                        "-Q",
+                        queue,
+                        "-n",
+                        name,
+                        "--without-gossip",
+                        "--without-mingle",
+                        "-l",
+                        "warning",
+                    ],
+                    env=dict(os.environ),
+                    cwd=str(ROOT),
+                    stdout=subprocess.DEVNULL,
+                    stderr=out,
+                )
+            )
     return procs, names, log
 
 
@@ -315,7 +386,9 @@ def school_run(school, classrooms, kids, workers: int, timeout: float) -> tuple[
         started = time.perf_counter()
         queued = tasks.schedule_weekly_reports.run(now=moment.isoformat())
         if queued != len(classrooms):
-            raise RuntimeError(f"the weekly job queued {queued} classes, expected {len(classrooms)}")
+            raise RuntimeError(
+                f"the weekly job queued {queued} classes, expected {len(classrooms)}"
+            )
         # Done: every class job's result stored by its worker (SUCCESS), all the reports there.
         end = started + timeout
         done = 0
@@ -354,8 +427,10 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=600, help="seconds per worker run")
     parser.add_argument("--repeat", type=int, default=2, help="rounds of 1 then 2 workers")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the class builds")
-    args = parse_args(parser, quick={"students": 8, "weeks": 6, "classes": 2, "timeout": 180,
-                                     "repeat": 1, "rounds": 1})
+    args = parse_args(
+        parser,
+        quick={"students": 8, "weeks": 6, "classes": 2, "timeout": 180, "repeat": 1, "rounds": 1},
+    )
     redis_ok, why = configure(args)
     ensure_database(os.environ["DATABASE_URL"])
 
@@ -369,39 +444,70 @@ def main() -> None:
     t0 = time.perf_counter()
     key = f"s{args.students}-w{args.weeks}-t{args.table_size}-m{args.moves}-v{DATASET_VERSION}"
     _school, _classes, class_kids = dataset(
-        f"bench-class-{key}", "Class", CLASS_TZ, 1, args.students, args.weeks,
-        CLASS_FIRST_MONDAY, table_size=args.table_size, moves=args.moves, fresh=args.fresh)
-    print(f"history: class of {args.students} x {args.weeks} weeks ready "
-          f"({time.perf_counter() - t0:.0f} s, cached in {args.database})", flush=True)
+        f"bench-class-{key}",
+        "Class",
+        CLASS_TZ,
+        1,
+        args.students,
+        args.weeks,
+        CLASS_FIRST_MONDAY,
+        table_size=args.table_size,
+        moves=args.moves,
+        fresh=args.fresh,
+    )
+    print(
+        f"history: class of {args.students} x {args.weeks} weeks ready "
+        f"({time.perf_counter() - t0:.0f} s, cached in {args.database})",
+        flush=True,
+    )
     class_over_years(next(iter(class_kids.values())), args.weeks, args.rounds)
 
     if not redis_ok:
         print(f"\n2. school: not run, it needs Redis and real workers: {why}")
         return
     t0 = time.perf_counter()
-    school_key = f"c{args.classes}-s{args.students}-t{args.table_size}-m{args.moves}-v{DATASET_VERSION}"
+    school_key = (
+        f"c{args.classes}-s{args.students}-t{args.table_size}-m{args.moves}-v{DATASET_VERSION}"
+    )
     school, classrooms, kids = dataset(
-        f"bench-school-{school_key}", "School", QUICK_SCHOOL_TZ if args.quick else SCHOOL_TZ,
-        args.classes, args.students, 1, SCHOOL_WEEK, table_size=args.table_size,
-        moves=args.moves, fresh=args.fresh)
+        f"bench-school-{school_key}",
+        "School",
+        QUICK_SCHOOL_TZ if args.quick else SCHOOL_TZ,
+        args.classes,
+        args.students,
+        1,
+        SCHOOL_WEEK,
+        table_size=args.table_size,
+        moves=args.moves,
+        fresh=args.fresh,
+    )
     total = sum(len(v) for v in kids.values())
-    print(f"\n2. school of {total} ({args.classes} classes x {args.students}), one week of play "
-          f"(ready in {time.perf_counter() - t0:.0f} s): the weekly job, real Celery workers "
-          f"(--pool=solo each) on Redis db {args.redis_db}")
+    print(
+        f"\n2. school of {total} ({args.classes} classes x {args.students}), one week of play "
+        f"(ready in {time.perf_counter() - t0:.0f} s): the weekly job, real Celery workers "
+        f"(--pool=solo each) on Redis db {args.redis_db}"
+    )
     # A first run (not counted) warms PostgreSQL's buffers and the workers' imports; then
     # rounds of 1 and 2 workers alternate, so that a change in the machine's load hits both.
     school_run(school, classrooms, kids, 1, args.timeout)
-    print(f"   {'round':>5} {'workers':>7} {'wall s':>7} {'reports/s':>9} {'in jobs s':>9} {'worker CPU s':>12} {'load':>5}")
+    print(
+        f"   {'round':>5} {'workers':>7} {'wall s':>7} {'reports/s':>9} {'in jobs s':>9} {'worker CPU s':>12} {'load':>5}"
+    )
     runs: dict[int, list[float]] = {1: [], 2: []}
     for round_ in range(1, args.repeat + 1):
         for workers in (1, 2):
             seconds, built, busy, cpu = school_run(school, classrooms, kids, workers, args.timeout)
             runs[workers].append(seconds)
-            print(f"   {round_:>5} {workers:>7} {seconds:>7.2f} {built / seconds:>9.1f} {busy:>9.2f} {cpu:>12.2f} "
-                  f"{os.getloadavg()[0]:>5.2f}", flush=True)
+            print(
+                f"   {round_:>5} {workers:>7} {seconds:>7.2f} {built / seconds:>9.1f} {busy:>9.2f} {cpu:>12.2f} "
+                f"{os.getloadavg()[0]:>5.2f}",
+                flush=True,
+            )
     one, two = statistics.median(runs[1]), statistics.median(runs[2])
-    print(f"   median: 1 worker {one:.2f} s ({total / one:.1f} reports/s), 2 workers {two:.2f} s "
-          f"({total / two:.1f} reports/s): 2 workers / 1 = {one / two:.2f}x")
+    print(
+        f"   median: 1 worker {one:.2f} s ({total / one:.1f} reports/s), 2 workers {two:.2f} s "
+        f"({total / two:.1f} reports/s): 2 workers / 1 = {one / two:.2f}x"
+    )
     print(f"load after: {os.getloadavg()[0]:.2f}")
 
 

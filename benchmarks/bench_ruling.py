@@ -24,6 +24,7 @@ Servers: `gunicorn -c gunicorn.conf.py kavet_site.asgi` (uvicorn workers) on Pos
 Without Chromium the script says so and exits 0; the ASGI run is skipped without PostgreSQL or
 Redis (the runserver run needs neither).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,15 +45,22 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.quick import parse_args  # noqa: E402
 
 CHROMIUM = os.environ.get("KAVET_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--disable-dev-shm-usage",
-                 # Three tablets side by side: none of them is a throttled background page.
-                 "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
-                 "--disable-backgrounding-occluded-windows"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    # Three tablets side by side: none of them is a throttled background page.
+    "--disable-background-timer-throttling",
+    "--disable-renderer-backgrounding",
+    "--disable-backgrounding-occluded-windows",
+]
 SQLITE = "/tmp/kavet_bench_ruling.sqlite3"
-GAME_SETTINGS = {"challenge_window": 0, "turn_time": 0, "x_cards": 0, "events": False,
-                 "copies": 2}
+GAME_SETTINGS = {"challenge_window": 0, "turn_time": 0, "x_cards": 0, "events": False, "copies": 2}
 RESULT = "RESULT "  # the child's one machine-readable line
 
 # In every page: stamp the tap on "Say it!" / "Nothing to do", and each new (version, ruling)
@@ -99,7 +107,9 @@ def pct(values: list[float], p: float) -> float:
 def _reachable(url: str, port: int) -> bool:
     parsed = urlparse(url)
     try:
-        with socket.create_connection((parsed.hostname or "127.0.0.1", parsed.port or port), timeout=2):
+        with socket.create_connection(
+            (parsed.hostname or "127.0.0.1", parsed.port or port), timeout=2
+        ):
             return True
     except OSError:
         return False
@@ -111,9 +121,15 @@ def _with_path(url: str, path: str) -> str:
 
 def server_env(kind: str, args) -> dict[str, str] | str:
     """The environment of the server and of the script's own Django for `kind`; or why not."""
-    env = dict(os.environ, KAVET_URLCONF="benchmarks.urls", DEBUG="false", LOG_LEVEL="ERROR",
-               ALLOWED_HOSTS="127.0.0.1,localhost", DJANGO_SETTINGS_MODULE="kavet_site.settings",
-               DJANGO_ALLOW_ASYNC_UNSAFE="true")  # Playwright's sync API runs a loop here
+    env = dict(
+        os.environ,
+        KAVET_URLCONF="benchmarks.urls",
+        DEBUG="false",
+        LOG_LEVEL="ERROR",
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        DJANGO_SETTINGS_MODULE="kavet_site.settings",
+        DJANGO_ALLOW_ASYNC_UNSAFE="true",
+    )  # Playwright's sync API runs a loop here
     if kind == "asgi":
         database = os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/postgres"
         redis = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
@@ -121,9 +137,12 @@ def server_env(kind: str, args) -> dict[str, str] | str:
             return f"no PostgreSQL (DATABASE_URL={database})"
         if not _reachable(redis, 6379):
             return f"no Redis at {urlparse(redis).netloc} (set REDIS_URL)"
-        env.update(DATABASE_URL=_with_path(database, "/" + args.database),
-                   REDIS_URL=_with_path(redis, f"/{args.redis_db}"),
-                   CELERY_QUEUE="bench-ruling", WEB_CONCURRENCY=str(args.web_workers))
+        env.update(
+            DATABASE_URL=_with_path(database, "/" + args.database),
+            REDIS_URL=_with_path(redis, f"/{args.redis_db}"),
+            CELERY_QUEUE="bench-ruling",
+            WEB_CONCURRENCY=str(args.web_workers),
+        )
         env.pop("SQLITE_PATH", None)
     else:
         for name in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND"):
@@ -143,8 +162,14 @@ def ensure_database(url: str) -> None:
 
 def start_server(kind: str, port: int, env: dict[str, str]) -> subprocess.Popen:
     if kind == "asgi":
-        cmd = [str(Path(sys.executable).with_name("gunicorn")), "-c", "gunicorn.conf.py",
-               "--bind", f"127.0.0.1:{port}", "kavet_site.asgi"]
+        cmd = [
+            str(Path(sys.executable).with_name("gunicorn")),
+            "-c",
+            "gunicorn.conf.py",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "kavet_site.asgi",
+        ]
     else:
         cmd = [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"]
     server_log = open(f"/tmp/bench_ruling-{kind}.log", "wb")  # noqa: SIM115 - lives with the server
@@ -182,24 +207,34 @@ def seed_table():
     from classrooms.services import student_create
 
     tag = uuid.uuid4().hex[:8]
-    school = School.objects.create(name=f"Ruling bench {tag}", slug=f"ruling-{tag}",
-                                   time_zone="Europe/Paris")
-    classroom = Classroom.objects.create(school=school, name="CE2", school_year="2026-2027",
-                                         code=f"R{tag[:6].upper()}")
+    school = School.objects.create(
+        name=f"Ruling bench {tag}", slug=f"ruling-{tag}", time_zone="Europe/Paris"
+    )
+    classroom = Classroom.objects.create(
+        school=school, name="CE2", school_year="2026-2027", code=f"R{tag[:6].upper()}"
+    )
     teacher = User.objects.create(username=f"t-{tag}", role=User.Role.TEACHER, school=school)
     classroom.teachers.add(teacher)
-    students = [student_create(classroom=classroom, name=name, number_range=20, tier=1)
-                for name in ("Anna", "Bo", "Chloé")]
+    students = [
+        student_create(classroom=classroom, name=name, number_range=20, tier=1)
+        for name in ("Anna", "Bo", "Chloé")
+    ]
     return classroom, students, teacher
 
 
 def new_game(classroom, students, teacher, seed: int):
     from games import services
 
-    game = services.game_create(school=classroom.school, classroom=classroom, kind="class",
-                                label="T1", created_by=teacher, seed=seed,
-                                players=[{"student": s} for s in students],
-                                settings=dict(GAME_SETTINGS))
+    game = services.game_create(
+        school=classroom.school,
+        classroom=classroom,
+        kind="class",
+        label="T1",
+        created_by=teacher,
+        seed=seed,
+        players=[{"student": s} for s in students],
+        settings=dict(GAME_SETTINGS),
+    )
     return services.game_start(game=game, by=teacher)
 
 
@@ -276,8 +311,9 @@ def run_child(kind: str, args) -> None:
             for cookie in cookies:
                 context = browser.new_context(viewport={"width": 1280, "height": 800})
                 context.set_default_timeout(15_000)
-                context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": cookie,
-                                      "url": base}])
+                context.add_cookies(
+                    [{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": base}]
+                )
                 context.add_init_script(PROBE)
                 pages.append(context.new_page())
 
@@ -293,9 +329,11 @@ def run_child(kind: str, args) -> None:
                 version, seat, taps, text = next_taps(game)
                 # Every tablet shows the table as it is before the tap.
                 for page in pages:
-                    page.wait_for_function("v => document.getElementById('board') && "
-                                           "Number(document.getElementById('board').dataset.version) === v",
-                                           arg=version)
+                    page.wait_for_function(
+                        "v => document.getElementById('board') && "
+                        "Number(document.getElementById('board').dataset.version) === v",
+                        arg=version,
+                    )
                 time.sleep(args.pause)
                 active = pages[seat]
                 for selector in taps:
@@ -303,20 +341,27 @@ def run_child(kind: str, args) -> None:
                 seen, ended = [], False
                 for position, page in enumerate(pages):
                     try:
-                        page.wait_for_function("v => window.__kv.records.some(r => r.v > v)",
-                                               arg=version)
+                        page.wait_for_function(
+                            "v => window.__kv.records.some(r => r.v > v)", arg=version
+                        )
                         if Game.objects.get(pk=game.pk).status != Game.Status.RUNNING:
                             ended = True  # the last move: the result shows, not a ruling panel
                             break
                         page.wait_for_function(
-                            "v => window.__kv.records.some(r => r.v > v && r.key)", arg=version)
+                            "v => window.__kv.records.some(r => r.v > v && r.key)", arg=version
+                        )
                     except Exception:
                         board = page.evaluate("document.getElementById('board')?.innerText")
-                        raise RuntimeError(f"tap {tap + 1} ({text!r}, seat {seat}): no ruling on "
-                                           f"tablet {position}; its board: {board!r:.800}") from None
-                    seen.append(page.evaluate(
-                        "v => [window.__kv.tapAt, window.__kv.records.find(r => r.v > v && r.key).t]",
-                        version))
+                        raise RuntimeError(
+                            f"tap {tap + 1} ({text!r}, seat {seat}): no ruling on "
+                            f"tablet {position}; its board: {board!r:.800}"
+                        ) from None
+                    seen.append(
+                        page.evaluate(
+                            "v => [window.__kv.tapAt, window.__kv.records.find(r => r.v > v && r.key).t]",
+                            version,
+                        )
+                    )
                 if ended:
                     endings += 1
                     continue
@@ -333,13 +378,26 @@ def run_child(kind: str, args) -> None:
                     into.append(ms)
                 tap += 1
                 if args.verbose:
-                    print(f"  tap {tap}: seat {seat} {text!r}: "
-                          + ", ".join(f"{s - tap_at:.0f}" for _t, s in seen) + " ms", flush=True)
+                    print(
+                        f"  tap {tap}: seat {seat} {text!r}: "
+                        + ", ".join(f"{s - tap_at:.0f}" for _t, s in seen)
+                        + " ms",
+                        flush=True,
+                    )
             browser.close()
     finally:
         stop_server(server)
-    result = {"kind": kind, "taps": len(tapping), "games": games, "endings": endings, "said": said,
-              "tapping": tapping, "others": others, "healthz": healthz, "bare": bare}
+    result = {
+        "kind": kind,
+        "taps": len(tapping),
+        "games": games,
+        "endings": endings,
+        "said": said,
+        "tapping": tapping,
+        "others": others,
+        "healthz": healthz,
+        "bare": bare,
+    }
     print(RESULT + json.dumps(result), flush=True)
 
 
@@ -367,26 +425,45 @@ def main() -> None:
         return
     print(f"load before: {os.getloadavg()[0]:.2f} (1 min, {os.cpu_count()} cores)", flush=True)
     results = []
-    for kind in (["asgi", "runserver"] if args.server == "both" else [args.server]):
-        cmd = [sys.executable, __file__, "--child", kind, "--taps", str(args.taps),
-               "--port", str(args.port), "--web-workers", str(args.web_workers),
-               "--pause", str(args.pause), "--max-seconds", str(args.max_seconds),
-               "--database", args.database, "--redis-db", str(args.redis_db)]
+    for kind in ["asgi", "runserver"] if args.server == "both" else [args.server]:
+        cmd = [
+            sys.executable,
+            __file__,
+            "--child",
+            kind,
+            "--taps",
+            str(args.taps),
+            "--port",
+            str(args.port),
+            "--web-workers",
+            str(args.web_workers),
+            "--pause",
+            str(args.pause),
+            "--max-seconds",
+            str(args.max_seconds),
+            "--database",
+            args.database,
+            "--redis-db",
+            str(args.redis_db),
+        ]
         if args.verbose:
             cmd.append("--verbose")
-        out = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True,
-                             timeout=args.max_seconds + 180)
+        out = subprocess.run(
+            cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True, timeout=args.max_seconds + 180
+        )
         for line in out.stdout.splitlines():
             if line.startswith(RESULT):
-                results.append(json.loads(line[len(RESULT):]))
+                results.append(json.loads(line[len(RESULT) :]))
             else:
                 print(line)
         if out.returncode:
             sys.exit(f"bench_ruling: the {kind} run failed (exit {out.returncode})")
 
     print("\ntap -> ruling panel shown (ms; p50 / p95), yardstick: fetch from the same pages")
-    print(f"  {'server':<10} {'taps':>4} {'tapping':>13} {'other tablets':>15} {'/healthz':>13} "
-          f"{'bare view':>13} {'tap/healthz':>11} {'other/healthz':>13}")
+    print(
+        f"  {'server':<10} {'taps':>4} {'tapping':>13} {'other tablets':>15} {'/healthz':>13} "
+        f"{'bare view':>13} {'tap/healthz':>11} {'other/healthz':>13}"
+    )
     for r in results:
         if r.get("skipped"):
             print(f"  {r['kind']:<10} not run: {r['skipped']}")
@@ -396,11 +473,15 @@ def main() -> None:
         def pair(values):
             return f"{pct(values, 50):5.0f} / {pct(values, 95):5.0f}"
 
-        print(f"  {r['kind']:<10} {r['taps']:>4} {pair(r['tapping']):>13} {pair(r['others']):>15} "
-              f"{pair(r['healthz']):>13} {pair(r['bare']):>13} {t50 / h50:>10.1f}x {o50 / h50:>12.1f}x")
-        print(f"  {'':<10} ({r['said']['announce']} operations, {r['said']['nothing']} 'nothing to do', "
-              f"{r['games']} game(s), {r['endings']} game-ending tap(s) not counted; "
-              f"other tablets: {len(r['others'])} arrivals)")
+        print(
+            f"  {r['kind']:<10} {r['taps']:>4} {pair(r['tapping']):>13} {pair(r['others']):>15} "
+            f"{pair(r['healthz']):>13} {pair(r['bare']):>13} {t50 / h50:>10.1f}x {o50 / h50:>12.1f}x"
+        )
+        print(
+            f"  {'':<10} ({r['said']['announce']} operations, {r['said']['nothing']} 'nothing to do', "
+            f"{r['games']} game(s), {r['endings']} game-ending tap(s) not counted; "
+            f"other tablets: {len(r['others'])} arrivals)"
+        )
     print(f"load after: {os.getloadavg()[0]:.2f}")
 
 

@@ -230,7 +230,7 @@ def _capped(fn: Callable[[], Any], limit: float) -> tuple[float, Any]:
 
 def bench_can_make(quick: bool) -> None:
     """Issue 13: can_make on eight operands, random targets over the tier's whole range."""
-    from games.engine.solver import _WholeReach, _operand_sets
+    from games.engine.solver import _operand_sets, _WholeReach
 
     limit = 2.0 if quick else CAN_MAKE_LIMIT
     per_case = 4 if quick else 40
@@ -251,7 +251,9 @@ def bench_can_make(quick: bool) -> None:
                     target = rng.randint(rules.x_low, rules.x_high)
                     clear_caches()
                     t, answer = _capped(
-                        lambda o=operands, g=target, r=rules, u=use_all: can_make(o, g, r, use_all=u),
+                        lambda o=operands, g=target, r=rules, u=use_all: can_make(
+                            o, g, r, use_all=u
+                        ),
                         limit,
                     )
                     times.append(t)
@@ -283,7 +285,9 @@ def bench_can_make(quick: bool) -> None:
     rules = RuleSet(tier=3)
     for operands, target, use_all in hard[:2] if quick else hard:
         clear_caches()
-        t, answer = _capped(lambda o=operands, g=target, u=use_all: can_make(o, g, rules, use_all=u), limit)
+        t, answer = _capped(
+            lambda o=operands, g=target, u=use_all: can_make(o, g, rules, use_all=u), limit
+        )
         shown = "over the cap" if answer is None else f"answer {answer}"
         print(f"  tier 3 no: {operands} -> {target}, use_all={use_all}: {t * 1000:.0f} ms, {shown}")
 

@@ -9,6 +9,7 @@ answers 204), a second set drives the bare Django view of benchmarks/urls.py at 
 yardstick), and Python threads submit moves to other tables and time them.
 Targets (issue 5): polls p95 < 100 ms with no errors; moves p95 < 150 ms.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,6 +32,7 @@ from benchmarks.serve import bench_env, ensure_database, gunicorn  # noqa: E402
 
 CSRF = "benchcsrftokenbenchcsrftoken0123"  # a fixed CSRF secret, sent as cookie and header
 
+
 def seed(n_tablets: int, n_move_tables: int) -> tuple[list[tuple[str, str]], list[dict]]:
     """Tables of six students for the polls; tables of two for the moves. Session per tablet."""
     import django
@@ -51,13 +53,18 @@ def seed(n_tablets: int, n_move_tables: int) -> tuple[list[tuple[str, str]], lis
     User.objects.filter(role="student").delete()
     Classroom.objects.all().delete()
     school, _ = School.objects.get_or_create(slug="bench", defaults={"name": "Bench school"})
-    classroom = Classroom.objects.create(school=school, name="Bench", school_year="2026-2027",
-                                         code=class_code_new())
+    classroom = Classroom.objects.create(
+        school=school, name="Bench", school_year="2026-2027", code=class_code_new()
+    )
 
     def kid(i: int) -> Student:
         user = User.objects.create(username=f"bench-kid-{i}", role="student", school=school)
-        return Student.objects.create(user=user, classroom=classroom, name=f"Kid {i}",
-                                      picture_code=f"{i % 16}-{(i // 16) % 16}-{i}")
+        return Student.objects.create(
+            user=user,
+            classroom=classroom,
+            name=f"Kid {i}",
+            picture_code=f"{i % 16}-{(i // 16) % 16}-{i}",
+        )
 
     def session_for(student: Student, game: Game, position: int) -> str:
         s = store()
@@ -76,32 +83,61 @@ def seed(n_tablets: int, n_move_tables: int) -> tuple[list[tuple[str, str]], lis
     for _ in range(n_tablets // 6):
         kids = [kid(k + j) for j in range(6)]
         k += 6
-        game = services.game_create(school=school, classroom=classroom, settings=settings_,
-                                    players=[{"student": s} for s in kids])
+        game = services.game_create(
+            school=school,
+            classroom=classroom,
+            settings=settings_,
+            players=[{"student": s} for s in kids],
+        )
         services.game_start(game=game)
         for position, student in enumerate(kids):
             token = quote(poll_token(game, position, student.user.pk))
-            tablets.append((f"/play/{game.pk}/?v={game.version}&s=running&t={token}",
-                            session_for(student, game, position)))
+            tablets.append(
+                (
+                    f"/play/{game.pk}/?v={game.version}&s=running&t={token}",
+                    session_for(student, game, position),
+                )
+            )
     movers: list[dict] = []
     for _ in range(n_move_tables):
         kids = [kid(k), kid(k + 1)]
         k += 2
-        game = services.game_create(school=school, classroom=classroom, settings=settings_,
-                                    players=[{"student": s} for s in kids])
+        game = services.game_create(
+            school=school,
+            classroom=classroom,
+            settings=settings_,
+            players=[{"student": s} for s in kids],
+        )
         services.game_start(game=game)
-        movers.append({"game": game.pk, "cookies": [session_for(s, game, p) for p, s in enumerate(kids)]})
+        movers.append(
+            {"game": game.pk, "cookies": [session_for(s, game, p) for p, s in enumerate(kids)]}
+        )
     return tablets, movers
 
 
-def run_tablets(port: int, targets: list[tuple[str, str]], *, seconds: float, interval: float,
-                poll_headers: bool = True) -> subprocess.Popen:
+def run_tablets(
+    port: int,
+    targets: list[tuple[str, str]],
+    *,
+    seconds: float,
+    interval: float,
+    poll_headers: bool = True,
+) -> subprocess.Popen:
     """Start the simulated tablets in a process of their own (they must not share our GIL)."""
     listing = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
     json.dump(targets, listing)
     listing.close()
-    cmd = [sys.executable, str(ROOT / "benchmarks" / "tablets.py"), listing.name, "--port", str(port),
-           "--seconds", str(seconds), "--interval", str(interval)]
+    cmd = [
+        sys.executable,
+        str(ROOT / "benchmarks" / "tablets.py"),
+        listing.name,
+        "--port",
+        str(port),
+        "--seconds",
+        str(seconds),
+        "--interval",
+        str(interval),
+    ]
     if poll_headers:
         cmd += ["--header", "HX-Request: true", "--header", "X-Kavet-Poll: 1"]
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -115,15 +151,21 @@ def tablets_result(proc: subprocess.Popen) -> dict:
     raise RuntimeError(f"the tablets gave no result:\n{out}")
 
 
-def mover(port: int, table: dict, until: float, pace: float, latencies: list, failures: list) -> None:
+def mover(
+    port: int, table: dict, until: float, pace: float, latencies: list, failures: list
+) -> None:
     """Plays one two-player table: "nothing to do", then the other presses OK; and again."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     version, active = 0, 0
     while time.monotonic() < until:
         kind, seat = ("nothing", active) if version % 2 == 0 else ("ok", 1 - active)
         body = f"seen_version={version}&type={kind}"
-        headers = {"Cookie": table["cookies"][seat], "X-CSRFToken": CSRF, "HX-Request": "true",
-                   "Content-Type": "application/x-www-form-urlencoded"}
+        headers = {
+            "Cookie": table["cookies"][seat],
+            "X-CSRFToken": CSRF,
+            "HX-Request": "true",
+            "Content-Type": "application/x-www-form-urlencoded",
+        }
         started = time.perf_counter()
         try:
             conn.request("POST", f"/play/{table['game']}/move/", body, headers)
@@ -156,38 +198,60 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tablets", type=int, default=600)
     parser.add_argument("--seconds", type=int, default=60)
-    parser.add_argument("--interval", type=float, default=2.0, help="seconds between a tablet's polls")
+    parser.add_argument(
+        "--interval", type=float, default=2.0, help="seconds between a tablet's polls"
+    )
     parser.add_argument("--move-tables", type=int, default=8)
-    parser.add_argument("--move-pace", type=float, default=0.5, help="seconds between a table's moves")
+    parser.add_argument(
+        "--move-pace", type=float, default=0.5, help="seconds between a table's moves"
+    )
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--port", type=int, default=8179)
-    args = parse_args(parser, quick={"tablets": 60, "seconds": 8, "move_tables": 2, "workers": 2, "threads": 2})
+    args = parse_args(
+        parser, quick={"tablets": 60, "seconds": 8, "move_tables": 2, "workers": 2, "threads": 2}
+    )
 
     os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/kavet_bench_table")
     env = bench_env()
-    os.environ.update({k: v for k, v in env.items() if k not in os.environ or k in (
-        "KAVET_URLCONF", "DEBUG", "LOG_LEVEL", "ALLOWED_HOSTS")})
+    os.environ.update(
+        {
+            k: v
+            for k, v in env.items()
+            if k not in os.environ or k in ("KAVET_URLCONF", "DEBUG", "LOG_LEVEL", "ALLOWED_HOSTS")
+        }
+    )
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kavet_site.settings")
     ensure_database(env)
     t0 = time.monotonic()
     tablets, movers = seed(args.tablets, args.move_tables)
-    print(f"seeded {len(tablets)} tablets at {len(tablets) // 6} tables, {len(movers)} move tables "
-          f"in {time.monotonic() - t0:.1f} s")
+    print(
+        f"seeded {len(tablets)} tablets at {len(tablets) // 6} tables, {len(movers)} move tables "
+        f"in {time.monotonic() - t0:.1f} s"
+    )
 
     with gunicorn(args.port, workers=args.workers, threads=args.threads, env=env):
         # Warm every worker (imports, connections) before measuring.
         tablets_result(run_tablets(args.port, tablets[:50], seconds=3, interval=0.05))
         polls = run_tablets(args.port, tablets, seconds=args.seconds, interval=args.interval)
         bare_targets = [("/bench/bare", cookie) for _, cookie in tablets[:20]]
-        bare = run_tablets(args.port, bare_targets, seconds=args.seconds, interval=args.interval,
-                           poll_headers=False)
+        bare = run_tablets(
+            args.port,
+            bare_targets,
+            seconds=args.seconds,
+            interval=args.interval,
+            poll_headers=False,
+        )
         time.sleep(2.0)  # let the poll load settle before the moves start
         latencies: list[float] = []
         failures: list[str] = []
         until = time.monotonic() + args.seconds - 4
-        workers = [threading.Thread(target=mover, args=(args.port, t, until, args.move_pace, latencies, failures))
-                   for t in movers]
+        workers = [
+            threading.Thread(
+                target=mover, args=(args.port, t, until, args.move_pace, latencies, failures)
+            )
+            for t in movers
+        ]
         for w in workers:
             w.start()
         for w in workers:
@@ -195,23 +259,35 @@ def main() -> None:
         p, b = tablets_result(polls), tablets_result(bare)
 
     rate = p["requests"] / p["seconds"]
-    print(f"\ngunicorn {args.workers} workers x {args.threads} threads, PostgreSQL, "
-          f"sessions {os.environ.get('REDIS_URL') and 'cached_db on Redis' or 'db'}; {os.cpu_count()} cores")
-    print(f"{'measure':<34}{'requests':>9}{'rate/s':>8}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'max ms':>9}{'errors':>8}")
-    print(f"{'polls (' + str(args.tablets) + ' tablets / ' + str(args.interval) + ' s)':<34}{p['requests']:>9}"
-          f"{rate:>8.0f}{p['p50']:>9.1f}{p['p95']:>9.1f}{p['p99']:>9.1f}{p['max']:>9.1f}{p['errors']:>8}")
-    print(f"{'bare Django view (same run)':<34}{b['requests']:>9}{b['requests'] / b['seconds']:>8.0f}"
-          f"{b['p50']:>9.1f}{b['p95']:>9.1f}{b['p99']:>9.1f}{b['max']:>9.1f}{b['errors']:>8}")
-    print(f"{'moves (under the poll load)':<34}{len(latencies):>9}{len(latencies) / args.seconds:>8.1f}"
-          f"{pct(latencies, 50):>9.1f}{pct(latencies, 95):>9.1f}{pct(latencies, 99):>9.1f}"
-          f"{max(latencies, default=float('nan')):>9.1f}{len(failures):>8}")
+    print(
+        f"\ngunicorn {args.workers} workers x {args.threads} threads, PostgreSQL, "
+        f"sessions {os.environ.get('REDIS_URL') and 'cached_db on Redis' or 'db'}; {os.cpu_count()} cores"
+    )
+    print(
+        f"{'measure':<34}{'requests':>9}{'rate/s':>8}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'max ms':>9}{'errors':>8}"
+    )
+    print(
+        f"{'polls (' + str(args.tablets) + ' tablets / ' + str(args.interval) + ' s)':<34}{p['requests']:>9}"
+        f"{rate:>8.0f}{p['p50']:>9.1f}{p['p95']:>9.1f}{p['p99']:>9.1f}{p['max']:>9.1f}{p['errors']:>8}"
+    )
+    print(
+        f"{'bare Django view (same run)':<34}{b['requests']:>9}{b['requests'] / b['seconds']:>8.0f}"
+        f"{b['p50']:>9.1f}{b['p95']:>9.1f}{b['p99']:>9.1f}{b['max']:>9.1f}{b['errors']:>8}"
+    )
+    print(
+        f"{'moves (under the poll load)':<34}{len(latencies):>9}{len(latencies) / args.seconds:>8.1f}"
+        f"{pct(latencies, 50):>9.1f}{pct(latencies, 95):>9.1f}{pct(latencies, 99):>9.1f}"
+        f"{max(latencies, default=float('nan')):>9.1f}{len(failures):>8}"
+    )
     print(f"\npoll answers by status: {p['statuses']}; errors: {p['error_kinds'] or 'none'}")
     print(f"ratio poll/bare: p50 {p['p50'] / b['p50']:.2f}, p95 {p['p95'] / b['p95']:.2f}")
     unexpected = sum(n for code, n in p["statuses"].items() if code not in ("204", 204))
     ok_polls = p["p95"] < 100 and p["errors"] == 0 and unexpected == 0
     ok_moves = pct(latencies, 95) < 150 and not failures
-    print(f"targets: polls p95 < 100 ms, no errors: {'met' if ok_polls else 'NOT met'}; "
-          f"moves p95 < 150 ms: {'met' if ok_moves else 'NOT met'}")
+    print(
+        f"targets: polls p95 < 100 ms, no errors: {'met' if ok_polls else 'NOT met'}; "
+        f"moves p95 < 150 ms: {'met' if ok_moves else 'NOT met'}"
+    )
     if failures:
         print("move failures:", failures[:5])
 

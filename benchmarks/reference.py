@@ -3,6 +3,7 @@
 The reference that the solver's tests and the solver's benchmark both check the engine against;
 it shares no code with games/engine on purpose.
 """
+
 from __future__ import annotations
 
 from fractions import Fraction

@@ -7,6 +7,7 @@
 A script that needs a service this machine does not offer (PostgreSQL, Redis, wrk) is not run:
 run_all says which and goes on. It exits non-zero when a script that ran failed or timed out.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,8 +38,9 @@ def answers(url: str, default_port: int) -> bool:
     """Something listens at the URL's host and port (the benchmark itself checks the rest)."""
     parsed = urlparse(url)
     try:
-        with socket.create_connection((parsed.hostname or "127.0.0.1", parsed.port or default_port),
-                                      timeout=2):
+        with socket.create_connection(
+            (parsed.hostname or "127.0.0.1", parsed.port or default_port), timeout=2
+        ):
             return True
     except OSError:
         return False
@@ -68,9 +70,15 @@ def services(env: dict[str, str]) -> dict[str, str | None]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("only", nargs="*", help="names to run (solver, games, ...); all by default")
-    parser.add_argument("--full", action="store_true", help="the scripts' own defaults, not --quick")
-    parser.add_argument("--timeout", type=float, default=None,
-                        help="seconds per script (default 600 quick, 3600 full)")
+    parser.add_argument(
+        "--full", action="store_true", help="the scripts' own defaults, not --quick"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        help="seconds per script (default 600 quick, 3600 full)",
+    )
     args = parser.parse_args()
     timeout = args.timeout or (3600 if args.full else 600)
 

@@ -1,4 +1,5 @@
 """Start gunicorn (the production configuration) on loopback for a benchmark, and stop it after."""
+
 from __future__ import annotations
 
 import contextlib
@@ -18,32 +19,62 @@ def bench_env(**extra: str) -> dict[str, str]:
     env = dict(os.environ)
     env.setdefault("DATABASE_URL", DEFAULT_DB)
     env.setdefault("REDIS_URL", "redis://127.0.0.1:6379/3")
-    env.update(KAVET_URLCONF="benchmarks.urls", DEBUG="false", LOG_LEVEL="ERROR",
-               ALLOWED_HOSTS="127.0.0.1,localhost", **extra)
+    env.update(
+        KAVET_URLCONF="benchmarks.urls",
+        DEBUG="false",
+        LOG_LEVEL="ERROR",
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        **extra,
+    )
     return env
 
 
 def ensure_database(env: dict[str, str]) -> None:
     """Create the benchmark database if needed and migrate it."""
     name = env["DATABASE_URL"].rsplit("/", 1)[-1]
-    exists = subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-tAc",
-                             f"SELECT 1 FROM pg_database WHERE datname='{name}'"],
-                            capture_output=True, text=True).stdout.strip()
+    exists = subprocess.run(
+        [
+            "psql",
+            "-h",
+            "127.0.0.1",
+            "-U",
+            "postgres",
+            "-tAc",
+            f"SELECT 1 FROM pg_database WHERE datname='{name}'",
+        ],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     if exists != "1":
         subprocess.run(["createdb", "-h", "127.0.0.1", "-U", "postgres", name], check=True)
-    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-                   env=env, cwd=ROOT, check=True)
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+        env=env,
+        cwd=ROOT,
+        check=True,
+    )
 
 
 @contextlib.contextmanager
-def gunicorn(port: int, *, workers: int = 4, threads: int = 4, env: dict[str, str] | None = None
-             ) -> Iterator[subprocess.Popen]:
+def gunicorn(
+    port: int, *, workers: int = 4, threads: int = 4, env: dict[str, str] | None = None
+) -> Iterator[subprocess.Popen]:
     env = env or bench_env()
-    cmd = [str(Path(sys.executable).with_name("gunicorn")), "-c", "gunicorn.conf.py",
-           "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--threads", str(threads),
-           "kavet_site.wsgi"]
-    proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    cmd = [
+        str(Path(sys.executable).with_name("gunicorn")),
+        "-c",
+        "gunicorn.conf.py",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--workers",
+        str(workers),
+        "--threads",
+        str(threads),
+        "kavet_site.wsgi",
+    ]
+    proc = subprocess.Popen(
+        cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

@@ -6,6 +6,7 @@ asyncio rather than wrk: wrk's Lua `delay()` keeps one timer per connection in a
 every loop, and with hundreds of tablets it reported half-second stalls even against a trivial
 WSGI app that a plain client measured at 1-2 ms.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -16,15 +17,27 @@ import sys
 import time
 
 
-async def tablet(host: str, port: int, path: str, cookie: str, *, interval: float, until: float,
-                 latencies: list[float], statuses: dict[int, int], errors: list[str],
-                 rnd: random.Random, headers: str) -> None:
+async def tablet(
+    host: str,
+    port: int,
+    path: str,
+    cookie: str,
+    *,
+    interval: float,
+    until: float,
+    latencies: list[float],
+    statuses: dict[int, int],
+    errors: list[str],
+    rnd: random.Random,
+    headers: str,
+) -> None:
     loop = asyncio.get_running_loop()
     await asyncio.sleep(rnd.uniform(0, interval))  # tablets are not switched on in one instant
     reader = writer = None
     next_at = loop.time()
-    request = (f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nCookie: {cookie}\r\n"
-               f"{headers}\r\n").encode()
+    request = (
+        f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nCookie: {cookie}\r\n{headers}\r\n"
+    ).encode()
     while loop.time() < until:
         started = time.perf_counter()
         # Like a browser: a request on a kept-alive connection that the server had just closed
@@ -41,7 +54,13 @@ async def tablet(host: str, port: int, path: str, cookie: str, *, interval: floa
                     writer.close()
                     writer = None
                 break
-            except (TimeoutError, OSError, ValueError, IndexError, asyncio.IncompleteReadError) as exc:
+            except (
+                TimeoutError,
+                OSError,
+                ValueError,
+                IndexError,
+                asyncio.IncompleteReadError,
+            ) as exc:
                 if writer is not None:
                     writer.close()
                 writer = None
@@ -54,8 +73,9 @@ async def tablet(host: str, port: int, path: str, cookie: str, *, interval: floa
         writer.close()
 
 
-async def exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes
-                   ) -> tuple[int, bool]:
+async def exchange(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes
+) -> tuple[int, bool]:
     """Send one request and read its answer: (status, whether the server closes)."""
     writer.write(request)
     await writer.drain()
@@ -93,15 +113,35 @@ async def main_async(args: argparse.Namespace) -> dict:
     statuses: dict[int, int] = {}
     errors: list[str] = []
     headers = "".join(f"{h}\r\n" for h in args.header)
-    await asyncio.gather(*(
-        tablet(args.host, args.port, path, cookie, interval=args.interval, until=until,
-               latencies=latencies, statuses=statuses, errors=errors, rnd=random.Random(i),
-               headers=headers)
-        for i, (path, cookie) in enumerate(targets)))
-    return {"requests": len(latencies), "seconds": args.seconds,
-            "p50": percentile(latencies, 50), "p95": percentile(latencies, 95),
-            "p99": percentile(latencies, 99), "max": max(latencies, default=float("nan")),
-            "statuses": statuses, "errors": len(errors), "error_kinds": sorted(set(errors))}
+    await asyncio.gather(
+        *(
+            tablet(
+                args.host,
+                args.port,
+                path,
+                cookie,
+                interval=args.interval,
+                until=until,
+                latencies=latencies,
+                statuses=statuses,
+                errors=errors,
+                rnd=random.Random(i),
+                headers=headers,
+            )
+            for i, (path, cookie) in enumerate(targets)
+        )
+    )
+    return {
+        "requests": len(latencies),
+        "seconds": args.seconds,
+        "p50": percentile(latencies, 50),
+        "p95": percentile(latencies, 95),
+        "p99": percentile(latencies, 99),
+        "max": max(latencies, default=float("nan")),
+        "statuses": statuses,
+        "errors": len(errors),
+        "error_kinds": sorted(set(errors)),
+    }
 
 
 def main() -> None:

@@ -1,4 +1,5 @@
 """The site's URLs plus a bare Django view, the yardstick every load benchmark measures beside."""
+
 from django.http import HttpResponse
 from django.urls import path
 

@@ -1,4 +1,5 @@
 """The classrooms app: schools, users and roles, classes, students and their levels."""
+
 from django.apps import AppConfig
 from django.utils.translation import gettext_lazy as _
 

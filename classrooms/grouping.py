@@ -1,4 +1,5 @@
 """Making tables for a class game: 2 to 5 players, grouped by level, and the rules each plays by."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -48,7 +49,7 @@ def _partition(ordered: list[Student]) -> tuple[float, list[list[Student]]]:
     end = n
     while end > 0:
         size = best[end][1]
-        tables.append(ordered[end - size:end])
+        tables.append(ordered[end - size : end])
         end -= size
     tables.reverse()
     return best[n][0], tables
@@ -113,8 +114,9 @@ def rules_summary(max_number: int, tier: int) -> str:
     return str(format_lazy("{}, {}", RANGE_TEXT[max_number], OPERATIONS_TEXT[tier]))
 
 
-def table_rules(students: Sequence[Student], *, cap_range: int | None = None,
-                cap_tier: int | None = None) -> TableRules:
+def table_rules(
+    students: Sequence[Student], *, cap_range: int | None = None, cap_tier: int | None = None
+) -> TableRules:
     """R2.3: the weakest player sets the range and the tier; the teacher may set them lower."""
     students = list(students)
     if not students:
@@ -138,9 +140,16 @@ def table_rules(students: Sequence[Student], *, cap_range: int | None = None,
         why = _("numbers set by %(name)s's level, operations by you") % {"name": range_by.name}
     else:
         why = _("numbers set by %(range)s's level, operations by %(tier)s's") % {
-            "range": range_by.name, "tier": tier_by.name}
-    return TableRules(rules=rules, summary=rules_summary(rules.max_number, rules.tier), why=why,
-                      range_by=range_by, tier_by=tier_by)
+            "range": range_by.name,
+            "tier": tier_by.name,
+        }
+    return TableRules(
+        rules=rules,
+        summary=rules_summary(rules.max_number, rules.tier),
+        why=why,
+        range_by=range_by,
+        tier_by=tier_by,
+    )
 
 
 # --- checking a plan of tables ---------------------------------------------------------------
@@ -161,39 +170,59 @@ class PlannedTable:
         return len(self.students) + self.bots
 
 
-def tables_check(tables: Sequence[PlannedTable], *, doubles: dict[Student, list[int]] | None = None
-                 ) -> list[str]:
+def tables_check(
+    tables: Sequence[PlannedTable], *, doubles: dict[Student, list[int]] | None = None
+) -> list[str]:
     """Every reason the plan cannot start, in words; empty when it can.
 
     `doubles` lists students the form placed at more than one table (with the tables).
     """
     errors: list[str] = []
     for student, numbers in (doubles or {}).items():
-        errors.append(_("%(name)s is placed at two tables (%(tables)s): choose one.") % {
-            "name": student.name, "tables": ", ".join(str(n) for n in sorted(numbers))})
+        errors.append(
+            _("%(name)s is placed at two tables (%(tables)s): choose one.")
+            % {"name": student.name, "tables": ", ".join(str(n) for n in sorted(numbers))}
+        )
     seen: dict[int, int] = {}
     for table in tables:
         for student in table.students:
             if student.pk in seen and seen[student.pk] != table.number:
-                errors.append(_("%(name)s is placed at two tables (%(tables)s): choose one.") % {
-                    "name": student.name, "tables": f"{seen[student.pk]}, {table.number}"})
+                errors.append(
+                    _("%(name)s is placed at two tables (%(tables)s): choose one.")
+                    % {"name": student.name, "tables": f"{seen[student.pk]}, {table.number}"}
+                )
             seen[student.pk] = table.number
         if table.bot_strength not in BOT_STRENGTHS:
-            errors.append(_("Table %(n)s: choose easy, medium or hard computer players.")
-                          % {"n": table.number})
+            errors.append(
+                _("Table %(n)s: choose easy, medium or hard computer players.")
+                % {"n": table.number}
+            )
         if table.bots < 0:
-            errors.append(_("Table %(n)s: the number of computer players cannot be negative.")
-                          % {"n": table.number})
+            errors.append(
+                _("Table %(n)s: the number of computer players cannot be negative.")
+                % {"n": table.number}
+            )
         if table.students and table.n_players < MIN_PLAYERS:
-            errors.append(_("Table %(n)s has only one player (%(name)s): move another student "
-                            "there or add a computer player.")
-                          % {"n": table.number, "name": table.students[0].name})
+            errors.append(
+                _(
+                    "Table %(n)s has only one player (%(name)s): move another student "
+                    "there or add a computer player."
+                )
+                % {"n": table.number, "name": table.students[0].name}
+            )
         if table.n_players > MAX_PLAYERS:
-            errors.append(_("Table %(n)s has %(count)s players; at most %(max)s play at one table.")
-                          % {"n": table.number, "count": table.n_players, "max": MAX_PLAYERS})
+            errors.append(
+                _("Table %(n)s has %(count)s players; at most %(max)s play at one table.")
+                % {"n": table.number, "count": table.n_players, "max": MAX_PLAYERS}
+            )
         if not table.students and table.bots:
-            errors.append(_("Table %(n)s has only computer players: give it a student or no "
-                            "computer players.") % {"n": table.number})
+            errors.append(
+                _(
+                    "Table %(n)s has only computer players: give it a student or no "
+                    "computer players."
+                )
+                % {"n": table.number}
+            )
     if not any(t.students for t in tables):
         errors.append(_("Choose the students who are present: at least one table needs players."))
     return errors

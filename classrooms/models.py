@@ -1,4 +1,5 @@
 """Schools (the tenant boundary), users and their roles, classes, students and level history."""
+
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractUser
@@ -34,8 +35,12 @@ class User(AbstractUser):
 
     role = models.CharField(_("role"), max_length=20, choices=Role.choices, default=Role.TEACHER)
     school = models.ForeignKey(
-        School, verbose_name=_("school"), null=True, blank=True,
-        on_delete=models.PROTECT, related_name="users",
+        School,
+        verbose_name=_("school"),
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="users",
     )
     language = models.CharField(_("language"), max_length=8, blank=True)
 
@@ -82,8 +87,12 @@ class Classroom(models.Model):
 
     # The game table reads rulings and prompts aloud (the tablet's speech, the page's language);
     # never needed to play.
-    read_aloud = models.CharField(_("read aloud on the tablets"), max_length=4,
-                                  choices=ReadAloud.choices, default=ReadAloud.AUTO)
+    read_aloud = models.CharField(
+        _("read aloud on the tablets"),
+        max_length=4,
+        choices=ReadAloud.choices,
+        default=ReadAloud.AUTO,
+    )
 
     class Meta:
         verbose_name = _("class")
@@ -131,7 +140,9 @@ class Student(models.Model):
         verbose_name_plural = _("students")
         ordering = ["name"]
         constraints = [
-            models.UniqueConstraint(fields=["classroom", "name"], name="student_unique_name_in_class"),
+            models.UniqueConstraint(
+                fields=["classroom", "name"], name="student_unique_name_in_class"
+            ),
             models.UniqueConstraint(
                 fields=["classroom", "picture_code"], name="student_unique_pictures_in_class"
             ),
@@ -151,7 +162,9 @@ class LevelChange(models.Model):
     student = models.ForeignKey(Student, on_delete=models.CASCADE, related_name="level_changes")
     number_range = models.PositiveSmallIntegerField(choices=NumberRange.choices)
     tier = models.PositiveSmallIntegerField(choices=Tier.choices)
-    changed_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    changed_by = models.ForeignKey(
+        User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     changed_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:

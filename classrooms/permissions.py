@@ -31,7 +31,7 @@ from games.models import Game, Move, Play, PracticeGoal, Seat
 
 from .models import Classroom, LevelChange, ParentLink, School, Student, TeacherInvite, User
 from .reports.mail.models import EmailPreference, WeeklyEmail
-from .reports.models import LevelRecommendation, ParentInvite, ReportJob, WeekTally, WeeklyReport
+from .reports.models import LevelRecommendation, ParentInvite, ReportJob, WeeklyReport, WeekTally
 
 STAFF_ROLES = (User.Role.TEACHER, User.Role.SCHOOL_ADMIN)
 View = Callable[..., HttpResponse]

@@ -24,6 +24,7 @@ students of an archived class are erased by the existing erase flow
 A running or paused game is never erased, whatever its age. Running the erase twice erases
 nothing more the second time.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -127,13 +128,12 @@ class Erased:
         if not self.total:
             return [_("Nothing is dated before %(date)s: nothing to erase.") % {"date": day}]
         if self.dry_run:
-            heading = _("Dry run, nothing was erased. Play data dated before %(date)s that "
-                        "would be erased:") % {"date": day}
+            heading = _(
+                "Dry run, nothing was erased. Play data dated before %(date)s that would be erased:"
+            ) % {"date": day}
         else:
             heading = _("Erased the play data dated before %(date)s:") % {"date": day}
-        return [heading] + [
-            "  " + _kind_words(label, n) for label, n in self.counts.items() if n
-        ]
+        return [heading] + ["  " + _kind_words(label, n) for label, n in self.counts.items() if n]
 
 
 def _kind_words(label: str, n: int) -> str:
@@ -141,21 +141,27 @@ def _kind_words(label: str, n: int) -> str:
         "games.Game": ngettext("%(count)d game", "%(count)d games", n),
         "games.Seat": ngettext("%(count)d seat at a table", "%(count)d seats at tables", n),
         "games.Move": ngettext("%(count)d move", "%(count)d moves", n),
-        "games.Play": ngettext("%(count)d play of a student (what the reports count)",
-                               "%(count)d plays of students (what the reports count)", n),
+        "games.Play": ngettext(
+            "%(count)d play of a student (what the reports count)",
+            "%(count)d plays of students (what the reports count)",
+            n,
+        ),
         "classgames.ClassSession": ngettext("%(count)d class game", "%(count)d class games", n),
         "reports.WeeklyReport": ngettext("%(count)d weekly report", "%(count)d weekly reports", n),
         "reports.WeekTally": ngettext("%(count)d week tally", "%(count)d week tallies", n),
-        "reports.ReportJob": ngettext("%(count)d report-build request",
-                                      "%(count)d report-build requests", n),
-        "reports_mail.WeeklyEmail": ngettext("%(count)d weekly-email record",
-                                             "%(count)d weekly-email records", n),
+        "reports.ReportJob": ngettext(
+            "%(count)d report-build request", "%(count)d report-build requests", n
+        ),
+        "reports_mail.WeeklyEmail": ngettext(
+            "%(count)d weekly-email record", "%(count)d weekly-email records", n
+        ),
     }
     return words.get(label, f"{label}: %(count)d") % {"count": n}
 
 
-def retention_erase(*, before: date | None = None, dry_run: bool = False,
-                    now: datetime | None = None) -> Erased:
+def retention_erase(
+    *, before: date | None = None, dry_run: bool = False, now: datetime | None = None
+) -> Erased:
     """Erase the play data past its keeping in every school; `before` overrides the cut-off.
 
     Each school's cut-off day is cutoff_date of today at that school, and its games are
@@ -173,8 +179,9 @@ def retention_erase(*, before: date | None = None, dry_run: bool = False,
     for school in School.objects.order_by("pk"):
         day = before or cutoff_date(school_today(school, now))
         cutoffs.add(day)
-        erased.add(games_erase_before(before=school_cutoff(school, day), school=school,
-                                      dry_run=dry_run))
+        erased.add(
+            games_erase_before(before=school_cutoff(school, day), school=school, dry_run=dry_run)
+        )
         erased.add(reports_erase_before(school=school, before=day, dry_run=dry_run))
     if not cutoffs:
         cutoffs.add(before or cutoff_date(timezone.localdate(now)))

@@ -1,4 +1,5 @@
 """Writes for schools, classes and students: the only code that creates or changes these rows."""
+
 from __future__ import annotations
 
 import hashlib
@@ -49,7 +50,9 @@ def picture_code_new(*, classroom: Classroom, rng: random.Random | None = None) 
         code = encode(rng.sample(range(PICTURE_COUNT), CODE_LENGTH))
         if code not in taken:
             return code
-    free = [encode(p) for p in permutations(range(PICTURE_COUNT), CODE_LENGTH) if encode(p) not in taken]
+    free = [
+        encode(p) for p in permutations(range(PICTURE_COUNT), CODE_LENGTH) if encode(p) not in taken
+    ]
     if not free:
         raise ValueError("no picture code left in this class")
     return rng.choice(free)
@@ -57,8 +60,13 @@ def picture_code_new(*, classroom: Classroom, rng: random.Random | None = None) 
 
 @transaction.atomic
 def student_create(
-    *, classroom: Classroom, name: str, number_range: int = 10, tier: int = 1,
-    changed_by: User | None = None, picture_code: str | None = None,
+    *,
+    classroom: Classroom,
+    name: str,
+    number_range: int = 10,
+    tier: int = 1,
+    changed_by: User | None = None,
+    picture_code: str | None = None,
 ) -> Student:
     """A student and their sign-in user (no password, no e-mail), with a first level entry."""
     username = f"s-{classroom.code.lower()}-{secrets.token_hex(6)}"
@@ -66,10 +74,16 @@ def student_create(
     user.set_unusable_password()
     user.save()
     student = Student.objects.create(
-        user=user, classroom=classroom, name=name, number_range=number_range, tier=tier,
+        user=user,
+        classroom=classroom,
+        name=name,
+        number_range=number_range,
+        tier=tier,
         picture_code=picture_code or picture_code_new(classroom=classroom),
     )
-    LevelChange.objects.create(student=student, number_range=number_range, tier=tier, changed_by=changed_by)
+    LevelChange.objects.create(
+        student=student, number_range=number_range, tier=tier, changed_by=changed_by
+    )
     return student
 
 
@@ -101,8 +115,9 @@ def school_year_current(today=None) -> str:
     return f"{start}-{start + 1}"
 
 
-def _classroom_name_check(*, school: School, name: str, school_year: str,
-                          exclude_pk: int | None = None) -> str:
+def _classroom_name_check(
+    *, school: School, name: str, school_year: str, exclude_pk: int | None = None
+) -> str:
     name = " ".join((name or "").split())
     if not name:
         raise ValidationError(_("A class needs a name."), code="name_missing")
@@ -124,10 +139,12 @@ def _teachers_check(*, school: School, teachers: Iterable[User]) -> list[User]:
     teachers = list(teachers)
     for teacher in teachers:
         if teacher.school_id != school.pk or teacher.role not in (
-            User.Role.TEACHER, User.Role.SCHOOL_ADMIN
+            User.Role.TEACHER,
+            User.Role.SCHOOL_ADMIN,
         ):
-            raise ValidationError(_("A class's teachers must work at its school."),
-                                  code="teacher_foreign")
+            raise ValidationError(
+                _("A class's teachers must work at its school."), code="teacher_foreign"
+            )
     return teachers
 
 
@@ -139,8 +156,14 @@ def _read_aloud_check(value: str) -> str:
 
 @transaction.atomic
 def classroom_create(
-    *, school: School, name: str, school_year: str, teachers: Iterable[User] = (),
-    by: User | None = None, student_idle_minutes: int | None = None, read_aloud: str = "",
+    *,
+    school: School,
+    name: str,
+    school_year: str,
+    teachers: Iterable[User] = (),
+    by: User | None = None,
+    student_idle_minutes: int | None = None,
+    read_aloud: str = "",
 ) -> Classroom:
     """A new class with a fresh tablet code; a teacher who creates it teaches it."""
     school_year = school_year_check(school_year)
@@ -149,7 +172,10 @@ def classroom_create(
     if by is not None and by.role == User.Role.TEACHER and by not in teachers:
         teachers.append(by)
     classroom = Classroom.objects.create(
-        school=school, name=name, school_year=school_year, code=class_code_new(),
+        school=school,
+        name=name,
+        school_year=school_year,
+        code=class_code_new(),
         read_aloud=_read_aloud_check(read_aloud or Classroom.ReadAloud.AUTO),
         **({"student_idle_minutes": student_idle_minutes} if student_idle_minutes else {}),
     )
@@ -159,14 +185,20 @@ def classroom_create(
 
 @transaction.atomic
 def classroom_rename(
-    *, classroom: Classroom, name: str, by: User | None = None,
-    student_idle_minutes: int | None = None, teachers: Iterable[User] | None = None,
+    *,
+    classroom: Classroom,
+    name: str,
+    by: User | None = None,
+    student_idle_minutes: int | None = None,
+    teachers: Iterable[User] | None = None,
     read_aloud: str | None = None,
 ) -> Classroom:
     """Rename a class (and change its tablet sign-out time, read-aloud setting or teachers)."""
     classroom = Classroom.objects.select_for_update().get(pk=classroom.pk)
     classroom.name = _classroom_name_check(
-        school=classroom.school, name=name, school_year=classroom.school_year,
+        school=classroom.school,
+        name=name,
+        school_year=classroom.school_year,
         exclude_pk=classroom.pk,
     )
     if student_idle_minutes is not None:
@@ -185,8 +217,9 @@ def classroom_rename(
 
 
 @transaction.atomic
-def classroom_archive(*, classroom: Classroom, by: User | None = None,
-                      archived: bool = True) -> Classroom:
+def classroom_archive(
+    *, classroom: Classroom, by: User | None = None, archived: bool = True
+) -> Classroom:
     """Archive a class (hidden from the tablets and from the teacher's list) or bring it back."""
     classroom = Classroom.objects.select_for_update().get(pk=classroom.pk)
     classroom.archived_at = timezone.now() if archived else None
@@ -196,8 +229,12 @@ def classroom_archive(*, classroom: Classroom, by: User | None = None,
 
 @transaction.atomic
 def classroom_copy_to_next_year(
-    *, classroom: Classroom, by: User | None = None, name: str | None = None,
-    school_year: str | None = None, students: Iterable[Student] | None = None,
+    *,
+    classroom: Classroom,
+    by: User | None = None,
+    name: str | None = None,
+    school_year: str | None = None,
+    students: Iterable[Student] | None = None,
     archive_old: bool = True,
 ) -> Classroom:
     """Next year's class: same teachers, a new tablet code, and the chosen students moved in.
@@ -207,8 +244,11 @@ def classroom_copy_to_next_year(
     """
     school_year = school_year_check(school_year or school_year_next(classroom.school_year))
     new = classroom_create(
-        school=classroom.school, name=name or classroom.name, school_year=school_year,
-        teachers=classroom.teachers.all(), by=None,
+        school=classroom.school,
+        name=name or classroom.name,
+        school_year=school_year,
+        teachers=classroom.teachers.all(),
+        by=None,
         student_idle_minutes=classroom.student_idle_minutes,
     )
     chosen = Student.objects.filter(classroom=classroom)
@@ -257,7 +297,8 @@ class NamesPasted:
                     "This name is in the list more than once: %(names)s.",
                     "These names are in the list more than once: %(names)s.",
                     len(self.duplicates),
-                ) % {"names": ", ".join(self.duplicates)}
+                )
+                % {"names": ", ".join(self.duplicates)}
             )
         if self.in_class:
             errors.append(
@@ -265,8 +306,10 @@ class NamesPasted:
                     "This name is already in the class: %(names)s.",
                     "These names are already in the class: %(names)s.",
                     len(self.in_class),
-                ) % {"names": ", ".join(self.in_class)}
-                + " " + _("Add a letter or a number to tell them apart (e.g. “Anna B”).")
+                )
+                % {"names": ", ".join(self.in_class)}
+                + " "
+                + _("Add a letter or a number to tell them apart (e.g. “Anna B”).")
             )
         if self.too_long:
             errors.append(
@@ -274,7 +317,8 @@ class NamesPasted:
                     "This name is longer than %(max)s characters: %(names)s.",
                     "These names are longer than %(max)s characters: %(names)s.",
                     len(self.too_long),
-                ) % {"names": ", ".join(self.too_long), "max": MAX_NAME_LENGTH}
+                )
+                % {"names": ", ".join(self.too_long), "max": MAX_NAME_LENGTH}
             )
         return errors
 
@@ -283,8 +327,10 @@ def names_parse(text: str, *, classroom: Classroom) -> NamesPasted:
     """Read a paste: one name per line; empty lines skipped; duplicates compared ignoring case."""
     result = NamesPasted()
     seen: dict[str, str] = {}
-    existing = {n.casefold() for n in Student.objects.filter(classroom=classroom)
-                .values_list("name", flat=True)}
+    existing = {
+        n.casefold()
+        for n in Student.objects.filter(classroom=classroom).values_list("name", flat=True)
+    }
     for line in (text or "").splitlines():
         name = student_name_clean(line)
         if not name:
@@ -306,8 +352,11 @@ def names_parse(text: str, *, classroom: Classroom) -> NamesPasted:
 
 def _free_picture_codes(classroom: Classroom, count: int, rng: random.Random) -> list[str]:
     taken = set(Student.objects.filter(classroom=classroom).values_list("picture_code", flat=True))
-    free = [c for c in (encode(p) for p in permutations(range(PICTURE_COUNT), CODE_LENGTH))
-            if c not in taken]
+    free = [
+        c
+        for c in (encode(p) for p in permutations(range(PICTURE_COUNT), CODE_LENGTH))
+        if c not in taken
+    ]
     if len(free) < count:
         raise ValidationError(_("This class has no picture codes left."), code="codes_exhausted")
     return rng.sample(free, count)
@@ -315,16 +364,22 @@ def _free_picture_codes(classroom: Classroom, count: int, rng: random.Random) ->
 
 def _level_check(number_range: int | None, tier: int | None) -> None:
     if number_range is not None and number_range not in NumberRange.values:
-        raise ValidationError(_("The number range is “up to 10” or “up to 20”."),
-                              code="range_invalid")
+        raise ValidationError(
+            _("The number range is “up to 10” or “up to 20”."), code="range_invalid"
+        )
     if tier is not None and tier not in Tier.values:
         raise ValidationError(_("The operations tier is 1, 2 or 3."), code="tier_invalid")
 
 
 @transaction.atomic
 def students_bulk_add(
-    *, classroom: Classroom, text: str, number_range: int = 10, tier: int = 1,
-    by: User | None = None, rng: random.Random | None = None,
+    *,
+    classroom: Classroom,
+    text: str,
+    number_range: int = 10,
+    tier: int = 1,
+    by: User | None = None,
+    rng: random.Random | None = None,
 ) -> list[Student]:
     """Add every name of a paste, or none: any duplicate or bad line refuses the whole paste.
 
@@ -341,36 +396,57 @@ def students_bulk_add(
     prefix = f"s-{classroom.code.lower()}-"
     users = []
     for name in parsed.names:
-        user = User(username=prefix + secrets.token_hex(6), role=User.Role.STUDENT,
-                    school=classroom.school, first_name=name)
+        user = User(
+            username=prefix + secrets.token_hex(6),
+            role=User.Role.STUDENT,
+            school=classroom.school,
+            first_name=name,
+        )
         user.set_unusable_password()
         users.append(user)
     users = User.objects.bulk_create(users)
     if any(u.pk is None for u in users):  # a backend that cannot return ids from a bulk insert
-        by_name = dict(User.objects.filter(username__in=[u.username for u in users])
-                       .values_list("username", "pk"))
+        by_name = dict(
+            User.objects.filter(username__in=[u.username for u in users]).values_list(
+                "username", "pk"
+            )
+        )
         for u in users:
             u.pk = by_name[u.username]
-    students = Student.objects.bulk_create([
-        Student(user=user, classroom=classroom, name=name, number_range=number_range, tier=tier,
-                picture_code=code)
-        for user, name, code in zip(users, parsed.names, codes, strict=True)
-    ])
+    students = Student.objects.bulk_create(
+        [
+            Student(
+                user=user,
+                classroom=classroom,
+                name=name,
+                number_range=number_range,
+                tier=tier,
+                picture_code=code,
+            )
+            for user, name, code in zip(users, parsed.names, codes, strict=True)
+        ]
+    )
     if any(s.pk is None for s in students):
         by_user = dict(Student.objects.filter(user__in=users).values_list("user_id", "pk"))
         for s in students:
             s.pk = by_user[s.user_id]
-    LevelChange.objects.bulk_create([
-        LevelChange(student=s, number_range=number_range, tier=tier, changed_by=by)
-        for s in students
-    ])
+    LevelChange.objects.bulk_create(
+        [
+            LevelChange(student=s, number_range=number_range, tier=tier, changed_by=by)
+            for s in students
+        ]
+    )
     return students
 
 
 @transaction.atomic
 def student_update(
-    *, student: Student, name: str | None = None, number_range: int | None = None,
-    tier: int | None = None, by: User | None = None,
+    *,
+    student: Student,
+    name: str | None = None,
+    number_range: int | None = None,
+    tier: int | None = None,
+    by: User | None = None,
 ) -> Student:
     """Rename a student and/or change their level (the change goes into the level history)."""
     student = Student.objects.select_for_update().get(pk=student.pk)
@@ -379,13 +455,19 @@ def student_update(
         if not name:
             raise ValidationError(_("A student needs a name."), code="name_missing")
         if len(name) > MAX_NAME_LENGTH:
-            raise ValidationError(_("A name has at most %(max)s characters.")
-                                  % {"max": MAX_NAME_LENGTH}, code="name_too_long")
-        if Student.objects.filter(classroom_id=student.classroom_id, name__iexact=name).exclude(
-            pk=student.pk
-        ).exists():
-            raise ValidationError(_("There is already a “%(name)s” in this class.") % {"name": name},
-                                  code="name_taken")
+            raise ValidationError(
+                _("A name has at most %(max)s characters.") % {"max": MAX_NAME_LENGTH},
+                code="name_too_long",
+            )
+        if (
+            Student.objects.filter(classroom_id=student.classroom_id, name__iexact=name)
+            .exclude(pk=student.pk)
+            .exists()
+        ):
+            raise ValidationError(
+                _("There is already a “%(name)s” in this class.") % {"name": name},
+                code="name_taken",
+            )
         if name != student.name:
             student.name = name
             student.save(update_fields=["name"])
@@ -404,14 +486,17 @@ def student_move(*, student: Student, to_classroom: Classroom, by: User | None =
     """
     student = Student.objects.select_for_update().get(pk=student.pk)
     if to_classroom.school_id != student.classroom.school_id:
-        raise ValidationError(_("A student can only move to a class of the same school."),
-                              code="school_foreign")
+        raise ValidationError(
+            _("A student can only move to a class of the same school."), code="school_foreign"
+        )
     if to_classroom.pk == student.classroom_id:
         raise ValidationError(_("The student is already in this class."), code="same_class")
     if Student.objects.filter(classroom=to_classroom, name__iexact=student.name).exists():
         raise ValidationError(
             _("There is already a “%(name)s” in %(class)s: rename one of them first.")
-            % {"name": student.name, "class": to_classroom.name}, code="name_taken")
+            % {"name": student.name, "class": to_classroom.name},
+            code="name_taken",
+        )
     Classroom.objects.select_for_update().filter(pk=to_classroom.pk).first()
     fields = ["classroom"]
     if Student.objects.filter(classroom=to_classroom, picture_code=student.picture_code).exists():
@@ -459,7 +544,10 @@ def picture_code_reset(*, student: Student, by: User | None = None) -> str:
 
 @transaction.atomic
 def levels_set(
-    *, students: Sequence[Student], number_range: int | None = None, tier: int | None = None,
+    *,
+    students: Sequence[Student],
+    number_range: int | None = None,
+    tier: int | None = None,
     by: User | None = None,
 ) -> int:
     """Set the level of one or many students; every actual change is kept in LevelChange (R2).
@@ -468,8 +556,9 @@ def levels_set(
     """
     _level_check(number_range, tier)
     if number_range is None and tier is None:
-        raise ValidationError(_("Choose a number range or an operations tier to set."),
-                              code="level_missing")
+        raise ValidationError(
+            _("Choose a number range or an operations tier to set."), code="level_missing"
+        )
     rows = list(Student.objects.select_for_update().filter(pk__in=[s.pk for s in students]))
     changed: list[Student] = []
     for row in rows:
@@ -480,10 +569,12 @@ def levels_set(
             changed.append(row)
     if changed:
         Student.objects.bulk_update(changed, ["number_range", "tier"])
-        LevelChange.objects.bulk_create([
-            LevelChange(student=s, number_range=s.number_range, tier=s.tier, changed_by=by)
-            for s in changed
-        ])
+        LevelChange.objects.bulk_create(
+            [
+                LevelChange(student=s, number_range=s.number_range, tier=s.tier, changed_by=by)
+                for s in changed
+            ]
+        )
     return len(changed)
 
 
@@ -498,7 +589,12 @@ def _token_hash(token: str) -> str:
 
 @transaction.atomic
 def teacher_invite_create(
-    *, school: School, by: User, email: str = "", first_name: str = "", last_name: str = "",
+    *,
+    school: School,
+    by: User,
+    email: str = "",
+    first_name: str = "",
+    last_name: str = "",
     days: int = INVITE_DAYS,
 ) -> tuple[TeacherInvite, str]:
     """A one-time link for a new teacher; returns the invite and the secret for the link.
@@ -509,8 +605,12 @@ def teacher_invite_create(
         raise ValidationError(_("Only the school's admin can invite teachers."), code="forbidden")
     token = secrets.token_urlsafe(24)
     invite = TeacherInvite.objects.create(
-        school=school, created_by=by, email=email.strip(), first_name=first_name.strip(),
-        last_name=last_name.strip(), token_hash=_token_hash(token),
+        school=school,
+        created_by=by,
+        email=email.strip(),
+        first_name=first_name.strip(),
+        last_name=last_name.strip(),
+        token_hash=_token_hash(token),
         expires_at=timezone.now() + timedelta(days=days),
     )
     return invite, token
@@ -520,33 +620,51 @@ def teacher_invite_open(token: str) -> TeacherInvite | None:
     """The invite a link opens, if it can still be used (not used, revoked or expired)."""
     if not token or len(token) > 100:
         return None
-    return TeacherInvite.objects.filter(
-        token_hash=_token_hash(token), used_at__isnull=True, revoked_at__isnull=True,
-        expires_at__gt=timezone.now(),
-    ).select_related("school").first()
+    return (
+        TeacherInvite.objects.filter(
+            token_hash=_token_hash(token),
+            used_at__isnull=True,
+            revoked_at__isnull=True,
+            expires_at__gt=timezone.now(),
+        )
+        .select_related("school")
+        .first()
+    )
 
 
 @transaction.atomic
 def teacher_invite_accept(
-    *, token: str, username: str, password: str, first_name: str = "", last_name: str = "",
+    *,
+    token: str,
+    username: str,
+    password: str,
+    first_name: str = "",
+    last_name: str = "",
 ) -> User:
     """Create the teacher's account from a link; the link is spent whatever happens next."""
     invite = teacher_invite_open(token)
     if invite is None:
-        raise ValidationError(_("This invitation link has expired or was already used."),
-                              code="invite_invalid")
+        raise ValidationError(
+            _("This invitation link has expired or was already used."), code="invite_invalid"
+        )
     invite = TeacherInvite.objects.select_for_update().get(pk=invite.pk)
     if invite.used_at is not None:
-        raise ValidationError(_("This invitation link has expired or was already used."),
-                              code="invite_invalid")
+        raise ValidationError(
+            _("This invitation link has expired or was already used."), code="invite_invalid"
+        )
     username = (username or "").strip()
     if not username:
         raise ValidationError(_("Choose a user name."), code="username_missing")
     if User.objects.filter(username__iexact=username).exists():
         raise ValidationError(_("That user name is taken; choose another."), code="username_taken")
-    user = User(username=username, role=User.Role.TEACHER, school=invite.school,
-                email=invite.email, first_name=(first_name or invite.first_name).strip(),
-                last_name=(last_name or invite.last_name).strip())
+    user = User(
+        username=username,
+        role=User.Role.TEACHER,
+        school=invite.school,
+        email=invite.email,
+        first_name=(first_name or invite.first_name).strip(),
+        last_name=(last_name or invite.last_name).strip(),
+    )
     validate_password(password, user)
     user.set_password(password)
     user.save()
@@ -558,8 +676,9 @@ def teacher_invite_accept(
 
 @transaction.atomic
 def teacher_invite_revoke(*, invite: TeacherInvite, by: User) -> None:
-    TeacherInvite.objects.filter(pk=invite.pk, used_at__isnull=True).update(revoked_at=timezone.now())
-
+    TeacherInvite.objects.filter(pk=invite.pk, used_at__isnull=True).update(
+        revoked_at=timezone.now()
+    )
 
 
 @transaction.atomic
@@ -570,5 +689,7 @@ def levels_set_each(*, changes: Sequence[tuple[Student, int, int]], by: User | N
     groups: dict[tuple[int, int], list[Student]] = {}
     for student, number_range, tier in changes:
         groups.setdefault((number_range, tier), []).append(student)
-    return sum(levels_set(students=group, number_range=r, tier=t, by=by)
-               for (r, t), group in groups.items())
+    return sum(
+        levels_set(students=group, number_range=r, tier=t, by=by)
+        for (r, t), group in groups.items()
+    )

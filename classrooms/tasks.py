@@ -1,4 +1,5 @@
 """Celery jobs for schools and classes: the weekly erase of play data past its keeping."""
+
 from __future__ import annotations
 
 import logging
@@ -9,8 +10,12 @@ from django.db import InterfaceError, OperationalError
 log = logging.getLogger(__name__)
 
 
-@shared_task(name="classrooms.tasks.retention_erase_weekly",
-             autoretry_for=(OperationalError, InterfaceError), retry_backoff=30, max_retries=3)
+@shared_task(
+    name="classrooms.tasks.retention_erase_weekly",
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=30,
+    max_retries=3,
+)
 def retention_erase_weekly() -> dict[str, int]:
     """Erase the play data past its keeping (classrooms.retention) and log what was erased.
 

@@ -1,4 +1,5 @@
 """The games app: games, seats, the append-only list of moves, and per-student play records."""
+
 from django.apps import AppConfig
 from django.utils.translation import gettext_lazy as _
 

@@ -1,4 +1,5 @@
 """Forms of the students' pages."""
+
 from __future__ import annotations
 
 import json
@@ -18,11 +19,15 @@ class PracticeForm(forms.Form):
     """A practice game: how many computer players, and how strong."""
 
     computers = forms.TypedChoiceField(
-        label=_("Computer players"), choices=[(1, "1"), (2, "2"), (3, "3")], coerce=int, initial=2,
+        label=_("Computer players"),
+        choices=[(1, "1"), (2, "2"), (3, "3")],
+        coerce=int,
+        initial=2,
         widget=forms.RadioSelect,
     )
-    strength = forms.ChoiceField(label=_("How strong?"), choices=Seat.Bot.choices, initial="easy",
-                                 widget=forms.RadioSelect)
+    strength = forms.ChoiceField(
+        label=_("How strong?"), choices=Seat.Bot.choices, initial="easy", widget=forms.RadioSelect
+    )
 
 
 # --- A move posted by a tablet: read at the boundary, bounded in size, depth and shape ----------
@@ -158,8 +163,9 @@ def parse_move(data: Mapping[str, Any]) -> dict[str, Any]:
         if len(tokens) > MAX_TOKENS:
             raise MoveRefused("input_too_long")
         move["tokens"] = [_token(item) for item in tokens]
-        move["x_values"] = _x_values(_bounded_json(_field(data, "x_values").strip() or "{}",
-                                                   MAX_X_VALUES_CHARS))
+        move["x_values"] = _x_values(
+            _bounded_json(_field(data, "x_values").strip() or "{}", MAX_X_VALUES_CHARS)
+        )
     else:
         return {"type": "announce", "empty": True}
     place = _field(data, "place").strip()

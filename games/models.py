@@ -3,6 +3,7 @@
 The engine's state (games.engine) is stored as JSON on the game row; `version` counts the
 moves applied. Only games/services.py changes these rows, under a row lock.
 """
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -27,10 +28,17 @@ class Game(models.Model):
 
     school = models.ForeignKey("classrooms.School", on_delete=models.CASCADE, related_name="games")
     classroom = models.ForeignKey(
-        "classrooms.Classroom", null=True, blank=True, on_delete=models.CASCADE, related_name="games"
+        "classrooms.Classroom",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="games",
     )
     session = models.ForeignKey(
-        "classgames.ClassSession", null=True, blank=True, on_delete=models.CASCADE,
+        "classgames.ClassSession",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
         related_name="games",
     )
     created_by = models.ForeignKey(
@@ -129,8 +137,12 @@ class Seat(models.Model):
             return "?"
         number = getattr(self, "_bot_number", None)
         if number is None:
-            number = 1 + Seat.objects.filter(game_id=self.game_id, position__lt=self.position,
-                                             name="").exclude(bot="").count()
+            number = (
+                1
+                + Seat.objects.filter(game_id=self.game_id, position__lt=self.position, name="")
+                .exclude(bot="")
+                .count()
+            )
         return gettext("Computer %(number)d") % {"number": number}
 
 
@@ -169,7 +181,9 @@ class Play(models.Model):
         "classrooms.Student", on_delete=models.CASCADE, related_name="plays"
     )
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="plays")
-    move = models.ForeignKey(Move, null=True, blank=True, on_delete=models.SET_NULL, related_name="plays")
+    move = models.ForeignKey(
+        Move, null=True, blank=True, on_delete=models.SET_NULL, related_name="plays"
+    )
     kind = models.CharField(max_length=10, choices=Kind.choices)
     at = models.DateTimeField(db_index=True)
     text = models.CharField(max_length=200, blank=True)
@@ -239,4 +253,6 @@ class PracticeGoal(models.Model):
         ordering = ["due_on", "pk"]
 
     def __str__(self) -> str:
-        return f"{self.target} {self.kind}{self.operator} by {self.due_on} (class {self.classroom_id})"
+        return (
+            f"{self.target} {self.kind}{self.operator} by {self.due_on} (class {self.classroom_id})"
+        )

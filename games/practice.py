@@ -203,26 +203,51 @@ def _made(skill: str, rules: engine.RuleSet, rng: random.Random) -> Task | None:
     top = rules.max_number
     options: list[tuple[str, tuple[int | str, ...]]] = []
     if skill == "addsub_10":
-        options = [(f"{a} + {b} = {a + b}", (a, b, a + b)) for a in range(1, 10)
-                   for b in range(1, 11 - a)]
+        options = [
+            (f"{a} + {b} = {a + b}", (a, b, a + b)) for a in range(1, 10) for b in range(1, 11 - a)
+        ]
     elif skill == "addsub_20":
-        options = [(f"{a} + {b} = {a + b}", (a, b, a + b)) for a in range(1, 20)
-                   for b in range(1, 21 - a) if a + b > 10]
+        options = [
+            (f"{a} + {b} = {a + b}", (a, b, a + b))
+            for a in range(1, 20)
+            for b in range(1, 21 - a)
+            if a + b > 10
+        ]
     elif skill == "mult":
-        options = [(f"{a} * {b} = {a * b}", (a, b, a * b)) for a in range(2, 11)
-                   for b in range(2, 11) if a * b <= top]
+        options = [
+            (f"{a} * {b} = {a * b}", (a, b, a * b))
+            for a in range(2, 11)
+            for b in range(2, 11)
+            if a * b <= top
+        ]
     elif skill == "div":
-        options = [(f"{a * b} / {b} = {a}", (a * b, b, a)) for a in range(1, 11)
-                   for b in range(2, 11) if a * b <= top]
+        options = [
+            (f"{a * b} / {b} = {a}", (a * b, b, a))
+            for a in range(1, 11)
+            for b in range(2, 11)
+            if a * b <= top
+        ]
     elif skill == "multi_step":
-        options = [(f"{a} + {b} + {c} = {a + b + c}", (a, b, c, a + b + c)) for a in range(1, 8)
-                   for b in range(1, 8) for c in range(1, 8) if a + b + c <= top]
+        options = [
+            (f"{a} + {b} + {c} = {a + b + c}", (a, b, c, a + b + c))
+            for a in range(1, 8)
+            for b in range(1, 8)
+            for c in range(1, 8)
+            if a + b + c <= top
+        ]
     elif skill == "frac_pow":
-        options = [(f"{a} ^ {b} = {a**b}", (a, b, a**b)) for a in range(2, 5)
-                   for b in range(2, 5) if a**b <= top]
+        options = [
+            (f"{a} ^ {b} = {a**b}", (a, b, a**b))
+            for a in range(2, 5)
+            for b in range(2, 5)
+            if a**b <= top
+        ]
     elif skill == "joker":
-        options = [(f"X + {a} = {b} (X={b - a})", ("X", a, b)) for a in range(1, 10)
-                   for b in range(a + 1, min(top, 10) + 1)]
+        options = [
+            (f"X + {a} = {b} (X={b - a})", ("X", a, b))
+            for a in range(1, 10)
+            for b in range(a + 1, min(top, 10) + 1)
+        ]
     rng.shuffle(options)
     for text, values in options:
         if _checked(skill, text, values, rules):
@@ -265,7 +290,9 @@ def deal_order(deck: Sequence[engine.Card], values: Sequence[int | str], seed: i
     for value in values:
         for cid in order:
             card = deck[cid]
-            same = card.kind == "x" if value == "X" else card.kind == "number" and card.value == value
+            same = (
+                card.kind == "x" if value == "X" else card.kind == "number" and card.value == value
+            )
             if same and cid not in chosen:
                 chosen.append(cid)
                 break
@@ -383,7 +410,9 @@ def goals_for_student(student, *, today: date | None = None) -> list[GoalProgres
     today = today or timezone.localdate()
     goals = PracticeGoal.objects.filter(classroom_id=student.classroom_id, due_on__gte=today)
     goals = goals.filter(student__isnull=True) | goals.filter(student=student)
-    return [GoalProgress(g, student, goal_count(g, student)) for g in goals.order_by("due_on", "pk")]
+    return [
+        GoalProgress(g, student, goal_count(g, student)) for g in goals.order_by("due_on", "pk")
+    ]
 
 
 def goals_of_classroom(classroom) -> list[dict[str, Any]]:
@@ -415,12 +444,12 @@ def practice_goal_create(
         raise GoalError(_("This child is not in this class."))
     if kind not in PracticeGoal.Kind.values:
         raise GoalError(_("Choose games or operations."))
-    if operator not in PracticeGoal.Operator.values or (kind == PracticeGoal.Kind.GAMES and operator):
+    if operator not in PracticeGoal.Operator.values or (
+        kind == PracticeGoal.Kind.GAMES and operator
+    ):
         raise GoalError(_("Choose a sign only for operations."))
     if not 1 <= int(target) <= PracticeGoal.MAX_TARGET:
-        raise GoalError(
-            _("Choose a number from 1 to %(max)d.") % {"max": PracticeGoal.MAX_TARGET}
-        )
+        raise GoalError(_("Choose a number from 1 to %(max)d.") % {"max": PracticeGoal.MAX_TARGET})
     if due_on < timezone.localdate():
         raise GoalError(_("Choose a date from today on."))
     return PracticeGoal.objects.create(

@@ -1,4 +1,5 @@
 """The teacher's practice goals of a class (games/practice_views.py), in the games namespace."""
+
 from django.urls import path
 
 from . import practice_views

@@ -18,6 +18,7 @@ Two fan-outs, the same two calls:
 
 Nothing about a table is sent but its id and version: the stream view checks who may watch what.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -170,8 +171,9 @@ class _LocalHub:
         """Block until the channel has a message past `after`, or the timeout."""
         with self._cond:
             epoch = self.epoch
-            self._cond.wait_for(lambda: self._counter[channel] > after or self.epoch != epoch,
-                                timeout=timeout)
+            self._cond.wait_for(
+                lambda: self._counter[channel] > after or self.epoch != epoch, timeout=timeout
+            )
             count = self._counter[channel]
             if count > after:
                 return count, self._latest[channel][1]
@@ -219,8 +221,11 @@ def _encode(change: Change) -> str:
 def _decode(data: bytes | str) -> Change | None:
     try:
         game_id, version, session_id = json.loads(data)
-        return Change(game_id=int(game_id), version=int(version),
-                      session_id=None if session_id is None else int(session_id))
+        return Change(
+            game_id=int(game_id),
+            version=int(version),
+            session_id=None if session_id is None else int(session_id),
+        )
     except (ValueError, TypeError):
         log.warning("push: ignored a malformed message %r", data[:100])
         return None
@@ -229,8 +234,9 @@ def _decode(data: bytes | str) -> Change | None:
 class RedisBridge:
     """Publishes changes on one Redis channel; one subscriber thread per process feeds `hub`."""
 
-    def __init__(self, url: str, channel: str, local: _LocalHub, *,
-                 socket_timeout: float = 0.5) -> None:
+    def __init__(
+        self, url: str, channel: str, local: _LocalHub, *, socket_timeout: float = 0.5
+    ) -> None:
         self.url = url
         self.channel = channel
         self.local = local
@@ -246,8 +252,11 @@ class RedisBridge:
         import redis
 
         if self._client is None or self._pid_client != os.getpid():
-            self._client = redis.Redis.from_url(self.url, socket_timeout=self.socket_timeout,
-                                                socket_connect_timeout=self.socket_timeout)
+            self._client = redis.Redis.from_url(
+                self.url,
+                socket_timeout=self.socket_timeout,
+                socket_connect_timeout=self.socket_timeout,
+            )
             self._pid_client = os.getpid()
         return self._client
 
@@ -270,8 +279,9 @@ class RedisBridge:
                 self._pid = os.getpid()
                 self._ready = threading.Event()
                 self._stop = threading.Event()
-                self._thread = threading.Thread(target=self._listen, name="kavet-push-subscriber",
-                                                daemon=True)
+                self._thread = threading.Thread(
+                    target=self._listen, name="kavet-push-subscriber", daemon=True
+                )
                 self._thread.start()
             ready = self._ready
         return ready.wait(timeout)
@@ -290,8 +300,9 @@ class RedisBridge:
         while not stop.is_set():
             client = pubsub = None
             try:
-                client = redis.Redis.from_url(self.url, socket_connect_timeout=2,
-                                              health_check_interval=30)
+                client = redis.Redis.from_url(
+                    self.url, socket_connect_timeout=2, health_check_interval=30
+                )
                 pubsub = client.pubsub(ignore_subscribe_messages=True)
                 pubsub.subscribe(self.channel)
                 # Wait for the subscription to be confirmed before saying we are listening.
@@ -334,7 +345,9 @@ def channel_name() -> str:
     database too: two sites (or test runs) on one Redis never hear each other."""
     from django.conf import settings
 
-    explicit = getattr(settings, "KAVET_PUSH_CHANNEL", "") or os.environ.get("KAVET_PUSH_CHANNEL", "")
+    explicit = getattr(settings, "KAVET_PUSH_CHANNEL", "") or os.environ.get(
+        "KAVET_PUSH_CHANNEL", ""
+    )
     if explicit:
         return explicit
     name = str(settings.DATABASES["default"].get("NAME", "")).rsplit("/", 1)[-1]
@@ -351,8 +364,12 @@ def bridge() -> RedisBridge | None:
         return None
     with _bridge_lock:
         if _bridge is None or _bridge.url != url:
-            _bridge = RedisBridge(url, channel_name(), hub,
-                                  socket_timeout=getattr(settings, "REDIS_SOCKET_TIMEOUT", 0.5))
+            _bridge = RedisBridge(
+                url,
+                channel_name(),
+                hub,
+                socket_timeout=getattr(settings, "REDIS_SOCKET_TIMEOUT", 0.5),
+            )
         return _bridge
 
 

@@ -1,4 +1,5 @@
 """Reads for the students' pages: their games and results, and what one seat sees of a table."""
+
 from __future__ import annotations
 
 import json
@@ -57,30 +58,48 @@ def player_names(game: Game, seats: Sequence[Seat] | None = None) -> list[str]:
 def student_of(user: User) -> Student | None:
     if not user.is_authenticated or getattr(user, "role", "") != User.Role.STUDENT:
         return None
-    return Student.objects.select_related("classroom", "classroom__school").filter(user=user).first()
+    return (
+        Student.objects.select_related("classroom", "classroom__school").filter(user=user).first()
+    )
 
 
 def open_game_for_student(*, student: Student) -> Game | None:
     """The student's game that has not ended (the one to rejoin), newest first."""
-    seat = (Seat.objects.filter(student=student, game__status__in=OPEN_STATUSES)
-            .select_related("game").order_by("-game__created_at").first())
+    seat = (
+        Seat.objects.filter(student=student, game__status__in=OPEN_STATUSES)
+        .select_related("game")
+        .order_by("-game__created_at")
+        .first()
+    )
     return seat.game if seat else None
 
 
 def recent_results(*, student: Student, limit: int = 5) -> list[dict[str, Any]]:
     """The student's last finished games: when, place, score, against whom."""
-    seats = list(Seat.objects.filter(student=student, game__status__in=DONE_STATUSES)
-                 .select_related("game").order_by("-game__finished_at")[:limit])
+    seats = list(
+        Seat.objects.filter(student=student, game__status__in=DONE_STATUSES)
+        .select_related("game")
+        .order_by("-game__finished_at")[:limit]
+    )
     # Every player of those games in one query, not one query per game.
     tables: dict[int, list[Seat]] = {}
-    for other in Seat.objects.filter(game__in=[s.game_id for s in seats]).order_by("game", "position"):
+    for other in Seat.objects.filter(game__in=[s.game_id for s in seats]).order_by(
+        "game", "position"
+    ):
         tables.setdefault(other.game_id, []).append(other)
     out = []
     for seat in seats:
         table = name_seats(tables.get(seat.game_id, []))
         others = [s.display_name for s in table if s.pk != seat.pk]
-        out.append({"game": seat.game, "place": seat.place, "score": seat.score, "others": others,
-                    "abandoned": seat.game.status == Game.Status.ABANDONED})
+        out.append(
+            {
+                "game": seat.game,
+                "place": seat.place,
+                "score": seat.score,
+                "others": others,
+                "abandoned": seat.game.status == Game.Status.ABANDONED,
+            }
+        )
     return out
 
 
@@ -103,8 +122,14 @@ def table_context(*, game: Game, seat: Seat | None, since: int | None = None) ->
     """Everything the table page shows to one seat (never the draw pile, R1.5)."""
     seats = name_seats(Seat.objects.filter(game=game))
     position = seat.position if seat is not None else None
-    ctx: dict[str, Any] = {"game": game, "seat": seat, "seats": seats, "version": game.version,
-                           "status": game.status, "now_ms": int(timezone.now().timestamp() * 1000)}
+    ctx: dict[str, Any] = {
+        "game": game,
+        "seat": seat,
+        "seats": seats,
+        "version": game.version,
+        "status": game.status,
+        "now_ms": int(timezone.now().timestamp() * 1000),
+    }
     if not game.state:
         ctx["view"] = None
         return ctx
@@ -116,12 +141,18 @@ def table_context(*, game: Game, seat: Seat | None, since: int | None = None) ->
         if 0 <= seat_data.get("seat", -1) < len(players):
             seat_data["name"] = players[seat_data["seat"]]
     rules = view["rules"]
-    legal = list(view["legal"]) if game.status == Game.Status.RUNNING and not (seat and seat.bot) else []
+    legal = (
+        list(view["legal"])
+        if game.status == Game.Status.RUNNING and not (seat and seat.bot)
+        else []
+    )
     me = view["seats"][position] if position is not None else None
     # The last few things that happened, told in words on every tablet; what is new since the
     # version this tablet saw (several moves after a Wi-Fi gap) is marked, so a child who looked
     # away for a moment still reads what the computer players just did.
-    recent = list(Move.objects.filter(game=game).order_by("-number").only("events", "number")[:HISTORY_MOVES])
+    recent = list(
+        Move.objects.filter(game=game).order_by("-number").only("events", "number")[:HISTORY_MOVES]
+    )
     recent.reverse()
     news: list[tuple[str, bool]] = []
     for move in recent:
@@ -136,40 +167,82 @@ def table_context(*, game: Game, seat: Seat | None, since: int | None = None) ->
     timer = view.get("timer")
     if timer and game.timer_deadline and game.status == Game.Status.RUNNING:
         left = max(0, int((game.timer_deadline - timezone.now()).total_seconds() + 0.999))
-        countdown = Countdown(kind=timer["kind"], seat=timer.get("seat"),
-                              deadline_ms=int(game.timer_deadline.timestamp() * 1000),
-                              seconds_left=left, total=timer["seconds"])
+        countdown = Countdown(
+            kind=timer["kind"],
+            seat=timer.get("seat"),
+            deadline_ms=int(game.timer_deadline.timestamp() * 1000),
+            seconds_left=left,
+            total=timer["seconds"],
+        )
     result = view.get("result")
     ranking = []
     if result:
         ranking = sorted(
-            ({"seat": i, "name": players[i], "score": result["scores"][i], "place": result["places"][i],
-              "cards": (result.get("cards") or [None] * len(players))[i]} for i in range(len(players))),
-            key=lambda r: (r["place"], r["seat"]))
+            (
+                {
+                    "seat": i,
+                    "name": players[i],
+                    "score": result["scores"][i],
+                    "place": result["places"][i],
+                    "cards": (result.get("cards") or [None] * len(players))[i],
+                }
+                for i in range(len(players))
+            ),
+            key=lambda r: (r["place"], r["seat"]),
+        )
     elif game.status == Game.Status.ABANDONED:
-        ranking = sorted(({"seat": s.position, "name": s.display_name, "score": s.score, "place": s.place,
-                           "cards": None} for s in seats), key=lambda r: (r["place"] or 99, r["seat"]))
-    keys = [(op, OPERATOR_SYMBOLS[op]) for op in (rules.get("operators") or "") if op in OPERATOR_SYMBOLS]
+        ranking = sorted(
+            (
+                {
+                    "seat": s.position,
+                    "name": s.display_name,
+                    "score": s.score,
+                    "place": s.place,
+                    "cards": None,
+                }
+                for s in seats
+            ),
+            key=lambda r: (r["place"] or 99, r["seat"]),
+        )
+    keys = [
+        (op, OPERATOR_SYMBOLS[op])
+        for op in (rules.get("operators") or "")
+        if op in OPERATOR_SYMBOLS
+    ]
     keys += [("(", "("), (")", ")"), ("=", "=")]
     pending = view.get("pending")
     events = {c["event"] for c in me["events"]} if me else set()
     ruling = ruling_panel([e for m in recent for e in m.events], players, position)
     history = [(m.number, events_sentences(m.events, players)) for m in reversed(recent)]
     ctx.update(
-        ruling=ruling, history=[(n, lines) for n, lines in history if lines],
+        ruling=ruling,
+        history=[(n, lines) for n, lines in history if lines],
         ruled_cards=set(ruling["cards"]) if ruling else set(),
         explain=event_explanations(events, rules),
         read_aloud=read_aloud_setting(game),
-        view=view, state_phase=view["phase"], players=players, rules=rules, legal=legal, me=me,
-        news=news, countdown=countdown, result=result, ranking=ranking,
-        settlements=[settlement_sentence(item, players) for item in (result or {}).get("settlements", [])],
-        operator_keys=keys, pending=pending,
+        view=view,
+        state_phase=view["phase"],
+        players=players,
+        rules=rules,
+        legal=legal,
+        me=me,
+        news=news,
+        countdown=countdown,
+        result=result,
+        ranking=ranking,
+        settlements=[
+            settlement_sentence(item, players) for item in (result or {}).get("settlements", [])
+        ],
+        operator_keys=keys,
+        pending=pending,
         pending_text=as_printed((pending or {}).get("text", "")),
         my_turn=bool(legal) and ("announce" in legal or "nothing" in legal),
         can_build="announce" in legal,
         pending_who=players[pending["seat"]] if pending else "",
         challenge_name=players[view["challenge"]["challenger"]] if view.get("challenge") else "",
-        can_place={p for p, e in (("pevar", "PEVAR"), ("pemp", "PEMP"), ("daou", "DAOU")) if e in events},
+        can_place={
+            p for p, e in (("pevar", "PEVAR"), ("pemp", "PEMP"), ("daou", "DAOU")) if e in events
+        },
         active_name=players[view["active"]] if view["phase"] != "over" else "",
         challenge=view.get("challenge"),
         lesson=_lesson(recent_events, position),
@@ -195,9 +268,12 @@ def _lesson(events: list[dict], position: int | None) -> dict | None:
     for event in events:
         if event.get("type") == "lesson":
             op = event.get("operation") or {}
-            return {"seat": event.get("seat"), "mine": event.get("seat") == position,
-                    "text": as_printed(op.get("text") or ""),
-                    "steps": op.get("steps") or []}
+            return {
+                "seat": event.get("seat"),
+                "mine": event.get("seat") == position,
+                "text": as_printed(op.get("text") or ""),
+                "steps": op.get("steps") or [],
+            }
     return None
 
 
@@ -242,10 +318,13 @@ def ruling_panel(events: list[dict], players: list[str], position: int | None) -
     first = story[0]
     seat = first.get("seat")
     main: dict[str, Any] = {
-        "seat": seat, "who": _player(players, seat), "mine": seat == position,
+        "seat": seat,
+        "who": _player(players, seat),
+        "mine": seat == position,
         "kind": "announce" if first["type"] == "announced" else "nothing",
         "said": as_printed(first.get("text", "")) if first["type"] == "announced" else "",
-        "timeout": bool(first.get("timeout")), "verdict": None,
+        "timeout": bool(first.get("timeout")),
+        "verdict": None,
     }
     cards: list[int] = list(first.get("cards") or [])
     challenge: dict[str, Any] | None = None
@@ -257,9 +336,14 @@ def ruling_panel(events: list[dict], players: list[str], position: int | None) -
     for event in story[1:]:
         kind = event.get("type")
         if kind == "challenge_called":
-            challenge = {"seat": event.get("seat"), "who": _player(players, event.get("seat")),
-                         "mine": event.get("seat") == position, "said": "", "gave_up": False,
-                         "verdict": None}
+            challenge = {
+                "seat": event.get("seat"),
+                "who": _player(players, event.get("seat")),
+                "mine": event.get("seat") == position,
+                "said": "",
+                "gave_up": False,
+                "verdict": None,
+            }
         elif kind == "announced" and event.get("role") == "challenge" and challenge:
             challenge["said"] = as_printed(event.get("text", ""))
         elif kind == "announced" and event.get("role") == "chwech":
@@ -284,13 +368,17 @@ def ruling_panel(events: list[dict], players: list[str], position: int | None) -
             main["verdict"] = texts.nothing(event)
             possible = event.get("possible") or {}
             if not event.get("was_true") and possible:
-                lesson = {"text": as_printed(possible.get("text", "")),
-                          "steps": [as_printed(s) for s in possible.get("steps") or []]}
+                lesson = {
+                    "text": as_printed(possible.get("text", "")),
+                    "steps": [as_printed(s) for s in possible.get("steps") or []],
+                }
                 cards = list(possible.get("cards") or [])
         elif kind == "lesson" and not lesson:
             op = event.get("operation") or {}
-            lesson = {"text": as_printed(op.get("text", "")),
-                      "steps": [as_printed(s) for s in op.get("steps") or []]}
+            lesson = {
+                "text": as_printed(op.get("text", "")),
+                "steps": [as_printed(s) for s in op.get("steps") or []],
+            }
             cards = list(op.get("cards") or [])
         elif kind == "challenge_ruled":
             outcome = texts.outcome(event)
@@ -302,9 +390,17 @@ def ruling_panel(events: list[dict], players: list[str], position: int | None) -
         stage = "challenged" if challenge else "checking"
     else:
         stage = "ruled"
-    panel = {"main": main, "challenge": challenge, "second": second, "outcome": outcome,
-             "consequences": consequences, "lesson": lesson, "stage": stage, "cards": cards,
-             "key": zlib.crc32(json.dumps(story, sort_keys=True, default=str).encode())}
+    panel = {
+        "main": main,
+        "challenge": challenge,
+        "second": second,
+        "outcome": outcome,
+        "consequences": consequences,
+        "lesson": lesson,
+        "stage": stage,
+        "cards": cards,
+        "key": zlib.crc32(json.dumps(story, sort_keys=True, default=str).encode()),
+    }
     panel["speech"] = texts.speech(panel)
     return panel
 

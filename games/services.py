@@ -1053,7 +1053,9 @@ def games_erase_before(
     while True:
         with transaction.atomic():
             ids = list(
-                games.select_for_update(no_key=False).order_by("pk").values_list("pk", flat=True)[:batch]
+                games.select_for_update(no_key=False)
+                .order_by("pk")
+                .values_list("pk", flat=True)[:batch]
             )
             if not ids:
                 break
@@ -1061,7 +1063,9 @@ def games_erase_before(
         for label, n in deleted.items():
             counts[label] = counts.get(label, 0) + n
     with transaction.atomic():
-        ids = list(sessions.select_for_update(no_key=False, of=("self",)).values_list("pk", flat=True))
+        ids = list(
+            sessions.select_for_update(no_key=False, of=("self",)).values_list("pk", flat=True)
+        )
         # Locked now: a table added since the first read keeps its class game (and itself).
         empty = ClassSession.objects.filter(pk__in=ids).exclude(
             Exists(Game.objects.filter(session=OuterRef("pk")))

@@ -5,6 +5,7 @@ out (minting new ids is itself limited per client address, so throwing the cooki
 tries), per (tablet, child) and per tablet. A classmate guessing on one tablet never keeps the
 child out on another, and the teacher can lift a pause from the student's page.
 """
+
 from __future__ import annotations
 
 import re
@@ -53,8 +54,12 @@ def _too_many() -> str:
 
 def cookie_options() -> dict:
     """HttpOnly, SameSite=Lax, and Secure whenever the site is served over HTTPS."""
-    return {"max_age": COOKIE_AGE, "httponly": True, "samesite": "Lax",
-            "secure": bool(getattr(settings, "KAVET_COOKIE_SECURE", False))}
+    return {
+        "max_age": COOKIE_AGE,
+        "httponly": True,
+        "samesite": "Lax",
+        "secure": bool(getattr(settings, "KAVET_COOKIE_SECURE", False)),
+    }
 
 
 def tablet_classroom(request: HttpRequest) -> Classroom | None:
@@ -65,7 +70,11 @@ def tablet_classroom(request: HttpRequest) -> Classroom | None:
         return None
     if not code or not _CLASS_CODE.fullmatch(code):
         return None
-    return Classroom.objects.filter(code=code, archived_at__isnull=True).select_related("school").first()
+    return (
+        Classroom.objects.filter(code=code, archived_at__isnull=True)
+        .select_related("school")
+        .first()
+    )
 
 
 def tablet_id(request: HttpRequest, *, mint: bool = False) -> str | None:
@@ -153,14 +162,17 @@ def signin_locks(student: Student) -> int:
     """On how many tablets this child's sign-in is paused right now."""
     locks = cache.get(_key("locks", student.pk)) or {}
     now = time.time()
-    return sum(1 for tablet, until in locks.items()
-               if until > now and tries_left(student=student, tablet=tablet) <= 0)
+    return sum(
+        1
+        for tablet, until in locks.items()
+        if until > now and tries_left(student=student, tablet=tablet) <= 0
+    )
 
 
 def signin_unlock(student: Student) -> None:
     """The teacher lets the child sign in again at once, on every tablet where it was paused."""
     cache.set(_key("gen", student.pk), secrets.token_hex(6), None)  # every per-tablet count: gone
-    for tablet in (cache.get(_key("locks", student.pk)) or {}):
+    for tablet in cache.get(_key("locks", student.pk)) or {}:
         cache.delete(_key("t", tablet))
     cache.delete(_key("locks", student.pk))
 
@@ -183,8 +195,10 @@ def signin_check(*, student: Student, pictures: tuple[int, ...], tablet: str) ->
 
 def student_signin(request: HttpRequest, student: Student) -> None:
     login(request, student.user, backend="django.contrib.auth.backends.ModelBackend")
-    request.session[SESSION_KEY] = {"idle": student.classroom.student_idle_minutes,
-                                    "classroom": student.classroom_id}
+    request.session[SESSION_KEY] = {
+        "idle": student.classroom.student_idle_minutes,
+        "classroom": student.classroom_id,
+    }
     request.session[SEEN_KEY] = time.time()
 
 
@@ -232,10 +246,14 @@ def tablet_signin(request: HttpRequest) -> HttpResponse:
             _count("code", tablet, TRY_WINDOW)  # junk costs a try like a wrong code
         classroom = None
     if classroom is None:
-        response = render(request, "games/signin_class.html", {"error": error}, status=400 if error else 200)
+        response = render(
+            request, "games/signin_class.html", {"error": error}, status=400 if error else 200
+        )
         return with_tablet_cookie(request, response)
     students = Student.objects.filter(classroom=classroom).order_by("name")
-    return render(request, "games/signin_names.html", {"classroom": classroom, "students": students})
+    return render(
+        request, "games/signin_names.html", {"classroom": classroom, "students": students}
+    )
 
 
 @require_http_methods(["GET", "POST"])
@@ -255,8 +273,12 @@ def _picks_posted(request: HttpRequest) -> tuple[list[int], int] | None:
     """The pictures tapped so far and the new one (-1 for none); None when the form is junk."""
     so_far = request.POST.get("so_far", "")
     pick_text = request.POST.get("pick", "")
-    if len(so_far) > 40 or len(pick_text) > 4 or not re.fullmatch(r"[0-9-]*", so_far) \
-            or not re.fullmatch(r"[0-9]*", pick_text):
+    if (
+        len(so_far) > 40
+        or len(pick_text) > 4
+        or not re.fullmatch(r"[0-9-]*", so_far)
+        or not re.fullmatch(r"[0-9]*", pick_text)
+    ):
         return None
     try:
         picks = list(decode(so_far))
@@ -276,8 +298,9 @@ def tablet_pictures(request: HttpRequest, student_id: int) -> HttpResponse:
     classroom = tablet_classroom(request)
     if classroom is None:
         return redirect("games:tablet_signin")
-    student = get_object_or_404(Student.objects.select_related("user", "classroom"),
-                                pk=student_id, classroom=classroom)
+    student = get_object_or_404(
+        Student.objects.select_related("user", "classroom"), pk=student_id, classroom=classroom
+    )
     tablet = tablet_id(request, mint=request.method == "POST")
     picks: list[int] = []
     message = ""
@@ -308,16 +331,23 @@ def tablet_pictures(request: HttpRequest, student_id: int) -> HttpResponse:
         if not message:
             message = _too_many()
     ctx = {
-        "student": student, "pictures": PICTURES, "picks": picks, "so_far": encode(picks),
-        "chosen": [PICTURES[i] for i in picks], "slots": range(CODE_LENGTH - len(picks)),
-        "message": message, "locked": locked,
+        "student": student,
+        "pictures": PICTURES,
+        "picks": picks,
+        "so_far": encode(picks),
+        "chosen": [PICTURES[i] for i in picks],
+        "slots": range(CODE_LENGTH - len(picks)),
+        "message": message,
+        "locked": locked,
     }
-    template = "games/signin_pictures.html#pictures" if request.htmx else "games/signin_pictures.html"
+    template = (
+        "games/signin_pictures.html#pictures" if request.htmx else "games/signin_pictures.html"
+    )
     return with_tablet_cookie(request, render(request, template, ctx, status=status))
 
 
 @require_POST
 def student_signout(request: HttpRequest) -> HttpResponse:
-    """"I'm done": the next child never plays in this one's name; the tablet keeps its class."""
+    """ "I'm done": the next child never plays in this one's name; the tablet keeps its class."""
     logout(request)
     return redirect("games:tablet_signin")

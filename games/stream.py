@@ -18,6 +18,7 @@ so there the view answers 204 and the tablet keeps polling.
 
 For a session, the event id is the sum of its games' versions (it only ever grows).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -159,8 +160,15 @@ def _sstream(channel: str, cursor: int, state, first: bytes) -> Iterator[bytes]:
         yield b": hb\n\n"
 
 
-def _respond(request: HttpRequest, channel: str, state, client: int | None, *,
-             watcher: push.Watcher | None, cursor: int) -> HttpResponse:
+def _respond(
+    request: HttpRequest,
+    channel: str,
+    state,
+    client: int | None,
+    *,
+    watcher: push.Watcher | None,
+    cursor: int,
+) -> HttpResponse:
     first = b""
     if client is None or client < state.version:
         first = _event(state.version)  # behind (or new): the current version at once
@@ -205,8 +213,9 @@ def table_stream(request: HttpRequest, game_id: int) -> HttpResponse:
         client = _client_version(request)
         if game.status in ENDED and client is not None and client >= game.version:
             raise _Nothing  # an ended game changes no more: EventSource stops
-        return _respond(request, channel, _Table(game.version), client, watcher=watcher,
-                        cursor=cursor)
+        return _respond(
+            request, channel, _Table(game.version), client, watcher=watcher, cursor=cursor
+        )
     except _Nothing:
         if watcher is not None:
             push.hub.unwatch(watcher)
@@ -231,8 +240,14 @@ def session_stream(request: HttpRequest, session_id: int) -> HttpResponse:
     try:
         session = permissions.session_get(request.user, session_id)  # else 404
         versions = dict(Game.objects.filter(session=session).values_list("pk", "version"))
-        return _respond(request, channel, _Session(versions), _client_version(request),
-                        watcher=watcher, cursor=cursor)
+        return _respond(
+            request,
+            channel,
+            _Session(versions),
+            _client_version(request),
+            watcher=watcher,
+            cursor=cursor,
+        )
     except BaseException:
         if watcher is not None:
             push.hub.unwatch(watcher)

@@ -1,4 +1,5 @@
 """URLs of the push streams (server-sent events), included by games/urls.py under /push/."""
+
 from django.urls import path
 
 from . import stream

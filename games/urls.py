@@ -1,4 +1,5 @@
 """URLs of the games app: tablet sign-in, the student's home, the game table."""
+
 from django.urls import include, path
 
 from . import signin, views

@@ -1,4 +1,5 @@
 """The engine's refusal and verdict codes, and its events, told in plain words for children."""
+
 from __future__ import annotations
 
 import re
@@ -76,13 +77,20 @@ def refusal_message(code: str | None, params: dict[str, Any] | None = None) -> s
 def players_count_message(count: int) -> str:
     """Why a game can't be set with this many players (the engine's limits)."""
     return _("A game needs %(min)d to %(max)d players, not %(count)d.") % {
-        "min": MIN_SEATS, "max": MAX_SEATS, "count": count}
+        "min": MIN_SEATS,
+        "max": MAX_SEATS,
+        "count": count,
+    }
 
 
 def _limit_message(field: str) -> str:
     texts = {
-        "challenge_window": _("The time to call “Kavet 'm eus!” must be from 0 seconds to one hour."),
-        "challenge_time": _("The time for a challenger to announce must be from 0 seconds to one hour."),
+        "challenge_window": _(
+            "The time to call “Kavet 'm eus!” must be from 0 seconds to one hour."
+        ),
+        "challenge_time": _(
+            "The time for a challenger to announce must be from 0 seconds to one hour."
+        ),
         "turn_time": _("The time limit for a turn must be from 0 seconds (no limit) to one hour."),
     }
     return texts[field]
@@ -108,12 +116,16 @@ def _rules_problem_message(problem: str, reason: str) -> str | None:
         return _("The sign + is always played: you may leave out −, ×, ÷ or powers, never +.")
     if problem == "operator_not_in_tier":
         return _("Operations tier %(tier)s does not have the sign %(sign)s.") % {
-            "tier": numbers[0] if numbers else "?", "sign": _tr(reason.rsplit(" ", 1)[-1])}
+            "tier": numbers[0] if numbers else "?",
+            "sign": _tr(reason.rsplit(" ", 1)[-1]),
+        }
     if problem == "bound_fixed":
         return _("At operations tier 3 the largest result can't be changed.")
     if problem == "bound_range" and len(numbers) >= 2:
         return _("The largest result allowed must be a whole number from %(low)d to %(high)d.") % {
-            "low": numbers[0], "high": numbers[1]}
+            "low": numbers[0],
+            "high": numbers[1],
+        }
     if problem == "show_steps":
         return _("Showing the intermediate results must be on or off.")
     return None
@@ -128,9 +140,14 @@ def _deck_reason_message(reason: str) -> str | None:
     numbers = _numbers(reason)
     if reason.startswith("copies of each number") and len(numbers) >= 2:
         return _("Copies of each number card: from %(low)d to %(high)d.") % {
-            "low": numbers[0], "high": numbers[1]}
+            "low": numbers[0],
+            "high": numbers[1],
+        }
     if reason.startswith("the number of X cards") and len(numbers) >= 2:
-        return _("X cards (jokers): from %(low)d to %(high)d.") % {"low": numbers[0], "high": numbers[1]}
+        return _("X cards (jokers): from %(low)d to %(high)d.") % {
+            "low": numbers[0],
+            "high": numbers[1],
+        }
     if reason.startswith("events must be"):
         return _("Event cards must be on or off.")
     return None
@@ -146,7 +163,8 @@ def settings_error_message(code: str | None, params: dict[str, Any] | None = Non
             return players_count_message(int(p.get("count") or 0))
         if field == "deck":
             return _("The deck must have the same number range as the game (up to %(max)s).") % {
-                "max": p.get("rules", "?")}
+                "max": p.get("rules", "?")
+            }
         if field in ("challenge_window", "challenge_time", "turn_time"):
             return _limit_message(field)
         if field == "starter":
@@ -155,7 +173,8 @@ def settings_error_message(code: str | None, params: dict[str, Any] | None = Non
             return _("A false challenge of a true “nothing to do” costs 3 or 4 cards.")
     if code == "draw_order_invalid":
         return _("The draw order must name each card at most once, from 0 to %(last)d.") % {
-            "last": max(0, int(p.get("cards") or 1) - 1)}
+            "last": max(0, int(p.get("cards") or 1) - 1)
+        }
     reason = str(p.get("reason") or "")
     text = None
     if code == "rules_invalid":
@@ -176,19 +195,32 @@ def verdict_message(code: str | None, params: dict[str, Any] | None = None) -> s
     if code == "wrong_result":
         if expr:
             return _("%(expression)s makes %(value)s, not %(result)s.") % {
-                "expression": expr, "value": value, "result": result}
+                "expression": expr,
+                "value": value,
+                "result": result,
+            }
         return _("The result is not right.")
     if code == "division_by_zero":
         return _("You can't divide by zero.")
     if code == "not_whole":
-        return _("%(expression)s does not divide exactly.") % {"expression": expr} if expr else _(
-            "That division does not come out exactly.")
+        return (
+            _("%(expression)s does not divide exactly.") % {"expression": expr}
+            if expr
+            else _("That division does not come out exactly.")
+        )
     if code == "negative":
-        return _("%(expression)s goes below zero.") % {"expression": expr} if expr else _(
-            "A step goes below zero.")
+        return (
+            _("%(expression)s goes below zero.") % {"expression": expr}
+            if expr
+            else _("A step goes below zero.")
+        )
     if code == "out_of_bounds":
-        return _("%(expression)s = %(value)s is too big for this level.") % {
-            "expression": expr, "value": value} if expr else _("A step is too big for this level.")
+        return (
+            _("%(expression)s = %(value)s is too big for this level.")
+            % {"expression": expr, "value": value}
+            if expr
+            else _("A step is too big for this level.")
+        )
     if code == "zero_power_zero":
         return _("0 to the power 0 has no value.")
     if code == "exponent_not_allowed":
@@ -207,7 +239,9 @@ def event_sentence(event: dict[str, Any], players: Sequence[str]) -> str | None:
     kind = event.get("type")
     who = _name(players, event.get("seat"))
     if kind == "game_started":
-        return _("The game begins. %(name)s starts.") % {"name": _name(players, event.get("starter"))}
+        return _("The game begins. %(name)s starts.") % {
+            "name": _name(players, event.get("starter"))
+        }
     if kind == "turn":
         return _("%(name)s's turn.") % {"name": who}
     if kind == "event_card":
@@ -215,7 +249,10 @@ def event_sentence(event: dict[str, Any], players: Sequence[str]) -> str | None:
         return _("%(name)s takes the event card %(card)s.") % {"name": who, "card": label}
     if kind == "tri_took":
         return _("TRI: %(name)s takes the card %(card)s from %(other)s's pile.") % {
-            "name": who, "card": event["card"]["label"], "other": _name(players, event.get("from"))}
+            "name": who,
+            "card": event["card"]["label"],
+            "other": _name(players, event.get("from")),
+        }
     if kind == "announced":
         return _("%(name)s says: %(text)s") % {"name": who, "text": _tr(event.get("text", ""))}
     if kind == "said_nothing":
@@ -224,8 +261,12 @@ def event_sentence(event: dict[str, Any], players: Sequence[str]) -> str | None:
         return _("%(name)s says: nothing to do.") % {"name": who}
     if kind == "verdict":
         if event.get("ok"):
-            return _("Right! %(text)s") % {"text": _tr((event.get("operation") or {}).get("text", ""))}
-        return _("Wrong: %(why)s") % {"why": verdict_message(event.get("code"), event.get("params"))}
+            return _("Right! %(text)s") % {
+                "text": _tr((event.get("operation") or {}).get("text", ""))
+            }
+        return _("Wrong: %(why)s") % {
+            "why": verdict_message(event.get("code"), event.get("params"))
+        }
     if kind == "nothing_ruled":
         if event.get("was_true"):
             return _("That was true: there was nothing to do for %(name)s.") % {"name": who}
@@ -235,7 +276,9 @@ def event_sentence(event: dict[str, Any], players: Sequence[str]) -> str | None:
         return _("Look: %(text)s was possible.") % {"text": _tr(op)}
     if kind == "challenge_called":
         return _("%(name)s: Kavet 'm eus! (against %(other)s)") % {
-            "name": who, "other": _name(players, event.get("against"))}
+            "name": who,
+            "other": _name(players, event.get("against")),
+        }
     if kind == "chwech_offered":
         return _("%(name)s may use C'HWEC'H for a second chance.") % {"name": who}
     if kind == "chwech_decided":
@@ -243,36 +286,56 @@ def event_sentence(event: dict[str, Any], players: Sequence[str]) -> str | None:
             return _("%(name)s uses C'HWEC'H and tries again.") % {"name": who}
         return _("%(name)s does not use C'HWEC'H.") % {"name": who}
     if kind == "challenge_ruled":
-        names = {"challenger": _name(players, event.get("challenger")),
-                 "challenged": _name(players, event.get("challenged"))}
+        names = {
+            "challenger": _name(players, event.get("challenger")),
+            "challenged": _name(players, event.get("challenged")),
+        }
         if event.get("outcome") == "right":
-            return _("Right challenge! %(challenger)s wins the trick; %(challenged)s skips a turn.") % names
+            return (
+                _("Right challenge! %(challenger)s wins the trick; %(challenged)s skips a turn.")
+                % names
+            )
         if event.get("outcome") == "called_off":
             return _("C'HWEC'H worked: the challenge is called off.")
-        return _("False challenge: %(challenger)s gives cards to %(challenged)s and skips a turn.") % names
+        return (
+            _("False challenge: %(challenger)s gives cards to %(challenged)s and skips a turn.")
+            % names
+        )
     if kind == "trick_won":
         size = event.get("size", 0)
         if event.get("placed") == "daou":
             return ngettext(
                 "%(name)s wins %(count)d card and gives them to %(other)s with DAOU.",
-                "%(name)s wins %(count)d cards and gives them to %(other)s with DAOU.", size,
+                "%(name)s wins %(count)d cards and gives them to %(other)s with DAOU.",
+                size,
             ) % {"name": who, "count": size, "other": _name(players, event.get("to"))}
         if event.get("placed") == "pevar":
-            return ngettext("%(name)s wins %(count)d card, laid on PEVAR (counts double).",
-                            "%(name)s wins %(count)d cards, laid on PEVAR (counts double).",
-                            size) % {"name": who, "count": size}
+            return ngettext(
+                "%(name)s wins %(count)d card, laid on PEVAR (counts double).",
+                "%(name)s wins %(count)d cards, laid on PEVAR (counts double).",
+                size,
+            ) % {"name": who, "count": size}
         if event.get("placed") == "pemp":
-            return ngettext("%(name)s wins %(count)d card, laid on PEMP (counts half).",
-                            "%(name)s wins %(count)d cards, laid on PEMP (counts half).",
-                            size) % {"name": who, "count": size}
+            return ngettext(
+                "%(name)s wins %(count)d card, laid on PEMP (counts half).",
+                "%(name)s wins %(count)d cards, laid on PEMP (counts half).",
+                size,
+            ) % {"name": who, "count": size}
         return ngettext("%(name)s wins %(count)d card.", "%(name)s wins %(count)d cards.", size) % {
-            "name": who, "count": size}
+            "name": who,
+            "count": size,
+        }
     if kind == "cards_given":
         count = event.get("count", 0)
-        return ngettext("%(name)s gives %(count)d card to %(other)s.",
-                        "%(name)s gives %(count)d cards to %(other)s.", count) % {
-            "name": _name(players, event.get("from")), "count": count,
-            "other": _name(players, event.get("to"))}
+        return ngettext(
+            "%(name)s gives %(count)d card to %(other)s.",
+            "%(name)s gives %(count)d cards to %(other)s.",
+            count,
+        ) % {
+            "name": _name(players, event.get("from")),
+            "count": count,
+            "other": _name(players, event.get("to")),
+        }
     if kind == "skip_due":
         return _("%(name)s will skip their next turn.") % {"name": who}
     if kind == "skipped":
@@ -309,17 +372,23 @@ def settlement_sentence(item: dict[str, Any], players: Sequence[str]) -> str:
     who = _name(players, item.get("seat"))
     count = item.get("count", 0)
     if item.get("kind") == "unan":
-        return ngettext("UNAN: %(name)s takes the %(count)d card left on the table.",
-                        "UNAN: %(name)s takes the %(count)d cards left on the table.", count) % {
-            "name": who, "count": count}
+        return ngettext(
+            "UNAN: %(name)s takes the %(count)d card left on the table.",
+            "UNAN: %(name)s takes the %(count)d cards left on the table.",
+            count,
+        ) % {"name": who, "count": count}
     other = _name(players, item.get("to"))
     if item.get("kind") == "daou":
-        return ngettext("DAOU not used: %(name)s gives %(count)d card to %(other)s.",
-                        "DAOU not used: %(name)s gives %(count)d cards to %(other)s.", count) % {
-            "name": who, "count": count, "other": other}
-    return ngettext("PEMP not used: %(name)s gives %(count)d card to %(other)s.",
-                    "PEMP not used: %(name)s gives %(count)d cards to %(other)s.", count) % {
-        "name": who, "count": count, "other": other}
+        return ngettext(
+            "DAOU not used: %(name)s gives %(count)d card to %(other)s.",
+            "DAOU not used: %(name)s gives %(count)d cards to %(other)s.",
+            count,
+        ) % {"name": who, "count": count, "other": other}
+    return ngettext(
+        "PEMP not used: %(name)s gives %(count)d card to %(other)s.",
+        "PEMP not used: %(name)s gives %(count)d cards to %(other)s.",
+        count,
+    ) % {"name": who, "count": count, "other": other}
 
 
 class ruling_texts:  # noqa: N801 - read as a function: ruling_texts(players).verdict(event)
@@ -334,74 +403,110 @@ class ruling_texts:  # noqa: N801 - read as a function: ruling_texts(players).ve
         if event.get("ok"):
             op = event.get("operation") or {}
             steps = [_tr(s) for s in op.get("steps") or []]
-            return {"ok": True, "word": _("Right!"),
-                    "reason": ", ".join(steps) if len(steps) > 1 else _tr(op.get("text", ""))}
-        return {"ok": False, "word": _("Wrong!"),
-                "reason": verdict_message(event.get("code"), event.get("params"))}
+            return {
+                "ok": True,
+                "word": _("Right!"),
+                "reason": ", ".join(steps) if len(steps) > 1 else _tr(op.get("text", "")),
+            }
+        return {
+            "ok": False,
+            "word": _("Wrong!"),
+            "reason": verdict_message(event.get("code"), event.get("params")),
+        }
 
     def nothing(self, event: dict[str, Any]) -> dict[str, Any]:
         if event.get("was_true"):
             return {"ok": True, "word": _("True!"), "reason": _("There was nothing to do.")}
         op = (event.get("possible") or {}).get("text", "")
         if op:
-            return {"ok": False, "word": _("Not true!"),
-                    "reason": _("There was something to do: %(text)s") % {"text": _tr(op)}}
+            return {
+                "ok": False,
+                "word": _("Not true!"),
+                "reason": _("There was something to do: %(text)s") % {"text": _tr(op)},
+            }
         return {"ok": False, "word": _("Not true!"), "reason": _("There was something to do.")}
 
     def outcome(self, event: dict[str, Any]) -> dict[str, Any]:
-        names = {"challenger": _name(self.players, event.get("challenger")),
-                 "challenged": _name(self.players, event.get("challenged"))}
+        names = {
+            "challenger": _name(self.players, event.get("challenger")),
+            "challenged": _name(self.players, event.get("challenged")),
+        }
         result = event.get("outcome")
         reason = event.get("reason")
         if result == "right":
-            return {"ok": True, "word": _("Good catch!"),
-                    "reason": _("%(challenger)s was right to say “Kavet 'm eus!”.") % names}
+            return {
+                "ok": True,
+                "word": _("Good catch!"),
+                "reason": _("%(challenger)s was right to say “Kavet 'm eus!”.") % names,
+            }
         if result == "called_off":
-            return {"ok": True, "word": _("Second chance worked!"),
-                    "reason": _("C'HWEC'H: the challenge is called off.")}
+            return {
+                "ok": True,
+                "word": _("Second chance worked!"),
+                "reason": _("C'HWEC'H: the challenge is called off."),
+            }
         reasons = {
             "correct_announcement": _("%(challenged)s's operation was right."),
             "true_nothing": _("There really was nothing to do for %(challenged)s."),
             "timeout": _("%(challenger)s ran out of time to show an operation."),
             "no_valid_operation": _("%(challenger)s did not show a right operation."),
         }
-        return {"ok": False, "word": _("False challenge!"),
-                "reason": reasons.get(reason, _("The challenge was wrong.")) % names}
+        return {
+            "ok": False,
+            "word": _("False challenge!"),
+            "reason": reasons.get(reason, _("The challenge was wrong.")) % names,
+        }
 
     def consequence(self, event: dict[str, Any]) -> str | None:
         if event.get("type") == "cards_given" and not event.get("count"):
             return _("%(name)s has no cards to give yet, so gives 0 cards.") % {
-                "name": _name(self.players, event.get("from"))}
+                "name": _name(self.players, event.get("from"))
+            }
         return event_sentence(event, self.players)
 
     def speech(self, panel: dict[str, Any]) -> str:
         """The whole ruling as one text for the read-aloud button."""
         main = panel["main"]
-        parts = [_("%(name)s says: %(text)s") % {"name": main["who"], "text": main["said"]}
-                 if main["kind"] == "announce" else _("%(name)s says: nothing to do.") % {"name": main["who"]}]
+        parts = [
+            _("%(name)s says: %(text)s") % {"name": main["who"], "text": main["said"]}
+            if main["kind"] == "announce"
+            else _("%(name)s says: nothing to do.") % {"name": main["who"]}
+        ]
         challenge = panel.get("challenge")
         if challenge:
             parts.append(_("%(name)s: Kavet 'm eus!") % {"name": challenge["who"]})
             if challenge.get("said"):
                 parts.append(challenge["said"])
-        for verdict in (main.get("verdict"), (challenge or {}).get("verdict"), (panel.get("outcome"))):
+        for verdict in (
+            main.get("verdict"),
+            (challenge or {}).get("verdict"),
+            (panel.get("outcome")),
+        ):
             if verdict:
                 parts.append(f"{verdict['word']} {verdict['reason']}")
         parts.extend(panel.get("consequences") or [])
         return " ".join(p.strip() for p in parts if p)
 
 
-def event_explanations(held_events: set[str] | frozenset[str], rules: dict[str, Any] | None = None) -> dict[str, str]:
+def event_explanations(
+    held_events: set[str] | frozenset[str], rules: dict[str, Any] | None = None
+) -> dict[str, str]:
     """What the event cards a child holds do, in a child's words (R7), shown next to the choice
     of where a trick goes and beside the cards in the player's row."""
     texts = {
         "PEVAR": _("PEVAR: lay a trick on it and its cards count double at the end."),
-        "PEMP": _("PEMP: a trick with an even number of cards laid on it counts only half. If "
-                  "PEMP is still empty at the end, you give 2 cards to each other player."),
-        "DAOU": _("DAOU: you may give this trick to the player on your right. If you never use "
-                  "DAOU, at the end you give them 5 cards."),
+        "PEMP": _(
+            "PEMP: a trick with an even number of cards laid on it counts only half. If "
+            "PEMP is still empty at the end, you give 2 cards to each other player."
+        ),
+        "DAOU": _(
+            "DAOU: you may give this trick to the player on your right. If you never use "
+            "DAOU, at the end you give them 5 cards."
+        ),
         "CHWECH": _("C'HWEC'H: if someone says “Kavet 'm eus!” against you, you may try again."),
         "UNAN": _("UNAN: at the end you take the cards left on the table."),
-        "TRI": _("TRI: you took a card from each other player's pile: use them in your operations."),
+        "TRI": _(
+            "TRI: you took a card from each other player's pile: use them in your operations."
+        ),
     }
     return {name: text for name, text in texts.items() if name in held_events}

@@ -7,6 +7,7 @@ Under ASGI each request runs its sync views in a thread of its own, so a persist
 connection is never reused by the next request: run ASGI processes with CONN_MAX_AGE=0
 (gunicorn.conf.py sets it) or a connection pool.
 """
+
 import os
 
 from django.core.asgi import get_asgi_application

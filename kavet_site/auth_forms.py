@@ -4,6 +4,7 @@ Students never have a password to reset (they sign in with pictures); school adm
 by the site's administrators. The "done" page is the same whether or not an email matched,
 so the form never tells who has an account.
 """
+
 from __future__ import annotations
 
 from axes.utils import reset as axes_reset
@@ -20,13 +21,26 @@ class KavetPasswordResetForm(PasswordResetForm):
     def get_users(self, email):
         return (user for user in super().get_users(email) if user.role in RESETTABLE_ROLES)
 
-    def send_mail(self, subject_template_name, email_template_name, context, from_email,
-                  to_email, html_email_template_name=None):
+    def send_mail(
+        self,
+        subject_template_name,
+        email_template_name,
+        context,
+        from_email,
+        to_email,
+        html_email_template_name=None,
+    ):
         # In the language the person chose, else the language of the page they asked from.
         language = getattr(context.get("user"), "language", "") or translation.get_language()
         with translation.override(language):
-            super().send_mail(subject_template_name, email_template_name, context, from_email,
-                              to_email, html_email_template_name)
+            super().send_mail(
+                subject_template_name,
+                email_template_name,
+                context,
+                from_email,
+                to_email,
+                html_email_template_name,
+            )
 
 
 class KavetPasswordResetView(auth_views.PasswordResetView):

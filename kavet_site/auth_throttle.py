@@ -13,6 +13,7 @@ A successful sign-in forgives only that account's own failures from that address
 would delete every row matching every key, so a guesser with one real account (a parent) could
 wipe the client-wide count, and other accounts' counts, by signing in as themselves.
 """
+
 from __future__ import annotations
 
 import ipaddress
@@ -76,8 +77,9 @@ class KavetAxesHandler(AxesDatabaseHandler):
         client_limit = max(1, int(getattr(settings, "KAVET_AXES_CLIENT_FAILURE_LIMIT", limit)))
         parameters = get_lockout_parameters(request, credentials)
         worst = 0
-        for parameter, attempts in zip(parameters, self.get_user_attempts(request, credentials),
-                                       strict=True):
+        for parameter, attempts in zip(
+            parameters, self.get_user_attempts(request, credentials), strict=True
+        ):
             count = attempts.aggregate(n=Sum("failures_since_start"))["n"] or 0
             if parameter == "ip_address":
                 # count >= client_limit exactly when the scaled count >= limit.
@@ -106,5 +108,6 @@ def lockout_response(request, original_response=None, credentials=None):
         "minutes": max(1, ceil(cool_off.total_seconds() / 60)) if cool_off else None,
         "failure_limit": get_failure_limit(request, credentials),
     }
-    return render(request, settings.AXES_LOCKOUT_TEMPLATE, context,
-                  status=settings.AXES_HTTP_RESPONSE_CODE)
+    return render(
+        request, settings.AXES_LOCKOUT_TEMPLATE, context, status=settings.AXES_HTTP_RESPONSE_CODE
+    )

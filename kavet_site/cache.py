@@ -15,6 +15,7 @@ solver recomputes, sign-in counters start again), so a dead Redis must not turn 
 Short socket timeouts come from OPTIONS (see settings): a Redis that hangs rather than refuses
 costs at most that long, once per circuit period.
 """
+
 from __future__ import annotations
 
 import functools
@@ -111,8 +112,11 @@ class ResilientRedisCache(RedisCache):
             if first:
                 breaker.down_since = time.monotonic()
         if first:
-            log.warning("cache: Redis is unreachable (%s: %s); serving without the cache",
-                        type(exc).__name__, exc)
+            log.warning(
+                "cache: Redis is unreachable (%s: %s); serving without the cache",
+                type(exc).__name__,
+                exc,
+            )
 
     def _degraded(self, name, args, kwargs, writes, default, on_failure):
         if writes:
@@ -120,7 +124,9 @@ class ResilientRedisCache(RedisCache):
             with breaker.lock:
                 for key in _keys_of(name, args, kwargs):
                     if len(breaker.dirty) < MAX_DIRTY_KEYS:
-                        breaker.dirty.add(self.make_and_validate_key(key, version=kwargs.get("version")))
+                        breaker.dirty.add(
+                            self.make_and_validate_key(key, version=kwargs.get("version"))
+                        )
         if on_failure is not None:
             return on_failure(*args, **kwargs)
         if name == "get" and len(args) > 1:
@@ -143,8 +149,11 @@ class ResilientRedisCache(RedisCache):
                     breaker.dirty |= dirty
                     breaker.down_since = since
                 raise
-        log.info("cache: Redis answers again after %.1f s; %d keys invalidated",
-                 time.monotonic() - (since or time.monotonic()), len(dirty))
+        log.info(
+            "cache: Redis answers again after %.1f s; %d keys invalidated",
+            time.monotonic() - (since or time.monotonic()),
+            len(dirty),
+        )
 
     # --- the cache API ----------------------------------------------------------------------
     @_guarded(True, writes=True)

@@ -9,6 +9,7 @@ Also two pieces of resilience:
   without it a worker holding a delayed (ETA/countdown) or unacknowledged task dies for good
   when Redis drops.
 """
+
 from __future__ import annotations
 
 import logging
@@ -70,8 +71,13 @@ try:
     from kombu.exceptions import OperationalError as _KombuOperationalError
     from redis.exceptions import RedisError as _RedisError
 
-    PUBLISH_ERRORS: tuple[type[BaseException], ...] = (_KombuOperationalError, _RedisError,
-                                                        ConnectionError, TimeoutError, OSError)
+    PUBLISH_ERRORS: tuple[type[BaseException], ...] = (
+        _KombuOperationalError,
+        _RedisError,
+        ConnectionError,
+        TimeoutError,
+        OSError,
+    )
 except ImportError:  # pragma: no cover
     PUBLISH_ERRORS = (ConnectionError, TimeoutError, OSError)
 
@@ -85,8 +91,13 @@ def enqueue(task, args: tuple = (), kwargs: dict | None = None, **options) -> bo
     try:
         task.apply_async(args, kwargs or {}, **options)
     except PUBLISH_ERRORS as exc:
-        log.warning("could not queue %s%r (%s: %s); the beat sweep will pick it up",
-                    task.name, tuple(args), type(exc).__name__, exc)
+        log.warning(
+            "could not queue %s%r (%s: %s); the beat sweep will pick it up",
+            task.name,
+            tuple(args),
+            type(exc).__name__,
+            exc,
+        )
         return False
     return True
 

@@ -5,6 +5,7 @@ address it received the request from to X-Forwarded-For, so the client's address
 that many hops from the right; anything further left was written by the client and is ignored.
 With 0 proxies (the default) X-Forwarded-For is ignored altogether and REMOTE_ADDR is the client.
 """
+
 from __future__ import annotations
 
 import ipaddress
@@ -19,7 +20,7 @@ def _parse(value: str) -> str | None:
     """A normalised IP address, or None when the text is not one (ports and brackets allowed)."""
     text = (value or "").strip()
     if text.startswith("[") and "]" in text:  # "[2001:db8::1]:443"
-        text = text[1:text.index("]")]
+        text = text[1 : text.index("]")]
     elif text.count(":") == 1:  # "192.0.2.1:443"
         text = text.split(":", 1)[0]
     try:
@@ -34,7 +35,9 @@ def client_address(request: HttpRequest) -> str:
     proxies = max(0, int(getattr(settings, "KAVET_TRUSTED_PROXIES", 0) or 0))
     if proxies == 0:
         return remote
-    hops = [hop for hop in (request.META.get("HTTP_X_FORWARDED_FOR") or "").split(",") if hop.strip()]
+    hops = [
+        hop for hop in (request.META.get("HTTP_X_FORWARDED_FOR") or "").split(",") if hop.strip()
+    ]
     if not hops:
         return remote  # reached us without going through the proxies
     # Fewer entries than proxies: every entry was written by a trusted proxy; the leftmost is

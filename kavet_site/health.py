@@ -4,6 +4,7 @@ Anyone gets only {"ok": true/false}; the details (each check, its timing, its er
 staff users and for a caller sending `X-Healthz-Token` equal to settings.KAVET_HEALTHZ_TOKEN
 (an empty setting turns the token off). Hosts, ports and error texts never go out in public.
 """
+
 from __future__ import annotations
 
 import hmac

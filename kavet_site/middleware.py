@@ -10,6 +10,7 @@ without a request context: no session, no user, no database query.
 htmx requests (tablet polls, moves) get a short fragment, the same 503 and Retry-After, and
 the event `kavet:unavailable` in HX-Trigger, so the page's script can show that it is retrying.
 """
+
 from __future__ import annotations
 
 import json
@@ -78,13 +79,19 @@ class DatabaseUnavailableMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         try:
             response = self.get_response(request)
-        except DATABASE_ERRORS as exc:  # raised past Django's own conversion (tests, DEBUG_PROPAGATE)
+        except (
+            DATABASE_ERRORS
+        ) as exc:  # raised past Django's own conversion (tests, DEBUG_PROPAGATE)
             setattr(request, MARK, exc)
             response = None
         exc = getattr(request, MARK, None)
         if exc is not None and (response is None or response.status_code >= 500):
-            log.warning("database unavailable for %s %s: %s", request.method, request.path,
-                        type(exc).__name__)
+            log.warning(
+                "database unavailable for %s %s: %s",
+                request.method,
+                request.path,
+                type(exc).__name__,
+            )
             _drop_broken_connections()
             return unavailable_response(request)
         return response

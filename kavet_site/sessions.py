@@ -6,6 +6,7 @@ raise. Here every cache call is allowed to fail: the database is the truth, the 
 copy, so sign-in, every signed-in page and sign-out keep working with Redis down. (With
 kavet_site.cache.ResilientRedisCache the cache already degrades; this store does not rely on it.)
 """
+
 from __future__ import annotations
 
 import logging
@@ -20,7 +21,9 @@ class SessionStore(CachedDBStore):
         try:
             return getattr(self._cache, name)(*args)
         except Exception as exc:  # noqa: BLE001 - any cache failure: the database answers
-            log.warning("session cache %s failed (%s); using the database", name, type(exc).__name__)
+            log.warning(
+                "session cache %s failed (%s); using the database", name, type(exc).__name__
+            )
             return default
 
     def load(self):
@@ -35,8 +38,9 @@ class SessionStore(CachedDBStore):
         return data
 
     def exists(self, session_key):
-        if session_key and self._cache_call("has_key", self.cache_key_prefix + session_key,
-                                            default=False):
+        if session_key and self._cache_call(
+            "has_key", self.cache_key_prefix + session_key, default=False
+        ):
             return True
         return super(CachedDBStore, self).exists(session_key)
 

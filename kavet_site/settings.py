@@ -4,6 +4,7 @@ Nothing set: SQLite next to manage.py, an in-process cache, Celery tasks run eag
 DATABASE_URL set: PostgreSQL through psycopg 3 with persistent, health-checked connections.
 REDIS_URL set: Redis is the cache and the Celery broker; tasks go to real workers.
 """
+
 from __future__ import annotations
 
 import os
@@ -120,7 +121,8 @@ if DATABASE_URL:
     }
     # A PostgreSQL that does not answer costs a request at most this long, not the OS's minutes.
     DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = int(
-        os.environ.get("DB_CONNECT_TIMEOUT", "3"))
+        os.environ.get("DB_CONNECT_TIMEOUT", "3")
+    )
     # DB_POOL=1 (set by gunicorn.conf.py under ASGI): psycopg's connection pool, so the short
     # threads that run each ASGI request's sync code borrow a connection instead of opening one.
     if env_bool("DB_POOL", False):
@@ -146,8 +148,10 @@ else:
             },
             # Tests use a file too, one per test run: an in-memory test database is shared-cache,
             # which locks whole tables ("database table is locked") and ignores WAL and the timeout.
-            "TEST": {"NAME": os.environ.get("SQLITE_TEST_PATH") or os.path.join(
-                tempfile.gettempdir(), f"kavet-test-{os.getpid()}.sqlite3")},
+            "TEST": {
+                "NAME": os.environ.get("SQLITE_TEST_PATH")
+                or os.path.join(tempfile.gettempdir(), f"kavet-test-{os.getpid()}.sqlite3")
+            },
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -216,8 +220,12 @@ CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILI
 CELERY_RESULT_EXPIRES = 3600
 # A publish while Redis is down fails after ~1 s instead of hanging the request; the job is
 # found again from the database by the beat sweeps (games.tasks, classrooms.reports.tasks).
-CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0,
-                                    "interval_step": 0.2, "interval_max": 0.5}
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.5,
+}
 # Reconnect forever after the broker comes back (a worker must never give up on Redis).
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 # The beat schedule lives in code; exactly one beat process runs it (see README).

@@ -4,6 +4,7 @@ Tests that need a service (Redis, a Celery worker, PostgreSQL, Chromium) fail wh
 missing under CI (KAVET_REQUIRE_SERVICES=1 or CI=true); on a developer's laptop without
 REDIS_URL they are skipped with the reason shown.
 """
+
 from __future__ import annotations
 
 import os
@@ -54,8 +55,10 @@ def classroom(school, teacher):
 def students(classroom):
     from tests import factories
 
-    return [factories.student(classroom=classroom, name=n, number_range=r, tier=t)
-            for n, r, t in [("Anna", 10, 1), ("Brieuc", 20, 2), ("Cécile", 20, 3)]]
+    return [
+        factories.student(classroom=classroom, name=n, number_range=r, tier=t)
+        for n, r, t in [("Anna", 10, 1), ("Brieuc", 20, 2), ("Cécile", 20, 3)]
+    ]
 
 
 @pytest.fixture(autouse=True)
@@ -108,10 +111,25 @@ def celery_worker(django_db_setup, django_db_blocker):
     )
     app.conf.task_default_queue = queue
     proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "kavet_site", "worker", "--pool=solo",
-         "--concurrency=1", "-Q", queue, "--without-gossip", "--without-mingle",
-         "--without-heartbeat", "-l", "warning"],
-        env=env, cwd=str(dj_settings.BASE_DIR),
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "kavet_site",
+            "worker",
+            "--pool=solo",
+            "--concurrency=1",
+            "-Q",
+            queue,
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "-l",
+            "warning",
+        ],
+        env=env,
+        cwd=str(dj_settings.BASE_DIR),
     )
     try:
         deadline = time.monotonic() + 30

@@ -1,4 +1,5 @@
 """Small factories for rows (plain functions: readable, and enough for these tests)."""
+
 from __future__ import annotations
 
 import itertools
@@ -16,8 +17,14 @@ def school(*, slug: str = "test", name: str = "Test school") -> School:
     return School.objects.get_or_create(slug=slug, defaults={"name": name})[0]
 
 
-def user(*, role: str, school: School | None, username: str | None = None,
-         password: str = "correct horse battery", **extra) -> User:
+def user(
+    *,
+    role: str,
+    school: School | None,
+    username: str | None = None,
+    password: str = "correct horse battery",
+    **extra,
+) -> User:
     username = username or f"{role}{next(_counter)}"
     u = User(username=username, role=role, school=school, **extra)
     u.set_password(password)
@@ -37,22 +44,45 @@ def school_admin(*, school: School, username: str | None = None) -> User:
     return user(role=User.Role.SCHOOL_ADMIN, school=school, username=username, is_staff=True)
 
 
-def classroom(*, school: School, teachers=(), name: str | None = None,
-              school_year: str = "2026-2027") -> Classroom:
-    c = Classroom.objects.create(school=school, name=name or f"Class {next(_counter)}",
-                                 school_year=school_year, code=class_code_new())
+def classroom(
+    *, school: School, teachers=(), name: str | None = None, school_year: str = "2026-2027"
+) -> Classroom:
+    c = Classroom.objects.create(
+        school=school,
+        name=name or f"Class {next(_counter)}",
+        school_year=school_year,
+        code=class_code_new(),
+    )
     c.teachers.add(*teachers)
     return c
 
 
-def student(*, classroom: Classroom, name: str | None = None, number_range: int = 10,
-            tier: int = 1, picture_code: str | None = None) -> Student:
-    return student_create(classroom=classroom, name=name or f"Kid{next(_counter)}",
-                          number_range=number_range, tier=tier, picture_code=picture_code)
+def student(
+    *,
+    classroom: Classroom,
+    name: str | None = None,
+    number_range: int = 10,
+    tier: int = 1,
+    picture_code: str | None = None,
+) -> Student:
+    return student_create(
+        classroom=classroom,
+        name=name or f"Kid{next(_counter)}",
+        number_range=number_range,
+        tier=tier,
+        picture_code=picture_code,
+    )
 
 
-def class_table(*, classroom: Classroom, students, teacher: User | None = None, label: str = "1",
-                draw_order=None, session: ClassSession | None = None) -> Game:
+def class_table(
+    *,
+    classroom: Classroom,
+    students,
+    teacher: User | None = None,
+    label: str = "1",
+    draw_order=None,
+    session: ClassSession | None = None,
+) -> Game:
     """A started table of a running class game (of `session`, else of a new one the teacher
     started): the students' seats in order, 120 s a turn and no challenge window, so the engine rules at once (R5.6)."""
     if session is None:

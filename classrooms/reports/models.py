@@ -1,4 +1,5 @@
 """Progress report rows (built by Celery jobs from games.Play records)."""
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -23,7 +24,9 @@ class WeeklyReport(models.Model):
         verbose_name_plural = _("weekly reports")
         ordering = ["student", "-week_start"]
         constraints = [
-            models.UniqueConstraint(fields=["student", "week_start"], name="weeklyreport_unique_week")
+            models.UniqueConstraint(
+                fields=["student", "week_start"], name="weeklyreport_unique_week"
+            )
         ]
 
     def __str__(self) -> str:

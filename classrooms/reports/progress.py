@@ -3,6 +3,7 @@
 Pure computation over plain dicts (rows of games.Play as `.values()` gives them), so that the
 figures can be checked by hand in tests and built for a whole class without extra queries.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -47,15 +48,29 @@ SKILL_SHORT = {
 }
 # What a parent can do at home for a skill that is still being learnt.
 SKILL_AT_HOME = {
-    "addsub_10": _("Make 10 together: with fingers, coins or cards, ask “how many more to make 10?” (3 and 7, 6 and 4…)."),
-    "addsub_20": _("Add and take away across 10: 8 + 5 is 8 + 2 + 3. Count on from the bigger number, then back."),
-    "mult": _("Say the times tables out loud in the car or while cooking, a few facts at a time; start with 2, 5 and 10."),
-    "div": _("Share things out fairly: 12 sweets between 3 plates. Each division is a multiplication backwards."),
-    "multi_step": _("Pick three cards or dice and look for a way to join them: (8 − 5) × 2 = 6. Say each step aloud."),
-    "frac_pow": _("Talk about halves and quarters of a pizza, and squares: 3 × 3 = 3², 4 × 4 = 4²."),
+    "addsub_10": _(
+        "Make 10 together: with fingers, coins or cards, ask “how many more to make 10?” (3 and 7, 6 and 4…)."
+    ),
+    "addsub_20": _(
+        "Add and take away across 10: 8 + 5 is 8 + 2 + 3. Count on from the bigger number, then back."
+    ),
+    "mult": _(
+        "Say the times tables out loud in the car or while cooking, a few facts at a time; start with 2, 5 and 10."
+    ),
+    "div": _(
+        "Share things out fairly: 12 sweets between 3 plates. Each division is a multiplication backwards."
+    ),
+    "multi_step": _(
+        "Pick three cards or dice and look for a way to join them: (8 − 5) × 2 = 6. Say each step aloud."
+    ),
+    "frac_pow": _(
+        "Talk about halves and quarters of a pizza, and squares: 3 × 3 = 3², 4 × 4 = 4²."
+    ),
     "joker": _("The X card can be any number: ask “which number would make 7 + ? = 10 true?”"),
     SPOTTING: _("Make small mistakes on purpose (“5 + 4 = 8?”) and let your child catch you."),
-    NOTICING: _("Lay out four cards and look together for every operation you can make before saying “nothing”."),
+    NOTICING: _(
+        "Lay out four cards and look together for every operation you can make before saying “nothing”."
+    ),
 }
 # Kinds of mistakes for the teachers' summary: the engine's "wrong" codes (R3.5) and misses.
 MISTAKE_LABELS = {
@@ -80,18 +95,34 @@ class Band:
 
 
 BANDS = (
-    Band("practising", _("Practising"),
-         _("Still learning this. Mistakes are part of learning; regular play helps most."),
-         "#f4c7c3", pgettext_lazy("band letter: Practising", "P")),
-    Band("getting_there", _("Getting there"),
-         _("Right more often than not. A little more practice will make it sure."),
-         "#fde7a9", pgettext_lazy("band letter: Getting there", "G")),
-    Band("confident", _("Confident"),
-         _("Right most of the time."),
-         "#c9e7c3", pgettext_lazy("band letter: Confident", "C")),
-    Band("mastered", _("Mastered"),
-         _("Right almost every time, and quickly."),
-         "#7fc48a", pgettext_lazy("band letter: Mastered", "M")),
+    Band(
+        "practising",
+        _("Practising"),
+        _("Still learning this. Mistakes are part of learning; regular play helps most."),
+        "#f4c7c3",
+        pgettext_lazy("band letter: Practising", "P"),
+    ),
+    Band(
+        "getting_there",
+        _("Getting there"),
+        _("Right more often than not. A little more practice will make it sure."),
+        "#fde7a9",
+        pgettext_lazy("band letter: Getting there", "G"),
+    ),
+    Band(
+        "confident",
+        _("Confident"),
+        _("Right most of the time."),
+        "#c9e7c3",
+        pgettext_lazy("band letter: Confident", "C"),
+    ),
+    Band(
+        "mastered",
+        _("Mastered"),
+        _("Right almost every time, and quickly."),
+        "#7fc48a",
+        pgettext_lazy("band letter: Mastered", "M"),
+    ),
 )
 BAND_BY_KEY = {b.key: b for b in BANDS}
 
@@ -107,7 +138,9 @@ MAX_GAME_MINUTES = 60  # a game left open over lunch is not an hour of play
 EXAMPLES = 5
 
 
-def band_for(n: int, accuracy: float | None, median_ms: int | None, *, timed: bool = True) -> str | None:
+def band_for(
+    n: int, accuracy: float | None, median_ms: int | None, *, timed: bool = True
+) -> str | None:
     """The band of a skill from its recent attempts; None while there is too little play."""
     if n < MIN_ATTEMPTS or accuracy is None:
         return None
@@ -139,7 +172,9 @@ def _overlooked(play: Mapping[str, Any]) -> bool:
     return bool(play.get("missed")) or play.get("ok") is False
 
 
-def skill_outcomes(play: Mapping[str, Any], skills: list[str]) -> list[tuple[str, bool, int | None]]:
+def skill_outcomes(
+    play: Mapping[str, Any], skills: list[str]
+) -> list[tuple[str, bool, int | None]]:
     """(skill, right?, reaction ms) for each skill this play is an attempt at."""
     kind = play["kind"]
     if kind == "announce":
@@ -211,8 +246,12 @@ class Period:
     overlooked_examples: list[str] = field(default_factory=list)
     wrong_examples: list[str] = field(default_factory=list)
 
-    def add(self, play: Mapping[str, Any], skills: list[str],
-            outcomes: list[tuple[str, bool, int | None]]) -> None:
+    def add(
+        self,
+        play: Mapping[str, Any],
+        skills: list[str],
+        outcomes: list[tuple[str, bool, int | None]],
+    ) -> None:
         """Count one play; `skills` and `outcomes` come from skills_of_play/skill_outcomes."""
         for skill, ok, ms in outcomes:
             self.skills[skill].add(ok, ms)
@@ -263,8 +302,16 @@ class Period:
 
     # A week's Period is stored (WeekTally.data) and merged into the next reports: merging
     # the weeks in order gives exactly the figures of counting their plays one by one.
-    _COUNTS = ("announcements", "right", "wrong", "cards_in_tricks", "right_challenges",
-               "false_challenges", "nothing_true", "overlooked")
+    _COUNTS = (
+        "announcements",
+        "right",
+        "wrong",
+        "cards_in_tricks",
+        "right_challenges",
+        "false_challenges",
+        "nothing_true",
+        "overlooked",
+    )
 
     def merge(self, other: Period) -> None:
         for skill, tally in other.skills.items():
@@ -359,18 +406,35 @@ def recommend(level: tuple[int, int], at_level: Iterable[tuple[bool, int | None]
         right = sum(1 for ok, _ms in window if ok)
         times = [ms for ok, ms in window if ok and ms is not None]
         median_ms = int(statistics.median(times)) if times else None
-        if right / len(window) >= LEVEL_UP_ACCURACY and median_ms is not None and median_ms <= FAST_MS:
-            return {"direction": "up", "number_range": up[0], "tier": up[1], "n": len(window),
-                    "right": right, "accuracy": round(right / len(window), 4), "median_ms": median_ms}
+        if (
+            right / len(window) >= LEVEL_UP_ACCURACY
+            and median_ms is not None
+            and median_ms <= FAST_MS
+        ):
+            return {
+                "direction": "up",
+                "number_range": up[0],
+                "tier": up[1],
+                "n": len(window),
+                "right": right,
+                "accuracy": round(right / len(window), 4),
+                "median_ms": median_ms,
+            }
     window = recent[-LEVEL_DOWN_WINDOW:]
     down = previous_level(*level)
     if down and len(window) >= LEVEL_DOWN_WINDOW:
         right = sum(1 for ok, _ms in window if ok)
         if right / len(window) < LEVEL_DOWN_ACCURACY:
             times = [ms for ok, ms in window if ok and ms is not None]
-            return {"direction": "down", "number_range": down[0], "tier": down[1], "n": len(window),
-                    "right": right, "accuracy": round(right / len(window), 4),
-                    "median_ms": int(statistics.median(times)) if times else None}
+            return {
+                "direction": "down",
+                "number_range": down[0],
+                "tier": down[1],
+                "n": len(window),
+                "right": right,
+                "accuracy": round(right / len(window), 4),
+                "median_ms": int(statistics.median(times)) if times else None,
+            }
     return None
 
 
@@ -463,10 +527,14 @@ def report_from_weeks(
     cards_won = cards_won or {}
     game_rows = {g["id"]: dict(g) for g in games}
     for game_id in play_span:
-        game_rows.setdefault(game_id, {"id": game_id, "kind": "", "started_at": None,
-                                       "ended_at": None, "score": None})
+        game_rows.setdefault(
+            game_id,
+            {"id": game_id, "kind": "", "started_at": None, "ended_at": None, "score": None},
+        )
     week_games, year_games, year_minutes = [], 0, 0
-    for game in sorted(game_rows.values(), key=lambda g: (_game_time(g, play_span) or end, g["id"])):
+    for game in sorted(
+        game_rows.values(), key=lambda g: (_game_time(g, play_span) or end, g["id"])
+    ):
         at = _game_time(game, play_span)
         if at is None or at >= end:
             continue
@@ -474,16 +542,31 @@ def report_from_weeks(
         year_games += 1
         year_minutes += minutes
         if at >= start:
-            week_games.append({
-                "id": game["id"], "kind": game.get("kind") or "", "at": at.isoformat(),
-                "cards_won": cards_won.get(game["id"], 0), "score": game.get("score"),
-                "minutes": minutes,
-            })
+            week_games.append(
+                {
+                    "id": game["id"],
+                    "kind": game.get("kind") or "",
+                    "at": at.isoformat(),
+                    "cards_won": cards_won.get(game["id"], 0),
+                    "score": game.get("score"),
+                    "minutes": minutes,
+                }
+            )
 
-    return _report_dict(week_start=week_start, end=end, level=level, week=week, year=year,
-                        recent=recent, at_level=at_level, series=series, week_games=week_games,
-                        year_games=year_games, year_minutes=year_minutes,
-                        level_changes=level_changes)
+    return _report_dict(
+        week_start=week_start,
+        end=end,
+        level=level,
+        week=week,
+        year=year,
+        recent=recent,
+        at_level=at_level,
+        series=series,
+        week_games=week_games,
+        year_games=year_games,
+        year_minutes=year_minutes,
+        level_changes=level_changes,
+    )
 
 
 # --- running totals: a week's report from the summary of the weeks before -------------------
@@ -500,21 +583,32 @@ class Summary:
     """
 
     def __init__(self, state: Mapping[str, Any] | None = None) -> None:
-        state = state or {"year": Period().state(), "recent": {}, "at_level": {}, "series": {},
-                          "done": [0, 0], "open": [], "until": None}
+        state = state or {
+            "year": Period().state(),
+            "recent": {},
+            "at_level": {},
+            "series": {},
+            "done": [0, 0],
+            "open": [],
+            "until": None,
+        }
         self.until = datetime.fromisoformat(state["until"]) if state["until"] else None
         self.year = Period.from_state(state["year"])
-        self.recent = {skill: deque(attempts, maxlen=RECENT)
-                       for skill, attempts in state["recent"].items()}
-        self.at_level = {key: deque(answers, maxlen=LEVEL_UP_WINDOW)
-                         for key, answers in state["at_level"].items()}
+        self.recent = {
+            skill: deque(attempts, maxlen=RECENT) for skill, attempts in state["recent"].items()
+        }
+        self.at_level = {
+            key: deque(answers, maxlen=LEVEL_UP_WINDOW)
+            for key, answers in state["at_level"].items()
+        }
         self.series = {skill: list(points) for skill, points in state["series"].items()}
         self.done = list(state["done"])
         self.open = [list(row) for row in state["open"]]
         self.week_start = state.get("week_start")
 
-    def add(self, tally: Mapping[str, Any], games: Iterable[Mapping[str, Any]], *,
-            until: datetime) -> None:
+    def add(
+        self, tally: Mapping[str, Any], games: Iterable[Mapping[str, Any]], *, until: datetime
+    ) -> None:
         """One more week (week_tally) ending at `until`. `games`: rows as report_from_weeks
         takes them, with "status"; any superset of the games started since the last week
         added, the open ones and those of the week's plays."""
@@ -529,14 +623,18 @@ class Summary:
         spans = _open_spans(state)
         _add_spans(spans, tally["spans"])
         still_open = []
-        for game, _at, span, _known in _games_since(state, games, spans, since=self.until,
-                                                    until=until):
+        for game, _at, span, _known in _games_since(
+            state, games, spans, since=self.until, until=until
+        ):
             if _settled(game):
                 self.done[0] += 1
                 self.done[1] += _game_minutes(game, span)
             else:
-                still_open.append([game["id"], span[0].isoformat(), span[1].isoformat()]
-                                  if span else [game["id"], None, None])
+                still_open.append(
+                    [game["id"], span[0].isoformat(), span[1].isoformat()]
+                    if span
+                    else [game["id"], None, None]
+                )
         self.open, self.until, self.week_start = still_open, until, tally["week_start"]
 
     def state(self) -> dict[str, Any]:
@@ -601,34 +699,55 @@ def report_from_summary(
     cards_won = cards_won or {}
     year_games, year_minutes = (summary or {}).get("done", [0, 0])
     week_games = []
-    counted = sorted(_games_since(summary, games, spans, since=since, until=end),
-                     key=lambda row: (row[1], row[0]["id"]))
+    counted = sorted(
+        _games_since(summary, games, spans, since=since, until=end),
+        key=lambda row: (row[1], row[0]["id"]),
+    )
     for game, at, span, _known in counted:
         minutes = _game_minutes(game, span)
         year_games += 1
         year_minutes += minutes
         if at >= start:
-            week_games.append({
-                "id": game["id"], "kind": game.get("kind") or "", "at": at.isoformat(),
-                "cards_won": cards_won.get(game["id"], 0), "score": game.get("score"),
-                "minutes": minutes,
-            })
-    return _report_dict(week_start=week_start, end=end, level=level, week=week, year=year,
-                        recent=recent, at_level=at_level, series=series, week_games=week_games,
-                        year_games=year_games, year_minutes=year_minutes,
-                        level_changes=level_changes)
+            week_games.append(
+                {
+                    "id": game["id"],
+                    "kind": game.get("kind") or "",
+                    "at": at.isoformat(),
+                    "cards_won": cards_won.get(game["id"], 0),
+                    "score": game.get("score"),
+                    "minutes": minutes,
+                }
+            )
+    return _report_dict(
+        week_start=week_start,
+        end=end,
+        level=level,
+        week=week,
+        year=year,
+        recent=recent,
+        at_level=at_level,
+        series=series,
+        week_games=week_games,
+        year_games=year_games,
+        year_minutes=year_minutes,
+        level_changes=level_changes,
+    )
 
 
 def _settled(game: Mapping[str, Any]) -> bool:
-    return (game.get("status") in SETTLED and bool(game.get("started_at"))
-            and bool(game.get("ended_at")))
+    return (
+        game.get("status") in SETTLED
+        and bool(game.get("started_at"))
+        and bool(game.get("ended_at"))
+    )
 
 
 def _open_spans(summary: Mapping[str, Any] | None) -> dict[int, list[datetime] | None]:
     spans: dict[int, list[datetime] | None] = {}
     for game_id, first, last in (summary or {}).get("open", ()):
-        spans[game_id] = ([datetime.fromisoformat(first), datetime.fromisoformat(last)]
-                          if first else None)
+        spans[game_id] = (
+            [datetime.fromisoformat(first), datetime.fromisoformat(last)] if first else None
+        )
     return spans
 
 
@@ -649,8 +768,10 @@ def _games_since(summary, games, spans, *, since: datetime | None, until: dateti
     open_before = set(summary_open_games(summary))
     rows = {g["id"]: g for g in games}
     for game_id in spans:
-        rows.setdefault(game_id, {"id": game_id, "kind": "", "started_at": None,
-                                  "ended_at": None, "score": None})
+        rows.setdefault(
+            game_id,
+            {"id": game_id, "kind": "", "started_at": None, "ended_at": None, "score": None},
+        )
     known = {game_id: span for game_id, span in spans.items() if span is not None}
     for game_id, game in rows.items():
         at = _game_time(game, known)
@@ -661,7 +782,9 @@ def _games_since(summary, games, spans, *, since: datetime | None, until: dateti
         yield game, at, known.get(game_id), game_id in open_before
 
 
-def plays_by_week(plays: Iterable[Mapping[str, Any]], tz: ZoneInfo) -> dict[date, list[Mapping[str, Any]]]:
+def plays_by_week(
+    plays: Iterable[Mapping[str, Any]], tz: ZoneInfo
+) -> dict[date, list[Mapping[str, Any]]]:
     """Plays (oldest first) grouped by their week in the school's time zone, in order."""
     weeks: dict[date, list[Mapping[str, Any]]] = {}
     week_from = week_until = None
@@ -678,14 +801,25 @@ def plays_by_week(plays: Iterable[Mapping[str, Any]], tz: ZoneInfo) -> dict[date
     return weeks
 
 
-def report_data(*, plays: Iterable[Mapping[str, Any]], week_start: date, tz: ZoneInfo,
-                level: tuple[int, int], **details: Any) -> dict[str, Any]:
+def report_data(
+    *,
+    plays: Iterable[Mapping[str, Any]],
+    week_start: date,
+    tz: ZoneInfo,
+    level: tuple[int, int],
+    **details: Any,
+) -> dict[str, Any]:
     """The report counted afresh from every play up to the end of the week (oldest first):
     what report_build's stored tallies must always agree with. `details` as report_from_weeks."""
     _start, end = week_bounds(week_start, tz)
     weeks = plays_by_week((p for p in plays if p["at"] < end), tz)
-    return report_from_weeks(weeks=[week_tally(rows, monday) for monday, rows in weeks.items()],
-                             week_start=week_start, tz=tz, level=level, **details)
+    return report_from_weeks(
+        weeks=[week_tally(rows, monday) for monday, rows in weeks.items()],
+        week_start=week_start,
+        tz=tz,
+        level=level,
+        **details,
+    )
 
 
 def _bands(recent: Mapping[str, Iterable]) -> dict[str, Any]:
@@ -698,21 +832,35 @@ def _bands(recent: Mapping[str, Iterable]) -> dict[str, Any]:
         for ok, ms in attempts:
             tally.add(ok, ms)
         figures = tally.to_dict()
-        figures["band"] = band_for(tally.n, figures["accuracy"], figures["median_ms"],
-                                   timed=skill in OPERATION_SKILLS)
+        figures["band"] = band_for(
+            tally.n, figures["accuracy"], figures["median_ms"], timed=skill in OPERATION_SKILLS
+        )
         bands[skill] = figures
     return bands
 
 
-def _report_dict(*, week_start: date, end: datetime, level: tuple[int, int], week: Period,
-                 year: Period, recent: Mapping[str, Iterable], at_level: Iterable,
-                 series: Mapping[str, Mapping[str, list[int]]], week_games: list[dict],
-                 year_games: int, year_minutes: int,
-                 level_changes: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def _report_dict(
+    *,
+    week_start: date,
+    end: datetime,
+    level: tuple[int, int],
+    week: Period,
+    year: Period,
+    recent: Mapping[str, Iterable],
+    at_level: Iterable,
+    series: Mapping[str, Mapping[str, list[int]]],
+    week_games: list[dict],
+    year_games: int,
+    year_minutes: int,
+    level_changes: Iterable[Mapping[str, Any]],
+) -> dict[str, Any]:
     week_minutes = sum(g["minutes"] for g in week_games)
     week_dict, year_dict = week.to_dict(), year.to_dict()
-    week_dict.update(games=len(week_games), minutes=week_minutes,
-                     cards_won=sum(g["cards_won"] for g in week_games))
+    week_dict.update(
+        games=len(week_games),
+        minutes=week_minutes,
+        cards_won=sum(g["cards_won"] for g in week_games),
+    )
     year_dict.update(games=year_games, minutes=year_minutes)
     return {
         "version": 1,
@@ -722,11 +870,20 @@ def _report_dict(*, week_start: date, end: datetime, level: tuple[int, int], wee
         "week": week_dict,
         "year": year_dict,
         "bands": _bands(recent),
-        "series": {skill: [[w, n, right] for w, (n, right) in sorted(weeks.items())]
-                   for skill, weeks in series.items()},
+        "series": {
+            skill: [[w, n, right] for w, (n, right) in sorted(weeks.items())]
+            for skill, weeks in series.items()
+        },
         "games": week_games,
-        "levels": [{"at": c["changed_at"].isoformat(), "number_range": c["number_range"],
-                    "tier": c["tier"]} for c in level_changes if c["changed_at"] < end],
+        "levels": [
+            {
+                "at": c["changed_at"].isoformat(),
+                "number_range": c["number_range"],
+                "tier": c["tier"],
+            }
+            for c in level_changes
+            if c["changed_at"] < end
+        ],
         "recommendation": recommend(level, at_level),
     }
 

@@ -5,6 +5,7 @@ before the cut-off day (its Monday at least seven days earlier), so a week that 
 1 August is kept with the later year. These rows are derived from the plays: nothing locks
 them but the row itself, and nobody rebuilds a week that old.
 """
+
 from __future__ import annotations
 
 from datetime import date, timedelta

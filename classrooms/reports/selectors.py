@@ -1,4 +1,5 @@
 """Reads for the report pages; every query starts from the students the user may see."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -46,8 +47,11 @@ def report_of_week(student: Student, week: date | None = None) -> WeeklyReport |
 
 def report_weeks(student: Student, *, limit: int = 52) -> list[date]:
     """The weeks a student has a report for, newest first."""
-    return list(WeeklyReport.objects.filter(student=student).order_by("-week_start")
-                .values_list("week_start", flat=True)[:limit])
+    return list(
+        WeeklyReport.objects.filter(student=student)
+        .order_by("-week_start")
+        .values_list("week_start", flat=True)[:limit]
+    )
 
 
 def open_recommendation(student: Student) -> LevelRecommendation | None:
@@ -57,28 +61,41 @@ def open_recommendation(student: Student) -> LevelRecommendation | None:
 
 
 def class_proposals(classroom: Classroom) -> QuerySet[LevelRecommendation]:
-    return (LevelRecommendation.objects
-            .filter(student__classroom=classroom, status=LevelRecommendation.Status.OPEN)
-            .select_related("student").order_by("student__name"))
+    return (
+        LevelRecommendation.objects.filter(
+            student__classroom=classroom, status=LevelRecommendation.Status.OPEN
+        )
+        .select_related("student")
+        .order_by("student__name")
+    )
 
 
 def parent_access_of(student: Student) -> dict[str, Any]:
     """The parents linked to a child and the link codes not used yet, for the teacher."""
     now = timezone.now()
     return {
-        "links": list(ParentLink.objects.filter(student=student, revoked_at__isnull=True)
-                      .select_related("parent").order_by("created_at")),
-        "invites": list(ParentInvite.objects.filter(
-            student=student, used_at__isnull=True, revoked_at__isnull=True, expires_at__gt=now
-        ).order_by("-created_at")),
+        "links": list(
+            ParentLink.objects.filter(student=student, revoked_at__isnull=True)
+            .select_related("parent")
+            .order_by("created_at")
+        ),
+        "invites": list(
+            ParentInvite.objects.filter(
+                student=student, used_at__isnull=True, revoked_at__isnull=True, expires_at__gt=now
+            ).order_by("-created_at")
+        ),
     }
 
 
 def parent_children(parent: User) -> list[dict[str, Any]]:
     """Each of a parent's children with their latest report (no one else's data)."""
     newest = WeeklyReport.objects.filter(student=OuterRef("pk")).order_by("-week_start")
-    children = list(permissions.children(parent).select_related("classroom")
-                    .annotate(latest_id=Subquery(newest.values("pk")[:1])).order_by("name"))
+    children = list(
+        permissions.children(parent)
+        .select_related("classroom")
+        .annotate(latest_id=Subquery(newest.values("pk")[:1]))
+        .order_by("name")
+    )
     by_id = WeeklyReport.objects.in_bulk([c.latest_id for c in children if c.latest_id])
     latest = {c.pk: by_id.get(c.latest_id) for c in children}
     return [{"student": c, "report": latest.get(c.pk)} for c in children]
@@ -113,18 +130,27 @@ def skill_lines(data: dict[str, Any]) -> list[SkillLine]:
             continue
         band = BAND_BY_KEY.get(figures.get("band") or "")
         week = data.get("week", {}).get("skills", {}).get(key, {})
-        lines.append(SkillLine(
-            key=key, label=str(SKILL_LABELS[key]),
-            band=band.key if band else None,
-            band_label=str(band.label) if band else _("Not enough play yet"),
-            explanation=str(band.explanation) if band else _(
-                "Too few tries so far to say; this will fill in as your child plays."),
-            colour=band.colour if band else "#e8e8e8",
-            letter=band.letter if band else "–",
-            n=figures["n"], right=figures["right"], accuracy=figures["accuracy"],
-            median_s=round(figures["median_ms"] / 1000, 1) if figures.get("median_ms") else None,
-            week_n=week.get("n", 0), week_right=week.get("right", 0),
-        ))
+        lines.append(
+            SkillLine(
+                key=key,
+                label=str(SKILL_LABELS[key]),
+                band=band.key if band else None,
+                band_label=str(band.label) if band else _("Not enough play yet"),
+                explanation=str(band.explanation)
+                if band
+                else _("Too few tries so far to say; this will fill in as your child plays."),
+                colour=band.colour if band else "#e8e8e8",
+                letter=band.letter if band else "–",
+                n=figures["n"],
+                right=figures["right"],
+                accuracy=figures["accuracy"],
+                median_s=round(figures["median_ms"] / 1000, 1)
+                if figures.get("median_ms")
+                else None,
+                week_n=week.get("n", 0),
+                week_right=week.get("right", 0),
+            )
+        )
     return lines
 
 
@@ -134,15 +160,24 @@ def practice_at_home(data: dict[str, Any], *, limit: int = 3) -> list[dict[str, 
 
     order = {"practising": 0, "getting_there": 1}
     candidates = [
-        (order[f["band"]], -f["n"], key) for key, f in data.get("bands", {}).items()
+        (order[f["band"]], -f["n"], key)
+        for key, f in data.get("bands", {}).items()
         if f.get("band") in order
     ]
-    tips = [{"skill": str(SKILL_LABELS[key]), "tip": str(SKILL_AT_HOME[key])}
-            for _o, _n, key in sorted(candidates)[:limit]]
+    tips = [
+        {"skill": str(SKILL_LABELS[key]), "tip": str(SKILL_AT_HOME[key])}
+        for _o, _n, key in sorted(candidates)[:limit]
+    ]
     if not tips and data.get("bands"):
-        tips.append({"skill": _("Keep playing"),
-                     "tip": _("Everything tried so far is going well. A game of cards at home "
-                              "keeps it that way; let your child explain their operations.")})
+        tips.append(
+            {
+                "skill": _("Keep playing"),
+                "tip": _(
+                    "Everything tried so far is going well. A game of cards at home "
+                    "keeps it that way; let your child explain their operations."
+                ),
+            }
+        )
     return tips
 
 
@@ -176,12 +211,24 @@ def class_report(*, classroom: Classroom, week_start: date | None = None) -> dic
     Reads only the stored weekly reports (one query), never the plays: the page stays fast.
     """
     students = list(Student.objects.filter(classroom=classroom).order_by("name"))
-    weeks = list(WeeklyReport.objects.filter(student__classroom=classroom)
-                 .values_list("week_start", flat=True).distinct().order_by("-week_start"))
+    weeks = list(
+        WeeklyReport.objects.filter(student__classroom=classroom)
+        .values_list("week_start", flat=True)
+        .distinct()
+        .order_by("-week_start")
+    )
     if week_start is None and weeks:
         week_start = weeks[0]
-    reports = {r.student_id: r for r in WeeklyReport.objects.filter(
-        student__classroom=classroom, week_start=week_start)} if week_start else {}
+    reports = (
+        {
+            r.student_id: r
+            for r in WeeklyReport.objects.filter(
+                student__classroom=classroom, week_start=week_start
+            )
+        }
+        if week_start
+        else {}
+    )
     used = [k for k in SKILLS if any(k in r.data.get("bands", {}) for r in reports.values())]
     rows, needs_help = [], []
     mistakes_skill: Counter = Counter()
@@ -191,9 +238,15 @@ def class_report(*, classroom: Classroom, week_start: date | None = None) -> dic
         data = report.data if report else {}
         cells = [_cell(data.get("bands", {}).get(k)) for k in used]
         week = data.get("week", {})
-        rows.append({"student": student, "report": report, "cells": cells,
-                     "week_ops": week.get("announcements", 0),
-                     "week_accuracy": week.get("accuracy")})
+        rows.append(
+            {
+                "student": student,
+                "report": report,
+                "cells": cells,
+                "week_ops": week.get("announcements", 0),
+                "week_accuracy": week.get("accuracy"),
+            }
+        )
         mistakes_skill.update(week.get("mistakes_by_skill", {}))
         mistakes_code.update(week.get("mistakes_by_code", {}))
         reasons = _help_reasons(data) if report else [_("No report for this week yet.")]
@@ -203,42 +256,64 @@ def class_report(*, classroom: Classroom, week_start: date | None = None) -> dic
         "classroom": classroom,
         "week_start": week_start,
         "weeks": weeks,
-        "skills": [{"key": k, "label": str(SKILL_LABELS[k]), "short": str(SKILL_SHORT[k])} for k in used],
+        "skills": [
+            {"key": k, "label": str(SKILL_LABELS[k]), "short": str(SKILL_SHORT[k])} for k in used
+        ],
         "rows": rows,
         "needs_help": needs_help,
-        "mistakes_by_skill": [(str(SKILL_LABELS.get(k, k)), n) for k, n in mistakes_skill.most_common(5)],
-        "mistakes_by_code": [(str(MISTAKE_LABELS.get(k, k)), n) for k, n in mistakes_code.most_common(5)],
+        "mistakes_by_skill": [
+            (str(SKILL_LABELS.get(k, k)), n) for k, n in mistakes_skill.most_common(5)
+        ],
+        "mistakes_by_code": [
+            (str(MISTAKE_LABELS.get(k, k)), n) for k, n in mistakes_code.most_common(5)
+        ],
         "bands": list(BAND_BY_KEY.values()),
     }
 
 
 def _help_reasons(data: dict[str, Any]) -> list[str]:
     reasons = []
-    practising = [str(SKILL_SHORT[k]) for k, f in data.get("bands", {}).items()
-                  if f.get("band") == "practising"]
+    practising = [
+        str(SKILL_SHORT[k])
+        for k, f in data.get("bands", {}).items()
+        if f.get("band") == "practising"
+    ]
     if practising:
         reasons.append(_("Practising: %(skills)s.") % {"skills": ", ".join(practising)})
     week = data.get("week", {})
     if not week.get("announcements") and not week.get("games"):
         reasons.append(_("Did not play this week."))
-    elif week.get("accuracy") is not None and week["announcements"] >= 10 and week["accuracy"] < 0.5:
+    elif (
+        week.get("accuracy") is not None and week["announcements"] >= 10 and week["accuracy"] < 0.5
+    ):
         reasons.append(_("Fewer than half of this week's operations were right."))
     if week.get("overlooked", 0) >= 5:
-        reasons.append(ngettext("Overlooked %(n)d operation this week.",
-                                "Overlooked %(n)d operations this week.", week["overlooked"])
-                       % {"n": week["overlooked"]})
+        reasons.append(
+            ngettext(
+                "Overlooked %(n)d operation this week.",
+                "Overlooked %(n)d operations this week.",
+                week["overlooked"],
+            )
+            % {"n": week["overlooked"]}
+        )
     return reasons
 
 
 def class_report_table(report: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     """The grid as text, header and rows: the CSV export is exactly the screen."""
-    header = [_("Student")] + [s["short"] for s in report["skills"]] + [
-        _("Operations this week"), _("Right this week")]
+    header = (
+        [_("Student")]
+        + [s["short"] for s in report["skills"]]
+        + [_("Operations this week"), _("Right this week")]
+    )
     rows = []
     for row in report["rows"]:
         accuracy = row["week_accuracy"]
-        rows.append([row["student"].name] + [c.text for c in row["cells"]] + [
-            str(row["week_ops"]), f"{round(100 * accuracy)} %" if accuracy is not None else ""])
+        rows.append(
+            [row["student"].name]
+            + [c.text for c in row["cells"]]
+            + [str(row["week_ops"]), f"{round(100 * accuracy)} %" if accuracy is not None else ""]
+        )
     return header, rows
 
 
@@ -260,8 +335,14 @@ def job_progress(job: ReportJob) -> dict[str, Any]:
     total = max(job.total, 1)
     done = min(done, job.total)
     finished = job.status in (ReportJob.Status.DONE, ReportJob.Status.FAILED) or done >= job.total
-    return {"job": job, "done": done, "total": job.total, "percent": int(100 * done / total),
-            "finished": finished, "failed": job.status == ReportJob.Status.FAILED}
+    return {
+        "job": job,
+        "done": done,
+        "total": job.total,
+        "percent": int(100 * done / total),
+        "finished": finished,
+        "failed": job.status == ReportJob.Status.FAILED,
+    }
 
 
 # --- privacy ---------------------------------------------------------------------------------
@@ -278,10 +359,15 @@ def student_export(*, student: Student) -> dict[str, Any]:
     return {
         "exported_at": timezone.now().isoformat(),
         "student": {
-            "id": student.pk, "name": student.name, "classroom": student.classroom.name,
-            "school_year": student.classroom.school_year, "school": student.classroom.school.name,
-            "number_range": student.number_range, "tier": student.tier,
-            "picture_code": student.picture_code, "created_at": dt(student.created_at),
+            "id": student.pk,
+            "name": student.name,
+            "classroom": student.classroom.name,
+            "school_year": student.classroom.school_year,
+            "school": student.classroom.school.name,
+            "number_range": student.number_range,
+            "tier": student.tier,
+            "picture_code": student.picture_code,
+            "created_at": dt(student.created_at),
             "username": student.user.username,
         },
         "levels": [
@@ -290,15 +376,40 @@ def student_export(*, student: Student) -> dict[str, Any]:
         ],
         "plays": [
             {**p, "at": dt(p["at"])}
-            for p in Play.objects.filter(student=student).order_by("at", "pk").values(
-                "id", "game_id", "kind", "at", "text", "ok", "verdict_kind", "code", "operation",
-                "skills", "n_cards", "uses_x", "tier", "number_range", "reaction_ms",
-                "challenge_outcome", "missed", "missed_operation")
+            for p in Play.objects.filter(student=student)
+            .order_by("at", "pk")
+            .values(
+                "id",
+                "game_id",
+                "kind",
+                "at",
+                "text",
+                "ok",
+                "verdict_kind",
+                "code",
+                "operation",
+                "skills",
+                "n_cards",
+                "uses_x",
+                "tier",
+                "number_range",
+                "reaction_ms",
+                "challenge_outcome",
+                "missed",
+                "missed_operation",
+            )
         ],
         "games": [
-            {"game": s.game_id, "kind": s.game.kind, "position": s.position, "name": s.name,
-             "score": s.score, "place": s.place, "started_at": dt(s.game.started_at),
-             "finished_at": dt(s.game.finished_at)}
+            {
+                "game": s.game_id,
+                "kind": s.game.kind,
+                "position": s.position,
+                "name": s.name,
+                "score": s.score,
+                "place": s.place,
+                "started_at": dt(s.game.started_at),
+                "finished_at": dt(s.game.finished_at),
+            }
             for s in Seat.objects.filter(student=student).select_related("game").order_by("game_id")
         ],
         "weekly_reports": [
@@ -306,18 +417,31 @@ def student_export(*, student: Student) -> dict[str, Any]:
             for r in WeeklyReport.objects.filter(student=student).order_by("week_start")
         ],
         "level_recommendations": [
-            {"at": dt(r.created_at), "number_range": r.number_range, "tier": r.tier,
-             "status": r.status, "evidence": r.evidence, "decided_at": dt(r.decided_at)}
+            {
+                "at": dt(r.created_at),
+                "number_range": r.number_range,
+                "tier": r.tier,
+                "status": r.status,
+                "evidence": r.evidence,
+                "decided_at": dt(r.decided_at),
+            }
             for r in LevelRecommendation.objects.filter(student=student).order_by("created_at")
         ],
         "parent_links": [
-            {"parent": link.parent.username, "created_at": dt(link.created_at),
-             "revoked_at": dt(link.revoked_at)}
+            {
+                "parent": link.parent.username,
+                "created_at": dt(link.created_at),
+                "revoked_at": dt(link.revoked_at),
+            }
             for link in ParentLink.objects.filter(student=student).select_related("parent")
         ],
         "parent_invites": [
-            {"created_at": dt(i.created_at), "expires_at": dt(i.expires_at),
-             "used_at": dt(i.used_at), "revoked_at": dt(i.revoked_at)}
+            {
+                "created_at": dt(i.created_at),
+                "expires_at": dt(i.expires_at),
+                "used_at": dt(i.used_at),
+                "revoked_at": dt(i.revoked_at),
+            }
             for i in ParentInvite.objects.filter(student=student)
         ],
     }

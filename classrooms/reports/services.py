@@ -1,4 +1,5 @@
 """Writes for progress reports: building them, build requests, level advice, parent links."""
+
 from __future__ import annotations
 
 import hashlib
@@ -31,21 +32,37 @@ from .progress import (
 from .selectors import school_tz
 
 PLAY_FIELDS = (
-    "id", "game_id", "kind", "at", "ok", "verdict_kind", "code", "skills", "text",
-    "n_cards", "tier", "number_range", "reaction_ms", "challenge_outcome", "missed",
+    "id",
+    "game_id",
+    "kind",
+    "at",
+    "ok",
+    "verdict_kind",
+    "code",
+    "skills",
+    "text",
+    "n_cards",
+    "tier",
+    "number_range",
+    "reaction_ms",
+    "challenge_outcome",
+    "missed",
     "missed_operation",
 )
 DISMISSED_QUIET_DAYS = 14  # a dismissed proposal is not made again for two weeks
 INVITE_DAYS = 30
-INVITE_ALPHABET = classroom_services.CLASS_CODE_ALPHABET  # no 0/O, 1/I: typed from a paper slip, like a class code
+INVITE_ALPHABET = (
+    classroom_services.CLASS_CODE_ALPHABET
+)  # no 0/O, 1/I: typed from a paper slip, like a class code
 INVITE_LENGTH = 12  # 60 bits: guessing is hopeless, and the view rate-limits tries anyway
 
 
 # --- building reports ------------------------------------------------------------------------
 
 
-def report_build(*, student: Student, week_start: date | None = None,
-                 now: datetime | None = None) -> WeeklyReport:
+def report_build(
+    *, student: Student, week_start: date | None = None, now: datetime | None = None
+) -> WeeklyReport:
     """Build (or rebuild in place) one student's report for one week: idempotent.
 
     The same few queries and about the same work whatever the weeks before: the week's
@@ -61,22 +78,38 @@ def report_build(*, student: Student, week_start: date | None = None,
         raise ValidationError(_("A report week starts on a Monday."), code="week_not_monday")
     start, end = week_bounds(week_start, tz)
 
-    plays = list(Play.objects.filter(student=student, at__gte=start, at__lt=end)
-                 .order_by("at", "pk").values(*PLAY_FIELDS))
+    plays = list(
+        Play.objects.filter(student=student, at__gte=start, at__lt=end)
+        .order_by("at", "pk")
+        .values(*PLAY_FIELDS)
+    )
     summary = week_summary_before(student=student, before=week_start, tz=tz, now=now)
     details = report_details(student=student, start=start, end=end, plays=plays, summary=summary)
-    data = report_from_summary(summary=summary, tally=week_tally(plays, week_start),
-                               week_start=week_start, tz=tz, level=student.level, **details)
+    data = report_from_summary(
+        summary=summary,
+        tally=week_tally(plays, week_start),
+        week_start=week_start,
+        tz=tz,
+        level=student.level,
+        **details,
+    )
     report, _created = WeeklyReport.objects.update_or_create(
-        student=student, week_start=week_start, defaults={"data": data, "built_at": now})
+        student=student, week_start=week_start, defaults={"data": data, "built_at": now}
+    )
     # Advice follows the newest evidence only: rebuilding an old week must not undo it.
     if not WeeklyReport.objects.filter(student=student, week_start__gt=week_start).exists():
         recommendation_refresh(student=student, proposal=data["recommendation"])
     return report
 
 
-def report_details(*, student: Student, start: datetime, end: datetime, plays: list[dict],
-                   summary: dict | None = None) -> dict:
+def report_details(
+    *,
+    student: Student,
+    start: datetime,
+    end: datetime,
+    plays: list[dict],
+    summary: dict | None = None,
+) -> dict:
     """A report's inputs besides plays: the games sat in, cards won in the week's games, levels.
     `plays`: the week's plays. Without `summary` (the running totals of the weeks before, from
     week_summary_before) every game the student sat in; with it, only the games it does not
@@ -87,13 +120,17 @@ def report_details(*, student: Student, start: datetime, end: datetime, plays: l
     else:
         ids = set(summary_open_games(summary)) | {p["game_id"] for p in plays}
         since = datetime.fromisoformat(summary["until"])
-        games, positions = _seat_games(student, Q(game_id__in=ids) | Q(
-            game__started_at__gte=since, game__started_at__lt=end))
+        games, positions = _seat_games(
+            student, Q(game_id__in=ids) | Q(game__started_at__gte=since, game__started_at__lt=end)
+        )
     week_game_ids = {g["id"] for g in games if g["started_at"] and start <= g["started_at"] < end}
     week_game_ids |= {p["game_id"] for p in plays if p["at"] >= start and p["game_id"] in positions}
     cards_won = _cards_won(week_game_ids, positions)
-    level_changes = list(LevelChange.objects.filter(student=student).order_by("changed_at", "pk")
-                         .values("changed_at", "number_range", "tier"))
+    level_changes = list(
+        LevelChange.objects.filter(student=student)
+        .order_by("changed_at", "pk")
+        .values("changed_at", "number_range", "tier")
+    )
 
     return {"games": games, "cards_won": cards_won, "level_changes": level_changes}
 
@@ -104,17 +141,35 @@ def _seat_games(student: Student, within: Q | None = None) -> tuple[list[dict], 
     seats = Seat.objects.filter(student=student)
     if within is not None:
         seats = seats.filter(within)
-    seats = list(seats.values("game_id", "position", "score", "game__kind", "game__status",
-                              "game__started_at", "game__finished_at", "game__last_move_at"))
-    games = [{"id": s["game_id"], "kind": s["game__kind"], "started_at": s["game__started_at"],
-              "ended_at": s["game__finished_at"] or s["game__last_move_at"], "score": s["score"],
-              "status": s["game__status"]}
-             for s in seats]
+    seats = list(
+        seats.values(
+            "game_id",
+            "position",
+            "score",
+            "game__kind",
+            "game__status",
+            "game__started_at",
+            "game__finished_at",
+            "game__last_move_at",
+        )
+    )
+    games = [
+        {
+            "id": s["game_id"],
+            "kind": s["game__kind"],
+            "started_at": s["game__started_at"],
+            "ended_at": s["game__finished_at"] or s["game__last_move_at"],
+            "score": s["score"],
+            "status": s["game__status"],
+        }
+        for s in seats
+    ]
     return games, {s["game_id"]: s["position"] for s in seats}
 
 
-def week_summary_before(*, student: Student, before: date, tz,
-                        now: datetime | None = None) -> dict | None:
+def week_summary_before(
+    *, student: Student, before: date, tz, now: datetime | None = None
+) -> dict | None:
     """The running totals (progress.Summary) of the student's weeks before `before` (a
     Monday), as a state, or None when they played none.
 
@@ -128,36 +183,49 @@ def week_summary_before(*, student: Student, before: date, tz,
     the seats of their games and the upsert. None grows with the weeks.
     """
     start, _end = week_bounds(before, tz)
-    latest = (WeekTally.objects.filter(student=student, week_start__lt=before)
-              .order_by("-week_start").first())
+    latest = (
+        WeekTally.objects.filter(student=student, week_start__lt=before)
+        .order_by("-week_start")
+        .first()
+    )
     until = week_bounds(latest.week_start, tz)[1] if latest is not None else None
     earlier = Play.objects.filter(student=student, at__lt=start)
     if until is not None:
         counted = Q(at__lt=until)
-        mark = earlier.aggregate(total=Count("id"), n=Count("id", filter=counted),
-                                 last=Max("id", filter=counted),
-                                 ruled=Count("id", filter=counted & ~Q(challenge_outcome="")))
+        mark = earlier.aggregate(
+            total=Count("id"),
+            n=Count("id", filter=counted),
+            last=Max("id", filter=counted),
+            ruled=Count("id", filter=counted & ~Q(challenge_outcome="")),
+        )
     else:
         mark = earlier.aggregate(total=Count("id"))
     base, counts, weeks, valid = None, (0, 0, 0), [], False
-    if latest is not None and latest.data.get("version") == TALLY_VERSION and (
-            latest.plays_mark == _plays_mark(mark["n"], mark["last"], mark["ruled"], tz)):
+    if (
+        latest is not None
+        and latest.data.get("version") == TALLY_VERSION
+        and (latest.plays_mark == _plays_mark(mark["n"], mark["last"], mark["ruled"], tz))
+    ):
         counts, valid = (mark["n"], mark["last"] or 0, mark["ruled"]), True
         base = latest.data.get("summary")
         if base is None:
             # A week stored without totals (a week before the latest of the build that stored
             # it, rebuilt later): the totals of an earlier week, and the weeks since, once.
-            holder = (WeekTally.objects.filter(student=student, week_start__lt=latest.week_start,
-                                               data__has_key="summary")
-                      .order_by("-week_start").first())
+            holder = (
+                WeekTally.objects.filter(
+                    student=student, week_start__lt=latest.week_start, data__has_key="summary"
+                )
+                .order_by("-week_start")
+                .first()
+            )
             base = holder.data["summary"] if holder is not None else None
             stored = WeekTally.objects.filter(student=student, week_start__lte=latest.week_start)
             if holder is not None:
                 stored = stored.filter(week_start__gt=holder.week_start)
             weeks = [(t.week_start, t.data.get("week"), t) for t in stored.order_by("week_start")]
-            valid = (all(t.data.get("version") == TALLY_VERSION and tally
-                         for _monday, tally, t in weeks)
-                     and (holder is None or holder.data.get("version") == TALLY_VERSION))
+            valid = all(
+                t.data.get("version") == TALLY_VERSION and tally for _monday, tally, t in weeks
+            ) and (holder is None or holder.data.get("version") == TALLY_VERSION)
         if not valid:
             base, counts, weeks = None, (0, 0, 0), []
     if latest is not None and not valid:
@@ -168,7 +236,9 @@ def week_summary_before(*, student: Student, before: date, tz,
     if mark["total"] > counts[0]:
         plays = earlier.filter(at__gte=until) if until is not None else earlier
         new_weeks = plays_by_week(plays.order_by("at", "pk").values(*PLAY_FIELDS), tz)
-        weeks += [(monday, week_tally(rows, monday), None) for monday, rows in sorted(new_weeks.items())]
+        weeks += [
+            (monday, week_tally(rows, monday), None) for monday, rows in sorted(new_weeks.items())
+        ]
     if not weeks:
         return base
     if base is None:
@@ -176,9 +246,14 @@ def week_summary_before(*, student: Student, before: date, tz,
     else:
         ids = set(summary_open_games(base))
         ids |= {game_id for _monday, tally, _row in weeks for game_id, _a, _b in tally["spans"]}
-        games, _positions = _seat_games(student, Q(game_id__in=ids) | Q(
-            game__started_at__gte=datetime.fromisoformat(base["until"]),
-            game__started_at__lt=start))
+        games, _positions = _seat_games(
+            student,
+            Q(game_id__in=ids)
+            | Q(
+                game__started_at__gte=datetime.fromisoformat(base["until"]),
+                game__started_at__lt=start,
+            ),
+        )
     running = Summary(base)
     for monday, tally, _row in weeks:
         running.add(tally, games, until=week_bounds(monday, tz)[1])
@@ -193,15 +268,24 @@ def week_summary_before(*, student: Student, before: date, tz,
         n += len(rows)
         last = max([last, *(p["id"] for p in rows)])
         ruled += sum(1 for p in rows if p["challenge_outcome"])
-        fresh.append(WeekTally(student=student, week_start=monday,
-                               data={"version": TALLY_VERSION, "week": tally},
-                               plays_mark=_plays_mark(n, last, ruled, tz), built_at=now))
+        fresh.append(
+            WeekTally(
+                student=student,
+                week_start=monday,
+                data={"version": TALLY_VERSION, "week": tally},
+                plays_mark=_plays_mark(n, last, ruled, tz),
+                built_at=now,
+            )
+        )
     if fresh:
         fresh[-1].data["summary"] = summary
         # Two builds of one child at once store the same figures: the later upsert wins.
-        WeekTally.objects.bulk_create(fresh, update_conflicts=True,
-                                      unique_fields=["student", "week_start"],
-                                      update_fields=["data", "plays_mark", "built_at"])
+        WeekTally.objects.bulk_create(
+            fresh,
+            update_conflicts=True,
+            unique_fields=["student", "week_start"],
+            update_fields=["data", "plays_mark", "built_at"],
+        )
     else:
         WeekTally.objects.filter(pk=latest.pk).update(data={**latest.data, "summary": summary})
     return summary
@@ -217,7 +301,9 @@ def _cards_won(game_ids: set[int], positions: dict[int, int]) -> dict[int, int]:
     won = dict.fromkeys(game_ids, 0)
     if not game_ids:
         return won
-    for game_id, events in Move.objects.filter(game_id__in=game_ids).values_list("game_id", "events"):
+    for game_id, events in Move.objects.filter(game_id__in=game_ids).values_list(
+        "game_id", "events"
+    ):
         for event in events or ():
             if not isinstance(event, dict) or event.get("type") != "trick_won":
                 continue
@@ -231,8 +317,13 @@ def _cards_won(game_ids: set[int], positions: dict[int, int]) -> dict[int, int]:
 # --- build requests (the teacher's "build now") ----------------------------------------------
 
 
-def report_job_create(*, by: User, student: Student | None = None,
-                      classroom: Classroom | None = None, week_start: date | None = None) -> ReportJob:
+def report_job_create(
+    *,
+    by: User,
+    student: Student | None = None,
+    classroom: Classroom | None = None,
+    week_start: date | None = None,
+) -> ReportJob:
     """Ask the workers to build now; the page then polls the job's progress."""
     from . import tasks
 
@@ -243,16 +334,30 @@ def report_job_create(*, by: User, student: Student | None = None,
     total = 1 if student else Student.objects.filter(classroom=classroom).count()
     if total == 0:
         raise ValidationError(_("This class has no students yet."), code="job_empty")
-    job = ReportJob.objects.create(school=school, student=student, classroom=classroom,
-                                   requested_by=by, week_start=week_start, total=total)
+    job = ReportJob.objects.create(
+        school=school,
+        student=student,
+        classroom=classroom,
+        requested_by=by,
+        week_start=week_start,
+        total=total,
+    )
     # Enqueued after commit, so that the worker finds the job row.
     if student:
-        transaction.on_commit(lambda: tasks.build_student_report.delay(
-            student.pk, week_start.isoformat(), job_id=job.pk))
+        transaction.on_commit(
+            lambda: tasks.build_student_report.delay(
+                student.pk, week_start.isoformat(), job_id=job.pk
+            )
+        )
     else:
-        transaction.on_commit(lambda: tasks.build_class_reports.delay(
-            classroom.pk, week_start.isoformat(), job_id=job.pk,
-            skip_built_since=job.created_at.isoformat()))
+        transaction.on_commit(
+            lambda: tasks.build_class_reports.delay(
+                classroom.pk,
+                week_start.isoformat(),
+                job_id=job.pk,
+                skip_built_since=job.created_at.isoformat(),
+            )
+        )
     return job
 
 
@@ -269,15 +374,20 @@ def report_job_mark(*, job_id: int, status: str, error: str = "") -> None:
 
 
 @transaction.atomic
-def recommendation_refresh(*, student: Student, proposal: dict | None) -> LevelRecommendation | None:
+def recommendation_refresh(
+    *, student: Student, proposal: dict | None
+) -> LevelRecommendation | None:
     """Keep the open proposal in step with the evidence: create, update or withdraw it."""
     # The student row lock serialises two builds of the same child (one open proposal at most).
     student = Student.objects.select_for_update().get(pk=student.pk)
     current = LevelRecommendation.objects.filter(
-        student=student, status=LevelRecommendation.Status.OPEN).first()
+        student=student, status=LevelRecommendation.Status.OPEN
+    ).first()
     target = (proposal["number_range"], proposal["tier"]) if proposal else None
-    if current and (target != (current.number_range, current.tier)
-                    or student.level != (current.from_number_range, current.from_tier)):
+    if current and (
+        target != (current.number_range, current.tier)
+        or student.level != (current.from_number_range, current.from_tier)
+    ):
         current.status = LevelRecommendation.Status.WITHDRAWN
         current.save(update_fields=["status"])
         current = None
@@ -289,19 +399,29 @@ def recommendation_refresh(*, student: Student, proposal: dict | None) -> LevelR
         return current
     quiet = timezone.now() - timedelta(days=DISMISSED_QUIET_DAYS)
     if LevelRecommendation.objects.filter(
-        student=student, status=LevelRecommendation.Status.DISMISSED, decided_at__gte=quiet,
-        number_range=target[0], tier=target[1], from_number_range=student.number_range,
+        student=student,
+        status=LevelRecommendation.Status.DISMISSED,
+        decided_at__gte=quiet,
+        number_range=target[0],
+        tier=target[1],
+        from_number_range=student.number_range,
         from_tier=student.tier,
     ).exists():
         return None
     return LevelRecommendation.objects.create(
-        student=student, from_number_range=student.number_range, from_tier=student.tier,
-        number_range=target[0], tier=target[1], evidence=proposal)
+        student=student,
+        from_number_range=student.number_range,
+        from_tier=student.tier,
+        number_range=target[0],
+        tier=target[1],
+        evidence=proposal,
+    )
 
 
 @transaction.atomic
-def recommendation_decide(*, recommendation: LevelRecommendation, accept: bool,
-                          by: User) -> LevelRecommendation:
+def recommendation_decide(
+    *, recommendation: LevelRecommendation, accept: bool, by: User
+) -> LevelRecommendation:
     """The teacher's one tap: accept (the level changes, with its history) or dismiss."""
     rec = LevelRecommendation.objects.select_for_update().get(pk=recommendation.pk)
     if rec.status != LevelRecommendation.Status.OPEN:
@@ -310,13 +430,17 @@ def recommendation_decide(*, recommendation: LevelRecommendation, accept: bool,
     if accept and student.level != (rec.from_number_range, rec.from_tier):
         rec.status = LevelRecommendation.Status.WITHDRAWN
         rec.save(update_fields=["status"])
-        raise ValidationError(_("The level was changed in the meantime; this proposal no longer "
-                                "applies."), code="level_changed")
+        raise ValidationError(
+            _("The level was changed in the meantime; this proposal no longer applies."),
+            code="level_changed",
+        )
     if accept:
-        classroom_services.levels_set(students=[student], number_range=rec.number_range,
-                                      tier=rec.tier, by=by)
-    rec.status = (LevelRecommendation.Status.ACCEPTED if accept
-                  else LevelRecommendation.Status.DISMISSED)
+        classroom_services.levels_set(
+            students=[student], number_range=rec.number_range, tier=rec.tier, by=by
+        )
+    rec.status = (
+        LevelRecommendation.Status.ACCEPTED if accept else LevelRecommendation.Status.DISMISSED
+    )
     rec.decided_by, rec.decided_at = by, timezone.now()
     rec.save(update_fields=["status", "decided_by", "decided_at"])
     return rec
@@ -335,7 +459,7 @@ def _code_hash(code: str) -> str:
 
 def invite_code_format(code: str) -> str:
     code = invite_code_normalise(code)
-    return "-".join(code[i:i + 4] for i in range(0, len(code), 4))
+    return "-".join(code[i : i + 4] for i in range(0, len(code), 4))
 
 
 @transaction.atomic
@@ -346,8 +470,11 @@ def parent_invite_create(*, student: Student, by: User) -> tuple[ParentInvite, s
         try:
             with transaction.atomic():
                 invite = ParentInvite.objects.create(
-                    student=student, code_hash=_code_hash(code), created_by=by,
-                    expires_at=timezone.now() + timedelta(days=INVITE_DAYS))
+                    student=student,
+                    code_hash=_code_hash(code),
+                    created_by=by,
+                    expires_at=timezone.now() + timedelta(days=INVITE_DAYS),
+                )
             return invite, invite_code_format(code)
         except IntegrityError:  # a 60-bit clash: astronomically rare, but never a crash
             continue
@@ -357,19 +484,28 @@ def _invite_open(code: str) -> ParentInvite:
     """The unused invitation for this code, locked; a clear message otherwise."""
     normalised = invite_code_normalise(code)
     if len(normalised) != INVITE_LENGTH:
-        raise ValidationError(_("A link code has 12 letters and digits, like ABCD-EFGH-JK23."),
-                              code="invite_format")
-    invite = (ParentInvite.objects.select_for_update().select_related("student")
-              .filter(code_hash=_code_hash(normalised)).first())
+        raise ValidationError(
+            _("A link code has 12 letters and digits, like ABCD-EFGH-JK23."), code="invite_format"
+        )
+    invite = (
+        ParentInvite.objects.select_for_update()
+        .select_related("student")
+        .filter(code_hash=_code_hash(normalised))
+        .first()
+    )
     if invite is None or invite.revoked_at is not None:
-        raise ValidationError(_("This code is not valid. Check it, or ask the teacher for a new one."),
-                              code="invite_unknown")
+        raise ValidationError(
+            _("This code is not valid. Check it, or ask the teacher for a new one."),
+            code="invite_unknown",
+        )
     if invite.used_at is not None:
-        raise ValidationError(_("This code was already used. Ask the teacher for a new one."),
-                              code="invite_used")
+        raise ValidationError(
+            _("This code was already used. Ask the teacher for a new one."), code="invite_used"
+        )
     if invite.expires_at <= timezone.now():
-        raise ValidationError(_("This code has expired. Ask the teacher for a new one."),
-                              code="invite_expired")
+        raise ValidationError(
+            _("This code has expired. Ask the teacher for a new one."), code="invite_expired"
+        )
     return invite
 
 
@@ -377,7 +513,9 @@ def _invite_open(code: str) -> ParentInvite:
 def parent_invite_redeem(*, code: str, parent: User) -> ParentLink:
     """Link a parent's account to the child of a code; the code is then spent."""
     if parent.role != User.Role.PARENT:
-        raise ValidationError(_("Only a parent account can be linked to a child."), code="not_parent")
+        raise ValidationError(
+            _("Only a parent account can be linked to a child."), code="not_parent"
+        )
     invite = _invite_open(code)
     link, created = ParentLink.objects.get_or_create(parent=parent, student=invite.student)
     if not created and link.revoked_at is not None:
@@ -389,8 +527,9 @@ def parent_invite_redeem(*, code: str, parent: User) -> ParentLink:
 
 
 @transaction.atomic
-def parent_signup(*, code: str, username: str, password: str, first_name: str = "",
-                  email: str = "") -> User:
+def parent_signup(
+    *, code: str, username: str, password: str, first_name: str = "", email: str = ""
+) -> User:
     """A new parent account made with a child's code (the code is checked first)."""
     _invite_open(code)
     username = (username or "").strip()
@@ -400,8 +539,12 @@ def parent_signup(*, code: str, username: str, password: str, first_name: str = 
         raise ValidationError(_("A user name has at most 150 characters."), code="username_long")
     if User.objects.filter(username__iexact=username).exists():
         raise ValidationError(_("This user name is taken; choose another."), code="username_taken")
-    user = User(username=username, role=User.Role.PARENT, first_name=(first_name or "").strip()[:150],
-                email=(email or "").strip()[:254])
+    user = User(
+        username=username,
+        role=User.Role.PARENT,
+        first_name=(first_name or "").strip()[:150],
+        email=(email or "").strip()[:254],
+    )
     validate_password(password, user)
     user.set_password(password)
     user.save()
@@ -411,7 +554,9 @@ def parent_signup(*, code: str, username: str, password: str, first_name: str = 
 
 @transaction.atomic
 def parent_invite_revoke(*, invite: ParentInvite, by: User) -> None:
-    ParentInvite.objects.filter(pk=invite.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    ParentInvite.objects.filter(pk=invite.pk, revoked_at__isnull=True).update(
+        revoked_at=timezone.now()
+    )
 
 
 @transaction.atomic

@@ -3,6 +3,7 @@
 Tasks are thin: they take ids, load rows and call services.report_build, which rebuilds a
 (student, week) report in place, so a retry or a redelivered message never doubles a report.
 """
+
 from __future__ import annotations
 
 import logging
@@ -22,15 +23,20 @@ from kavet_site.celery import PUBLISH_ERRORS
 
 from . import services
 from .models import ReportJob, WeeklyReport
-from .selectors import school_tz
 from .progress import week_bounds
+from .selectors import school_tz
 
 log = logging.getLogger(__name__)
 
 # Transient database trouble (a restart, a dropped connection) is worth retrying; a bug is not.
 RETRY_ON = (OperationalError, InterfaceError)
-RETRY = {"autoretry_for": RETRY_ON, "retry_backoff": 2, "retry_backoff_max": 120,
-         "retry_jitter": True, "max_retries": 5}
+RETRY = {
+    "autoretry_for": RETRY_ON,
+    "retry_backoff": 2,
+    "retry_backoff_max": 120,
+    "retry_jitter": True,
+    "max_retries": 5,
+}
 # Monday from 06:00 to 11:59 in the school's time zone: the hourly beat entry gets six chances.
 MORNING_FROM, MORNING_UNTIL = 6, 12
 # A build request still waiting this long has probably lost its message (Redis was down when
@@ -79,12 +85,17 @@ class ReportTask(Task):
     def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:
         job_id = (kwargs or {}).get("job_id")
         if job_id:
-            services.report_job_mark(job_id=job_id, status=ReportJob.Status.FAILED,
-                                     error=type(exc).__name__)
+            services.report_job_mark(
+                job_id=job_id, status=ReportJob.Status.FAILED, error=type(exc).__name__
+            )
 
 
-@shared_task(base=ReportTask, bind=True, name="classrooms.reports.tasks.build_student_report", **RETRY)
-def build_student_report(self, student_id: int, week_start: str, job_id: int | None = None) -> int | None:
+@shared_task(
+    base=ReportTask, bind=True, name="classrooms.reports.tasks.build_student_report", **RETRY
+)
+def build_student_report(
+    self, student_id: int, week_start: str, job_id: int | None = None
+) -> int | None:
     """Build one student's report for the week starting on `week_start` (ISO date)."""
     with _building(job_id) as mine:
         if not mine:
@@ -95,16 +106,24 @@ def build_student_report(self, student_id: int, week_start: str, job_id: int | N
         student = Student.objects.select_related("classroom__school").filter(pk=student_id).first()
         report = None
         if student is not None:  # erased since it was asked for: nothing to build
-            report = services.report_build(student=student,
-                                           week_start=date.fromisoformat(week_start))
+            report = services.report_build(
+                student=student, week_start=date.fromisoformat(week_start)
+            )
         if job_id:
             services.report_job_mark(job_id=job_id, status=ReportJob.Status.DONE)
     return report.pk if report else None
 
 
-@shared_task(base=ReportTask, bind=True, name="classrooms.reports.tasks.build_class_reports", **RETRY)
-def build_class_reports(self, classroom_id: int, week_start: str, job_id: int | None = None,
-                        skip_built_since: str | None = None) -> int:
+@shared_task(
+    base=ReportTask, bind=True, name="classrooms.reports.tasks.build_class_reports", **RETRY
+)
+def build_class_reports(
+    self,
+    classroom_id: int,
+    week_start: str,
+    job_id: int | None = None,
+    skip_built_since: str | None = None,
+) -> int:
     """Build the week's report of every student in a class, one after the other.
 
     skip_built_since: students whose report for that week was built at or after this moment
@@ -117,10 +136,15 @@ def build_class_reports(self, classroom_id: int, week_start: str, job_id: int | 
         if job_id:
             services.report_job_mark(job_id=job_id, status=ReportJob.Status.RUNNING)
         week = date.fromisoformat(week_start)
-        students = Student.objects.filter(classroom_id=classroom_id).select_related("classroom__school")
+        students = Student.objects.filter(classroom_id=classroom_id).select_related(
+            "classroom__school"
+        )
         if skip_built_since:
-            built = WeeklyReport.objects.filter(student=OuterRef("pk"), week_start=week,
-                                                built_at__gte=datetime.fromisoformat(skip_built_since))
+            built = WeeklyReport.objects.filter(
+                student=OuterRef("pk"),
+                week_start=week,
+                built_at__gte=datetime.fromisoformat(skip_built_since),
+            )
             students = students.exclude(Exists(built))
         count = 0
         for student in students.order_by("pk"):
@@ -137,10 +161,14 @@ def queue_report_job(job: ReportJob) -> bool:
     from kavet_site.celery import enqueue
 
     if job.student_id:
-        return enqueue(build_student_report, (job.student_id, job.week_start.isoformat()),
-                       {"job_id": job.pk})
-    return enqueue(build_class_reports, (job.classroom_id, job.week_start.isoformat()),
-                   {"job_id": job.pk, "skip_built_since": job.created_at.isoformat()})
+        return enqueue(
+            build_student_report, (job.student_id, job.week_start.isoformat()), {"job_id": job.pk}
+        )
+    return enqueue(
+        build_class_reports,
+        (job.classroom_id, job.week_start.isoformat()),
+        {"job_id": job.pk, "skip_built_since": job.created_at.isoformat()},
+    )
 
 
 @shared_task(name="classrooms.reports.tasks.sweep_report_jobs", ignore_result=True)
@@ -156,10 +184,10 @@ def sweep_report_jobs(now: str | None = None) -> int:
     moment = datetime.fromisoformat(now) if now else timezone.now()
     visibility = timedelta(seconds=getattr(settings, "CELERY_VISIBILITY_TIMEOUT", 300))
     recent = ReportJob.objects.filter(created_at__gte=moment - SWEEP_WINDOW)
-    stuck = (
-        list(recent.filter(status=ReportJob.Status.QUEUED, created_at__lte=moment - QUEUED_GRACE))
-        + list(recent.filter(status=ReportJob.Status.RUNNING,
-                             created_at__lte=moment - 2 * visibility))
+    stuck = list(
+        recent.filter(status=ReportJob.Status.QUEUED, created_at__lte=moment - QUEUED_GRACE)
+    ) + list(
+        recent.filter(status=ReportJob.Status.RUNNING, created_at__lte=moment - 2 * visibility)
     )
     queued = 0
     for job in stuck:
@@ -191,20 +219,23 @@ def schedule_weekly_reports(now: str | None = None) -> int:
             continue
         week_start = local.date() - timedelta(days=7)
         _start, end = week_bounds(week_start, tz)
-        complete = WeeklyReport.objects.filter(student=OuterRef("pk"), week_start=week_start,
-                                               built_at__gte=end)
+        complete = WeeklyReport.objects.filter(
+            student=OuterRef("pk"), week_start=week_start, built_at__gte=end
+        )
         missing = Student.objects.filter(classroom=OuterRef("pk")).exclude(Exists(complete))
         classrooms = school.classrooms.filter(archived_at__isnull=True).filter(Exists(missing))
         for classroom_id in classrooms.values_list("pk", flat=True):
             if not cache.add(f"reports:weekly:{classroom_id}:{week_start}", 1, timeout=55 * 60):
                 continue
             try:
-                build_class_reports.delay(classroom_id, week_start.isoformat(),
-                                          skip_built_since=end.isoformat())
+                build_class_reports.delay(
+                    classroom_id, week_start.isoformat(), skip_built_since=end.isoformat()
+                )
             except PUBLISH_ERRORS as exc:
                 # The broker is down: forget the "queued" mark, the next hourly run tries again.
-                log.warning("weekly reports of class %s not queued (%s)", classroom_id,
-                            type(exc).__name__)
+                log.warning(
+                    "weekly reports of class %s not queued (%s)", classroom_id, type(exc).__name__
+                )
                 cache.delete(f"reports:weekly:{classroom_id}:{week_start}")
                 continue
             queued += 1

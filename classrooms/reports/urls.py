@@ -1,4 +1,5 @@
 """URLs of the reports app (mounted at /reports/)."""
+
 from django.urls import include, path
 
 from . import views
@@ -22,6 +23,9 @@ urlpatterns = [
     path("build/", views.build, name="build"),
     path("job/<int:job_id>/", views.job, name="job"),
     path("email/", include("classrooms.reports.mail.urls")),
-    path("proposal/<int:rec_id>/<str:decision>/", views.recommendation_decide,
-         name="recommendation_decide"),
+    path(
+        "proposal/<int:rec_id>/<str:decision>/",
+        views.recommendation_decide,
+        name="recommendation_decide",
+    ),
 ]

@@ -1,4 +1,5 @@
 """Report pages: parents (their own children only), teachers (class grid, drill-down), admins."""
+
 from __future__ import annotations
 
 import csv
@@ -105,22 +106,33 @@ def parent_home(request: HttpRequest) -> HttpResponse:
         return redirect("reports:class_list")
     if request.user.role != User.Role.PARENT:
         return redirect("home")
-    return render(request, "reports/parent_home.html",
-                  {"children": selectors.parent_children(request.user)})
+    return render(
+        request, "reports/parent_home.html", {"children": selectors.parent_children(request.user)}
+    )
 
 
 def join(request: HttpRequest) -> HttpResponse:
     """A parent creates an account with the code the teacher gave them."""
     if request.user.is_authenticated and request.user.role == User.Role.PARENT:
-        return redirect(reverse("reports:parent_home") + (
-            f"?{urlencode({'code': request.GET['code'][:64]})}" if request.GET.get("code") else ""))
-    values = {"code": request.POST.get("code", request.GET.get("code", "")),
-              "username": request.POST.get("username", ""),
-              "first_name": request.POST.get("first_name", ""),
-              "email": request.POST.get("email", "")}
+        return redirect(
+            reverse("reports:parent_home")
+            + (
+                f"?{urlencode({'code': request.GET['code'][:64]})}"
+                if request.GET.get("code")
+                else ""
+            )
+        )
+    values = {
+        "code": request.POST.get("code", request.GET.get("code", "")),
+        "username": request.POST.get("username", ""),
+        "first_name": request.POST.get("first_name", ""),
+        "email": request.POST.get("email", ""),
+    }
     error = ""
     if request.method == "POST":
-        if _has_junk(*values.values(), request.POST.get("password", ""), request.POST.get("password2", "")):
+        if _has_junk(
+            *values.values(), request.POST.get("password", ""), request.POST.get("password2", "")
+        ):
             error = _junk_error()
             values = {key: "" if _has_junk(value) else value for key, value in values.items()}
         elif _too_many_code_tries(request, values["code"]):
@@ -130,9 +142,12 @@ def join(request: HttpRequest) -> HttpResponse:
         else:
             try:
                 user = services.parent_signup(
-                    code=values["code"], username=values["username"],
+                    code=values["code"],
+                    username=values["username"],
                     password=request.POST.get("password", ""),
-                    first_name=values["first_name"], email=values["email"])
+                    first_name=values["first_name"],
+                    email=values["email"],
+                )
             except ValidationError as exc:
                 if any(code.startswith("invite") for code in _codes(exc)):
                     _count_code_try(request, values["code"])
@@ -141,12 +156,20 @@ def join(request: HttpRequest) -> HttpResponse:
                 login(request, user, backend="django.contrib.auth.backends.ModelBackend")
                 messages.success(request, _("Welcome! Your account is linked to your child."))
                 return redirect("reports:parent_home")
-    return render(request, "reports/join.html", {"values": values, "error": error},
-                  status=400 if error else 200)
+    return render(
+        request,
+        "reports/join.html",
+        {"values": values, "error": error},
+        status=400 if error else 200,
+    )
 
 
 def _codes(error: ValidationError) -> list[str]:
-    return [e.code or "" for e in error.error_list] if hasattr(error, "error_list") else [error.code or ""]
+    return (
+        [e.code or "" for e in error.error_list]
+        if hasattr(error, "error_list")
+        else [error.code or ""]
+    )
 
 
 @login_required
@@ -160,7 +183,9 @@ def link_child(request: HttpRequest) -> HttpResponse:
         messages.error(request, _junk_error())
         return redirect("reports:parent_home")
     if _too_many_code_tries(request, code):
-        messages.error(request, _("Too many tries with a wrong code. Please wait a quarter of an hour."))
+        messages.error(
+            request, _("Too many tries with a wrong code. Please wait a quarter of an hour.")
+        )
         return redirect("reports:parent_home")
     try:
         link = services.parent_invite_redeem(code=code, parent=request.user)
@@ -168,7 +193,9 @@ def link_child(request: HttpRequest) -> HttpResponse:
         _count_code_try(request, code)
         messages.error(request, _error_text(exc))
         return redirect("reports:parent_home")
-    messages.success(request, _("%(name)s is now linked to your account.") % {"name": link.student.name})
+    messages.success(
+        request, _("%(name)s is now linked to your account.") % {"name": link.student.name}
+    )
     return redirect("reports:child", student_id=link.student_id)
 
 
@@ -184,8 +211,10 @@ def _child_context(student, report: WeeklyReport | None) -> dict:
         "bands": BANDS,
         "weeks": selectors.report_weeks(student),
         "level": _level_text(student.number_range, student.tier),
-        "levels": [{**lv, "text": _level_text(lv["number_range"], lv["tier"]),
-                    "at": _parse_dt(lv["at"])} for lv in data.get("levels", [])],
+        "levels": [
+            {**lv, "text": _level_text(lv["number_range"], lv["tier"]), "at": _parse_dt(lv["at"])}
+            for lv in data.get("levels", [])
+        ],
     }
 
 
@@ -197,7 +226,9 @@ def _level_text(number_range: int, tier: int) -> str:
     from classrooms.models import NumberRange, Tier
 
     return _("numbers %(range)s, operations tier %(tier)s") % {
-        "range": NumberRange(number_range).label, "tier": Tier(tier).label}
+        "range": NumberRange(number_range).label,
+        "tier": Tier(tier).label,
+    }
 
 
 @login_required
@@ -210,9 +241,7 @@ def child_report(request: HttpRequest, student_id: int) -> HttpResponse:
     ctx = _child_context(student, report)
     if report is not None:
         # The week's games, each with its replay (classgames.replay_views.parent_replay).
-        since, until = week_bounds(
-            report.week_start, selectors.school_tz(student.classroom.school)
-        )
+        since, until = week_bounds(report.week_start, selectors.school_tz(student.classroom.school))
         ctx["games"] = class_game_selectors.games_of_student(student, since=since, until=until)
     return render(request, "reports/child.html", ctx)
 
@@ -239,8 +268,11 @@ def child_report_pdf(request: HttpRequest, student_id: int) -> HttpResponse:
 def class_list(request: HttpRequest) -> HttpResponse:
     if request.user.role == User.Role.PARENT:
         return redirect("reports:parent_home")
-    classes = permissions.readable(request.user, Classroom).filter(archived_at__isnull=True) \
+    classes = (
+        permissions.readable(request.user, Classroom)
+        .filter(archived_at__isnull=True)
         .order_by("-school_year", "name")
+    )
     return render(request, "reports/class_list.html", {"classes": classes})
 
 
@@ -250,8 +282,11 @@ def class_report(request: HttpRequest, classroom_id: int) -> HttpResponse:
     classroom = permissions.classroom_get(request.user, classroom_id)
     report = selectors.class_report(classroom=classroom, week_start=_week_param(request))
     # The class's own page among its tabs (classrooms/base_teacher.html), not a page apart.
-    return render(request, "reports/class_report.html",
-                  {**report, "proposals": proposal_contexts(classroom), "tab": "progress"})
+    return render(
+        request,
+        "reports/class_report.html",
+        {**report, "proposals": proposal_contexts(classroom), "tab": "progress"},
+    )
 
 
 @login_required
@@ -265,7 +300,8 @@ def class_report_csv(request: HttpRequest, classroom_id: int) -> HttpResponse:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     week = report["week_start"].isoformat() if report["week_start"] else "none"
     response["Content-Disposition"] = (
-        f'attachment; filename="{slugify(classroom.name) or "class"}-{week}.csv"')
+        f'attachment; filename="{slugify(classroom.name) or "class"}-{week}.csv"'
+    )
     response.write("\ufeff")
     writer = csv.writer(response)
     writer.writerow(header)  # our own words; the rows hold what people typed
@@ -285,9 +321,11 @@ def class_csv_table(report: dict) -> tuple[list[str], list[list[object]]]:
     header = [_("Student")]
     for skill in report["skills"]:
         # The skill last: a header starting "+ − to 10" would read as a formula.
-        header += [_("Level: %(skill)s") % {"skill": skill["short"]},
-                   _("Right answers (%%): %(skill)s") % {"skill": skill["short"]},
-                   _("Tries: %(skill)s") % {"skill": skill["short"]}]
+        header += [
+            _("Level: %(skill)s") % {"skill": skill["short"]},
+            _("Right answers (%%): %(skill)s") % {"skill": skill["short"]},
+            _("Tries: %(skill)s") % {"skill": skill["short"]},
+        ]
     header += [_("Operations this week"), _("Right answers this week (%)")]
     rows: list[list[object]] = []
     for row in report["rows"]:
@@ -299,8 +337,11 @@ def class_csv_table(report: dict) -> tuple[list[str], list[list[object]]]:
                 line += [None, None, 0]
                 continue
             band = BAND_BY_KEY.get(figures.get("band") or "")
-            line += [str(band.label) if band else _("Not enough play yet"),
-                     _percent(figures.get("accuracy")), int(figures["n"])]
+            line += [
+                str(band.label) if band else _("Not enough play yet"),
+                _percent(figures.get("accuracy")),
+                int(figures["n"]),
+            ]
         line += [int(row["week_ops"] or 0), _percent(row["week_accuracy"])]
         rows.append(line)
     return header, rows
@@ -356,14 +397,18 @@ def student_report(request: HttpRequest, student_id: int) -> HttpResponse:
     student = permissions.staff_student_get(request.user, student_id)
     report = selectors.report_of_week(student, _week_param(request))
     rec = selectors.open_recommendation(student)
-    return render(request, "reports/student.html", {
-        **_child_context(student, report),
-        "rec_ctx": _rec_context(rec) if rec else None,
-        "access": selectors.parent_access_of(student),
-        "is_admin": permissions.is_school_admin(request.user),
-        "skill_labels": SKILL_LABELS,
-        "week_rows": _week_rows(report.data) if report else [],
-    })
+    return render(
+        request,
+        "reports/student.html",
+        {
+            **_child_context(student, report),
+            "rec_ctx": _rec_context(rec) if rec else None,
+            "access": selectors.parent_access_of(student),
+            "is_admin": permissions.is_school_admin(request.user),
+            "skill_labels": SKILL_LABELS,
+            "week_rows": _week_rows(report.data) if report else [],
+        },
+    )
 
 
 def _week_rows(data: dict) -> list[dict]:
@@ -386,29 +431,38 @@ def recommendation_decide(request: HttpRequest, rec_id: int, decision: str) -> H
         raise Http404("no such decision")
     rec = permissions.recommendation_get(request.user, rec_id)
     try:
-        rec = services.recommendation_decide(recommendation=rec, accept=decision == "accept",
-                                             by=request.user)
+        rec = services.recommendation_decide(
+            recommendation=rec, accept=decision == "accept", by=request.user
+        )
     except ValidationError as exc:
         messages.error(request, _error_text(exc))
         rec.refresh_from_db()
     else:
         if decision == "accept":
-            messages.success(request, _("%(name)s now plays at: %(level)s.") % {
-                "name": rec.student.name, "level": _level_text(rec.number_range, rec.tier)})
+            messages.success(
+                request,
+                _("%(name)s now plays at: %(level)s.")
+                % {"name": rec.student.name, "level": _level_text(rec.number_range, rec.tier)},
+            )
         else:
             messages.info(request, _("Proposal dismissed; the level stays as it is."))
     if request.htmx:
-        return render(request, "reports/student.html#recommendation", {"rec_ctx": _rec_context(rec)})
+        return render(
+            request, "reports/student.html#recommendation", {"rec_ctx": _rec_context(rec)}
+        )
     back = request.POST.get("next", "")
     # Back to the page the proposal was decided on: a report page or the class page.
-    return redirect(back if back.startswith(("/reports/", "/teacher/classes/"))
-                    else reverse("reports:student", args=[rec.student_id]))
+    return redirect(
+        back
+        if back.startswith(("/reports/", "/teacher/classes/"))
+        else reverse("reports:student", args=[rec.student_id])
+    )
 
 
 @login_required
 @require_POST
 def build(request: HttpRequest) -> HttpResponse:
-    """"Build now" for one student or a class; answers with the progress bar."""
+    """ "Build now" for one student or a class; answers with the progress bar."""
     student = classroom = None
     if request.POST.get("student"):
         student = permissions.staff_student_get(request.user, _int(request.POST["student"]))
@@ -417,14 +471,21 @@ def build(request: HttpRequest) -> HttpResponse:
     else:
         raise Http404("nothing to build")
     try:
-        job = services.report_job_create(by=request.user, student=student, classroom=classroom,
-                                         week_start=_monday(_week_param(request)))
+        job = services.report_job_create(
+            by=request.user,
+            student=student,
+            classroom=classroom,
+            week_start=_monday(_week_param(request)),
+        )
     except ValidationError as exc:
         if request.htmx:
             return HttpResponse(f'<p class="form-error">{_error_text(exc)}</p>')
         messages.error(request, _error_text(exc))
-        return redirect(reverse("reports:student", args=[student.pk]) if student
-                        else reverse("reports:class", args=[classroom.pk]))
+        return redirect(
+            reverse("reports:student", args=[student.pk])
+            if student
+            else reverse("reports:class", args=[classroom.pk])
+        )
     if request.htmx:
         return _progress(request, selectors.job_progress(job))
     return redirect("reports:job", job_id=job.pk)
@@ -435,12 +496,17 @@ def _progress(request: HttpRequest, context: dict) -> HttpResponse:
     reloads with the new reports (and says so), rather than keep "No reports yet" under "Done"."""
     job = context["job"]
     page = urlsplit(request.htmx.current_url or "").path
-    if context["finished"] and not context["failed"] and page and page != reverse(
-        "reports:job", args=[job.pk]
+    if (
+        context["finished"]
+        and not context["failed"]
+        and page
+        and page != reverse("reports:job", args=[job.pk])
     ):
-        messages.success(request, ngettext(
-            "Done: %(n)s report built.", "Done: all %(n)s reports built.", job.total
-        ) % {"n": job.total})
+        messages.success(
+            request,
+            ngettext("Done: %(n)s report built.", "Done: all %(n)s reports built.", job.total)
+            % {"n": job.total},
+        )
         response = HttpResponse(status=204)
         response["HX-Refresh"] = "true"
         return response
@@ -475,8 +541,11 @@ def invite_create(request: HttpRequest, student_id: int) -> HttpResponse:
     student = permissions.staff_student_get(request.user, student_id)
     invite, code = services.parent_invite_create(student=student, by=request.user)
     join_url = request.build_absolute_uri(reverse("reports:join"))
-    return render(request, "reports/invite_slip.html",
-                  {"student": student, "invite": invite, "code": code, "join_url": join_url})
+    return render(
+        request,
+        "reports/invite_slip.html",
+        {"student": student, "invite": invite, "code": code, "join_url": join_url},
+    )
 
 
 @login_required
@@ -493,7 +562,9 @@ def invite_revoke(request: HttpRequest, invite_id: int) -> HttpResponse:
 def link_revoke(request: HttpRequest, link_id: int) -> HttpResponse:
     link = permissions.parent_link_get(request.user, link_id)
     services.parent_link_revoke(link=link, by=request.user)
-    messages.success(request, _("This parent no longer sees %(name)s's reports.") % {"name": link.student.name})
+    messages.success(
+        request, _("This parent no longer sees %(name)s's reports.") % {"name": link.student.name}
+    )
     return redirect("reports:student", student_id=link.student_id)
 
 
@@ -511,8 +582,10 @@ def student_export(request: HttpRequest, student_id: int) -> HttpResponse:
     """Everything stored about a child, as a JSON download."""
     student = _admin_student(request, student_id)
     data = selectors.student_export(student=student)
-    response = HttpResponse(json.dumps(data, ensure_ascii=False, indent=2, default=str),
-                            content_type="application/json; charset=utf-8")
+    response = HttpResponse(
+        json.dumps(data, ensure_ascii=False, indent=2, default=str),
+        content_type="application/json; charset=utf-8",
+    )
     name = slugify(f"{student.name}-{timezone.localdate()}") or "student"
     response["Content-Disposition"] = f'attachment; filename="{name}.json"'
     return response
@@ -534,7 +607,13 @@ def student_erase(request: HttpRequest, student_id: int) -> HttpResponse:
             except ValidationError as exc:
                 error = _error_text(exc)
             else:
-                messages.success(request, _("%(name)s and all their data were erased.") % {"name": name})
+                messages.success(
+                    request, _("%(name)s and all their data were erased.") % {"name": name}
+                )
                 return redirect("reports:class", classroom_id=classroom_id)
-    return render(request, "reports/erase_confirm.html", {"student": student, "error": error},
-                  status=400 if error else 200)
+    return render(
+        request,
+        "reports/erase_confirm.html",
+        {"student": student, "error": error},
+        status=400 if error else 200,
+    )

@@ -24,9 +24,17 @@ def _card(text: str) -> int | str:
 
 
 def _level_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--tier", type=int, choices=(1, 2, 3), default=1, help="operations tier (R2.2)")
-    parser.add_argument("--range", dest="max_number", type=int, choices=(10, 20), default=20,
-                        help="number range: up to 10 or up to 20 (R2.1)")
+    parser.add_argument(
+        "--tier", type=int, choices=(1, 2, 3), default=1, help="operations tier (R2.2)"
+    )
+    parser.add_argument(
+        "--range",
+        dest="max_number",
+        type=int,
+        choices=(10, 20),
+        default=20,
+        help="number range: up to 10 or up to 20 (R2.1)",
+    )
     parser.add_argument("--operators", default=None, help='narrow the operators, e.g. "+-*"')
 
 
@@ -69,7 +77,10 @@ def _play(args: argparse.Namespace) -> int:
     strengths = [s.strip() for s in args.bots.split(",") if s.strip()]
     bad = [s for s in strengths if s not in BOT_STRENGTHS]
     if bad or not 2 <= len(strengths) <= 6:
-        print("--bots takes 2 to 6 strengths among easy, medium, hard, e.g. easy,hard", file=sys.stderr)
+        print(
+            "--bots takes 2 to 6 strengths among easy, medium, hard, e.g. easy,hard",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     names = [f"{s}-{i + 1}" for i, s in enumerate(strengths)]
     config = GameConfig(
@@ -95,11 +106,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m games.engine",
         description="The rules engine of Kavet 'm eus: solve a table, check an announcement, "
-                    "or watch computer players play.",
+        "or watch computer players play.",
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    solve = sub.add_parser("solve", help="print the best operation on a table (exit 1: nothing to do)")
+    solve = sub.add_parser(
+        "solve", help="print the best operation on a table (exit 1: nothing to do)"
+    )
     _level_options(solve)
     solve.add_argument("cards", nargs="+", type=_card, help="table cards: numbers or X")
     solve.add_argument("--held", nargs="*", type=_card, help="the player's held cards (R7.4)")
@@ -115,8 +128,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="print a whole game between computer players")
     _level_options(play)
-    play.add_argument("--seed", type=int, default=None, help="shuffle seed (R1.4); random if omitted")
-    play.add_argument("--bots", default="easy,hard", help="strengths in seat order, e.g. easy,medium,hard")
+    play.add_argument(
+        "--seed", type=int, default=None, help="shuffle seed (R1.4); random if omitted"
+    )
+    play.add_argument(
+        "--bots", default="easy,hard", help="strengths in seat order, e.g. easy,medium,hard"
+    )
     play.add_argument("--window", type=int, default=10, help="challenge window in seconds, 0 = off")
     play.add_argument("--no-events", action="store_true", help="play without the six event cards")
     play.add_argument("--quiet", action="store_true", help="print only the result")

@@ -39,7 +39,9 @@ class Profile:
 
 PROFILES: dict[str, Profile] = {
     "easy": Profile(best=0.0, miss=0.2, slip=0.05, catch=0.25, bluff=0.02, place=0.5, delay=(4, 9)),
-    "medium": Profile(best=0.5, miss=0.05, slip=0.01, catch=0.7, bluff=0.0, place=0.8, delay=(3, 6)),
+    "medium": Profile(
+        best=0.5, miss=0.05, slip=0.01, catch=0.7, bluff=0.0, place=0.8, delay=(3, 6)
+    ),
     "hard": Profile(best=1.0, miss=0.0, slip=0.0, catch=1.0, bluff=0.0, place=1.0, delay=(2, 4)),
 }
 
@@ -75,7 +77,12 @@ def bot_move(view: dict[str, Any], strength: str, rng: random.Random) -> Move | 
             return {"type": "announce", "seat": seat, "text": slip}
     if op is None:
         return {"type": "nothing", "seat": seat}
-    return {"type": "announce", "seat": seat, "text": op.text, "place": _place(view, seat, op, profile, rng)}
+    return {
+        "type": "announce",
+        "seat": seat,
+        "text": op.text,
+        "place": _place(view, seat, op, profile, rng),
+    }
 
 
 def _values(cards: Sequence[dict[str, Any]]) -> list[int | str]:
@@ -83,7 +90,13 @@ def _values(cards: Sequence[dict[str, Any]]) -> list[int | str]:
 
 
 def _own_operation(
-    view: dict[str, Any], seat: int, rules: RuleSet, profile: Profile, rng: random.Random, *, careful: bool
+    view: dict[str, Any],
+    seat: int,
+    rules: RuleSet,
+    profile: Profile,
+    rng: random.Random,
+    *,
+    careful: bool,
 ) -> Operation | None:
     if not careful and rng.random() < profile.miss:
         return None
@@ -107,7 +120,9 @@ def _slip(view: dict[str, Any], rules: RuleSet) -> str | None:
     return None
 
 
-def _place(view: dict[str, Any], seat: int, op: Operation, profile: Profile, rng: random.Random) -> str | None:
+def _place(
+    view: dict[str, Any], seat: int, op: Operation, profile: Profile, rng: random.Random
+) -> str | None:
     """Whether to give the trick with DAOU or lay it on PEMP / PEVAR, and which (R7.1)."""
     events = {c["event"] for c in view["seats"][seat]["events"]}
     if not events or rng.random() >= profile.place:
@@ -140,7 +155,9 @@ def _window_answer(
         at_fault = verdict is not None and not verdict.ok
     else:
         # A "nothing to do" is false when the announcer's own cards allowed an operation (R5.4).
-        at_fault = find_operation(table, rules, held=_values(view["seats"][other]["held"])) is not None
+        at_fault = (
+            find_operation(table, rules, held=_values(view["seats"][other]["held"])) is not None
+        )
     if not at_fault:
         return "ok"
     # Challenge only with an operation of its own to announce (R5.3).

@@ -76,7 +76,10 @@ class GameConfig:
         if self.deck.max_number != self.rules.max_number:
             # R1.2: the deck follows the number range; a card above the range would be unplayable.
             raise _config_error(
-                "config_invalid", field="deck", deck=self.deck.max_number, rules=self.rules.max_number
+                "config_invalid",
+                field="deck",
+                deck=self.deck.max_number,
+                rules=self.rules.max_number,
             )
         for name in ("challenge_window", "challenge_time", "turn_time"):
             value = getattr(self, name)
@@ -85,7 +88,9 @@ class GameConfig:
         if not isinstance(self.starter, int) or not 0 <= self.starter < len(self.players):
             raise _config_error("config_invalid", field="starter", value=self.starter)
         if self.nothing_true_penalty not in (3, 4):
-            raise _config_error("config_invalid", field="nothing_true_penalty", value=self.nothing_true_penalty)
+            raise _config_error(
+                "config_invalid", field="nothing_true_penalty", value=self.nothing_true_penalty
+            )
 
     @property
     def lesson_on(self) -> bool:
@@ -121,7 +126,13 @@ def deck_of(spec: DeckSpec) -> tuple[Card, ...]:
 
 def card_dict(card: Card) -> dict[str, Any]:
     """A card as the views and events show it."""
-    return {"id": card.id, "kind": card.kind, "value": card.value, "event": card.event, "label": card.label}
+    return {
+        "id": card.id,
+        "kind": card.kind,
+        "value": card.value,
+        "event": card.event,
+        "label": card.label,
+    }
 
 
 # --- state ---------------------------------------------------------------------------------
@@ -148,7 +159,9 @@ class GameState:
     pending: dict[str, Any] | None = None  # the announcement or "nothing" under review (R5)
     challenge: dict[str, Any] | None = None  # {"challenger", "challenged"}
     anchor: int | None = None  # after a right challenge, play resumes after this seat (R5.4)
-    passes: list[int] = field(default_factory=list)  # seats that passed with the draw pile empty (R6.1)
+    passes: list[int] = field(
+        default_factory=list
+    )  # seats that passed with the draw pile empty (R6.1)
     bots: list[str | None] = field(default_factory=list)
     result: dict[str, Any] | None = None
 
@@ -236,8 +249,24 @@ class GameState:
 
 
 _STATE_FIELDS = (
-    "seed", "draw", "table", "piles", "held", "events_row", "laid", "skips", "phase", "active",
-    "version", "rng_draws", "timer_started", "pending", "challenge", "anchor", "passes", "bots",
+    "seed",
+    "draw",
+    "table",
+    "piles",
+    "held",
+    "events_row",
+    "laid",
+    "skips",
+    "phase",
+    "active",
+    "version",
+    "rng_draws",
+    "timer_started",
+    "pending",
+    "challenge",
+    "anchor",
+    "passes",
+    "bots",
     "result",
 )
 
@@ -256,7 +285,9 @@ def check_invariants(state: GameState) -> None:
     """Raise AssertionError when a card is lost, doubled or misplaced (R9.1)."""
     ids = all_places(state)
     n = len(state.cards)
-    assert sorted(ids) == list(range(n)), f"card conservation broken: {len(ids)} places for {n} cards"
+    assert sorted(ids) == list(range(n)), (
+        f"card conservation broken: {len(ids)} places for {n} cards"
+    )
     assert state.phase in PHASES, state.phase
     for cid in state.table:
         assert state.cards[cid].kind != "event", "an event card lies on the table (R4.2)"
@@ -269,7 +300,9 @@ def check_invariants(state: GameState) -> None:
         assert state.skips[seat] >= 0
     if state.phase == "over":
         assert state.result is not None
-        assert not any(state.held) and not any(state.events_row), "held/event cards left at the end (R6.2)"
+        assert not any(state.held) and not any(state.events_row), (
+            "held/event cards left at the end (R6.2)"
+        )
     if state.phase in ("window", "chwech_offer", "chwech_announce", "challenge"):
         assert state.pending is not None
     if state.phase in ("chwech_offer", "chwech_announce", "challenge"):
@@ -311,8 +344,13 @@ def start_game(
         bots=[None] * seats,
     )
     events: list[Event] = [
-        {"type": "game_started", "players": list(config.players), "starter": config.starter,
-         "rules": config.rules.to_dict(), "cards": n}
+        {
+            "type": "game_started",
+            "players": list(config.players),
+            "starter": config.starter,
+            "rules": config.rules.to_dict(),
+            "cards": n,
+        }
     ]
     _start_turn(state, config.starter, 3, events)
     return state, events
@@ -326,7 +364,10 @@ def new_game(
 
 
 def replay(
-    config: GameConfig, seed: int | None, moves: Iterable[Move], draw_order: Sequence[int] | None = None
+    config: GameConfig,
+    seed: int | None,
+    moves: Iterable[Move],
+    draw_order: Sequence[int] | None = None,
 ) -> GameState:
     """The game that the seed and the moves give, step for step (R9.2)."""
     state = new_game(config, seed=seed, draw_order=draw_order)
@@ -405,8 +446,14 @@ def _move_announce(s: GameState, seat: int, move: Move, events: list[Event]) -> 
         raise _refusal("wrong_phase", phase=s.phase)
     record = _judge(s, seat, move)
     events.append(
-        {"type": "announced", "seat": seat, "role": role, "text": record["text"],
-         "cards": list(record["cards"]), "place": record["place"]}
+        {
+            "type": "announced",
+            "seat": seat,
+            "role": role,
+            "text": record["text"],
+            "cards": list(record["cards"]),
+            "place": record["place"],
+        }
     )
     if role == "turn":
         if s.config.challenge_window > 0:
@@ -418,7 +465,9 @@ def _move_announce(s: GameState, seat: int, move: Move, events: list[Event]) -> 
         if record["ok"]:
             _right_challenge(s, record, events)
         else:
-            _false_challenge(s, "no_valid_operation", events)  # R5.3: a wrong one ends the challenge
+            _false_challenge(
+                s, "no_valid_operation", events
+            )  # R5.3: a wrong one ends the challenge
     else:
         events.append(_verdict_event(record, "chwech"))
         if record["ok"]:
@@ -472,7 +521,9 @@ def _move_challenge(s: GameState, seat: int, move: Move, events: list[Event]) ->
         raise _refusal("already_answered")
     challenged = pending["seat"]
     s.challenge = {"challenger": seat, "challenged": challenged}
-    events.append({"type": "challenge_called", "seat": seat, "against": challenged, "kind": pending["kind"]})
+    events.append(
+        {"type": "challenge_called", "seat": seat, "against": challenged, "kind": pending["kind"]}
+    )
     # R5.5: the referee knows at once when there was nothing to find fault with.
     if pending["kind"] == "announce" and pending["ok"]:
         _false_challenge(s, "correct_announcement", events)
@@ -602,7 +653,11 @@ def _judge(s: GameState, seat: int, move: Move) -> dict[str, Any]:
         "cards": ids,
         "place": place,
         "ok": verdict.ok,
-        "verdict": {"kind": verdict.kind, "code": verdict.code, "params": _jsonable(verdict.params)},
+        "verdict": {
+            "kind": verdict.kind,
+            "code": verdict.code,
+            "params": _jsonable(verdict.params),
+        },
         "operation": operation_dict(op, ids, s.config.rules) if op is not None else None,
         "oks": [],
     }
@@ -640,7 +695,9 @@ def _tokens_text(s: GameState, tokens: list, x_values: dict[int, int], available
 
 def operation_dict(op: Operation, ids: Sequence[int], rules: RuleSet) -> dict[str, Any]:
     """An operation as JSON-able facts for the UI and the progress records."""
-    x_by_id = [[ids[op.positions.index(p)], v] for p, v in sorted(op.x_values.items()) if p in op.positions]
+    x_by_id = [
+        [ids[op.positions.index(p)], v] for p, v in sorted(op.x_values.items()) if p in op.positions
+    ]
     return {
         "text": op.text,
         "cards": list(ids),
@@ -668,15 +725,25 @@ def _jsonable(value: Any) -> Any:
 def _verdict_event(record: dict[str, Any], role: str) -> Event:
     """The referee's ruling on an announcement, shown once it may be revealed."""
     return {
-        "type": "verdict", "seat": record["seat"], "role": role, "text": record["text"],
-        "ok": record["ok"], **record["verdict"], "operation": record["operation"],
+        "type": "verdict",
+        "seat": record["seat"],
+        "role": role,
+        "text": record["text"],
+        "ok": record["ok"],
+        **record["verdict"],
+        "operation": record["operation"],
         "cards": list(record["cards"]),
     }
 
 
 def _nothing_event(record: dict[str, Any], role: str) -> Event:
-    return {"type": "nothing_ruled", "seat": record["seat"], "role": role, "was_true": record["was_true"],
-            "possible": record["possible"]}
+    return {
+        "type": "nothing_ruled",
+        "seat": record["seat"],
+        "role": role,
+        "was_true": record["was_true"],
+        "possible": record["possible"],
+    }
 
 
 def player_operation(s: GameState, seat: int) -> Operation | None:
@@ -726,7 +793,9 @@ def _take_event_card(s: GameState, seat: int, cid: int, events: list[Event]) -> 
         if s.piles[other]:
             taken = s.piles[other].pop(_rng(s).randrange(len(s.piles[other])))
             s.held[seat].append(taken)
-            events.append({"type": "tri_took", "seat": seat, "from": other, "card": card_dict(s.cards[taken])})
+            events.append(
+                {"type": "tri_took", "seat": seat, "from": other, "card": card_dict(s.cards[taken])}
+            )
     s.piles[seat].append(cid)
 
 
@@ -786,7 +855,9 @@ def _check_end(s: GameState, events: list[Event]) -> None:
     _finish(s, "no_operation", events)
 
 
-def _win_trick(s: GameState, seat: int, ids: list[int], place: str | None, events: list[Event]) -> None:
+def _win_trick(
+    s: GameState, seat: int, ids: list[int], place: str | None, events: list[Event]
+) -> None:
     for cid in ids:
         if cid in s.table:
             s.table.remove(cid)
@@ -805,15 +876,29 @@ def _win_trick(s: GameState, seat: int, ids: list[int], place: str | None, event
             s.piles[owner].extend(ids)
         else:
             s.laid[seat].setdefault(place, []).extend(ids)
-    events.append({"type": "trick_won", "seat": seat, "cards": list(ids), "size": len(ids),
-                   "placed": place, "to": owner})
+    events.append(
+        {
+            "type": "trick_won",
+            "seat": seat,
+            "cards": list(ids),
+            "size": len(ids),
+            "placed": place,
+            "to": owner,
+        }
+    )
 
 
 def _open_window(s: GameState, record: dict[str, Any], events: list[Event]) -> None:
     s.pending = record
     s.phase = "window"
-    events.append({"type": "window_opened", "seat": record["seat"], "kind": record["kind"],
-                   "seconds": s.config.challenge_window})
+    events.append(
+        {
+            "type": "window_opened",
+            "seat": record["seat"],
+            "kind": record["kind"],
+            "seconds": s.config.challenge_window,
+        }
+    )
 
 
 def _close_window(s: GameState, reason: str, events: list[Event]) -> None:
@@ -840,9 +925,15 @@ def _settle_announcement(s: GameState, record: dict[str, Any], events: list[Even
 def _say_nothing(s: GameState, seat: int, events: list[Event], *, timeout: bool) -> None:
     op = player_operation(s, seat)
     record = {
-        "kind": "nothing", "seat": seat, "was_true": op is None, "timeout": timeout,
-        "possible": (operation_dict(op, _operation_ids(s, seat, op), s.config.rules)
-                     if op is not None else None),
+        "kind": "nothing",
+        "seat": seat,
+        "was_true": op is None,
+        "timeout": timeout,
+        "possible": (
+            operation_dict(op, _operation_ids(s, seat, op), s.config.rules)
+            if op is not None
+            else None
+        ),
         "oks": [],
     }
     events.append({"type": "said_nothing", "seat": seat, "role": "turn", "timeout": timeout})
@@ -864,7 +955,11 @@ def _settle_nothing(s: GameState, record: dict[str, Any], events: list[Event]) -
 
 
 def _reveal(record: dict[str, Any]) -> Event:
-    return _verdict_event(record, "turn") if record["kind"] == "announce" else _nothing_event(record, "turn")
+    return (
+        _verdict_event(record, "turn")
+        if record["kind"] == "announce"
+        else _nothing_event(record, "turn")
+    )
 
 
 def _right_challenge(s: GameState, challenger_record: dict[str, Any], events: list[Event]) -> None:
@@ -875,8 +970,16 @@ def _right_challenge(s: GameState, challenger_record: dict[str, Any], events: li
     _win_trick(s, challenger, challenger_record["cards"], challenger_record["place"], events)
     s.skips[challenged] += 1
     events.append({"type": "skip_due", "seat": challenged})
-    events.append({"type": "challenge_ruled", "outcome": "right", "challenger": challenger,
-                   "challenged": challenged, "reason": "challenger_correct", "immediate": False})
+    events.append(
+        {
+            "type": "challenge_ruled",
+            "outcome": "right",
+            "challenger": challenger,
+            "challenged": challenged,
+            "reason": "challenger_correct",
+            "immediate": False,
+        }
+    )
     s.pending = None
     s.challenge = None
     # Play later goes to whoever would have followed the challenged player. A challenged player
@@ -896,13 +999,28 @@ def _false_challenge(s: GameState, reason: str, events: list[Event]) -> None:
     if record["kind"] == "nothing" and record["was_true"]:
         count = s.config.nothing_true_penalty
     given = _give_from_pile(s, challenger, challenged, count)
-    events.append({"type": "cards_given", "from": challenger, "to": challenged, "cards": given,
-                   "count": len(given), "reason": "false_challenge"})
+    events.append(
+        {
+            "type": "cards_given",
+            "from": challenger,
+            "to": challenged,
+            "cards": given,
+            "count": len(given),
+            "reason": "false_challenge",
+        }
+    )
     s.skips[challenger] += 1
     events.append({"type": "skip_due", "seat": challenger})
-    events.append({"type": "challenge_ruled", "outcome": "false", "challenger": challenger,
-                   "challenged": challenged, "reason": reason,
-                   "immediate": reason in ("correct_announcement", "true_nothing")})
+    events.append(
+        {
+            "type": "challenge_ruled",
+            "outcome": "false",
+            "challenger": challenger,
+            "challenged": challenged,
+            "reason": reason,
+            "immediate": reason in ("correct_announcement", "true_nothing"),
+        }
+    )
     s.pending = None
     s.challenge = None
     if record["kind"] == "announce" and record["ok"]:
@@ -919,8 +1037,16 @@ def _chwech_correct(s: GameState, record: dict[str, Any], events: list[Event]) -
     s.events_row[challenged].remove(chwech)
     _win_trick(s, challenged, record["cards"], record["place"], events)
     s.piles[challenged].append(chwech)
-    events.append({"type": "challenge_ruled", "outcome": "called_off", "challenger": challenger,
-                   "challenged": challenged, "reason": "chwech_correct", "immediate": False})
+    events.append(
+        {
+            "type": "challenge_ruled",
+            "outcome": "called_off",
+            "challenger": challenger,
+            "challenged": challenged,
+            "reason": "chwech_correct",
+            "immediate": False,
+        }
+    )
     s.pending = None
     s.challenge = None
     _play_on(s, challenged, events)
@@ -932,16 +1058,24 @@ def _chwech_wrong(s: GameState, events: list[Event]) -> None:
     chwech = s.event_held(challenged, "CHWECH")
     s.events_row[challenged].remove(chwech)
     s.piles[challenger].append(chwech)
-    events.append({"type": "cards_given", "from": challenged, "to": challenger, "cards": [chwech],
-                   "count": 1, "reason": "chwech_wrong"})
+    events.append(
+        {
+            "type": "cards_given",
+            "from": challenged,
+            "to": challenger,
+            "cards": [chwech],
+            "count": 1,
+            "reason": "chwech_wrong",
+        }
+    )
     s.phase = "challenge"
 
 
 def _give_from_pile(s: GameState, giver: int, receiver: int, count: int) -> list[int]:
     """The last-won cards of the giver's pile, fewer if the pile has fewer."""
     pile = s.piles[giver]
-    given = pile[len(pile) - min(count, len(pile)):]
-    del pile[len(pile) - len(given):]
+    given = pile[len(pile) - min(count, len(pile)) :]
+    del pile[len(pile) - len(given) :]
     s.piles[receiver].extend(given)
     return given
 
@@ -971,18 +1105,24 @@ def _finish(s: GameState, reason: str, events: list[Event]) -> None:
     for seat in daou:  # (3) an unused DAOU: 5 cards to the right-hand neighbour
         neighbour = (seat - 1) % n
         given = _give_from_pile(s, seat, neighbour, DAOU_PENALTY)
-        settlements.append({"kind": "daou", "seat": seat, "to": neighbour, "cards": given,
-                            "count": len(given)})
+        settlements.append(
+            {"kind": "daou", "seat": seat, "to": neighbour, "cards": given, "count": len(given)}
+        )
     for seat in pemp:  # (4) an unused PEMP: 2 cards to each other player, the next seat first
         for step in range(1, n):
             other = (seat + step) % n
             given = _give_from_pile(s, seat, other, PEMP_PENALTY)
-            settlements.append({"kind": "pemp", "seat": seat, "to": other, "cards": given,
-                                "count": len(given)})
+            settlements.append(
+                {"kind": "pemp", "seat": seat, "to": other, "cards": given, "count": len(given)}
+            )
     scores = scores_of(s)
-    s.result = {"reason": reason, "scores": scores, "places": places_of(scores),
-                "settlements": settlements,
-                "cards": [len(s.piles[i]) + sum(len(t) for t in s.laid[i].values()) for i in range(n)]}
+    s.result = {
+        "reason": reason,
+        "scores": scores,
+        "places": places_of(scores),
+        "settlements": settlements,
+        "cards": [len(s.piles[i]) + sum(len(t) for t in s.laid[i].values()) for i in range(n)],
+    }
     s.phase = "over"
     s.pending = None
     s.challenge = None
@@ -1012,7 +1152,19 @@ def places_of(scores: Sequence[int]) -> list[int]:
 
 
 __all__ = [
-    "GameConfig", "GameState", "PHASES", "all_places", "apply_move", "check_invariants", "legal_moves",
-    "new_game", "operation_dict", "places_of", "player_operation", "replay", "score_of", "scores_of",
+    "GameConfig",
+    "GameState",
+    "PHASES",
+    "all_places",
+    "apply_move",
+    "check_invariants",
+    "legal_moves",
+    "new_game",
+    "operation_dict",
+    "places_of",
+    "player_operation",
+    "replay",
+    "score_of",
+    "scores_of",
     "start_game",
 ]

@@ -28,7 +28,9 @@ def describe_event(event: dict[str, Any], players: list[str]) -> str | None:
         return f"   TRI: {who} takes {event['card']['label']} from {name(event['from'])}'s pile"
     if kind == "announced":
         place = f" (trick on {event['place'].upper()})" if event.get("place") else ""
-        role = {"challenge": " to back the challenge", "chwech": " with C'HWEC'H"}.get(event["role"], "")
+        role = {"challenge": " to back the challenge", "chwech": " with C'HWEC'H"}.get(
+            event["role"], ""
+        )
         return f"   {who} announces {event['text']}{role}{place}"
     if kind == "said_nothing":
         why = " (time ran out)" if event.get("timeout") else ""
@@ -52,8 +54,10 @@ def describe_event(event: dict[str, Any], players: list[str]) -> str | None:
     if kind == "chwech_decided":
         return f"   {who} {'uses' if event['use'] else 'does not use'} C'HWEC'H"
     if kind == "challenge_ruled":
-        return (f"   challenge {event['outcome'].replace('_', ' ')} ({event['reason'].replace('_', ' ')}): "
-                f"{name(event['challenger'])} against {name(event['challenged'])}")
+        return (
+            f"   challenge {event['outcome'].replace('_', ' ')} ({event['reason'].replace('_', ' ')}): "
+            f"{name(event['challenger'])} against {name(event['challenged'])}"
+        )
     if kind == "trick_won":
         placed = {"pevar": " laid on PEVAR", "pemp": " laid on PEMP"}.get(event["placed"] or "", "")
         if event["placed"] == "daou":
@@ -72,9 +76,14 @@ def describe_event(event: dict[str, Any], players: list[str]) -> str | None:
     if kind == "game_over":
         lines = [f"Game over ({event['reason'].replace('_', ' ')})."]
         for item in event["settlements"]:
-            lines.append(f"   {item['kind'].upper()}: {name(item['seat'])} "
-                         + (f"takes {item['count']} card(s) from the table" if item["kind"] == "unan"
-                            else f"gives {item['count']} card(s) to {name(item['to'])}"))
+            lines.append(
+                f"   {item['kind'].upper()}: {name(item['seat'])} "
+                + (
+                    f"takes {item['count']} card(s) from the table"
+                    if item["kind"] == "unan"
+                    else f"gives {item['count']} card(s) to {name(item['to'])}"
+                )
+            )
         order = sorted(range(len(players)), key=lambda i: event["places"][i])
         for i in order:
             lines.append(f"   {event['places'][i]}. {name(i)}: {event['scores'][i]} points")

@@ -54,7 +54,9 @@ class RuleSet:
 
     def __post_init__(self) -> None:
         if self.max_number not in NUMBER_RANGES:
-            raise _refuse(f"the number range must be 10 or 20, not {self.max_number!r}", "number_range")
+            raise _refuse(
+                f"the number range must be 10 or 20, not {self.max_number!r}", "number_range"
+            )
         if self.tier not in TIER_OPERATORS:
             raise _refuse(f"the tier must be 1, 2 or 3, not {self.tier!r}", "tier")
         tier_ops = TIER_OPERATORS[self.tier]
@@ -63,7 +65,9 @@ class RuleSet:
             raise _refuse("at least one operator is needed", "no_operator")
         stray = sorted(set(ops) - set(tier_ops))
         if stray:
-            raise _refuse(f"tier {self.tier} has no operator {''.join(stray)}", "operator_not_in_tier")
+            raise _refuse(
+                f"tier {self.tier} has no operator {''.join(stray)}", "operator_not_in_tier"
+            )
         # A game of powers alone has almost nothing to play.
         if not set(ops) & set("+-*/"):
             raise _refuse("at least one of + - * / is needed", "no_basic_operator")

@@ -93,7 +93,9 @@ def _text_of(operation: Operation | Mapping[str, Any]) -> str:
     return str(operation.get("text") or "")
 
 
-def skills_of(operation: Operation | Mapping[str, Any], rules: RuleSet | None = None) -> frozenset[str]:
+def skills_of(
+    operation: Operation | Mapping[str, Any], rules: RuleSet | None = None
+) -> frozenset[str]:
     """The skills an operation exercises (a subset of SKILLS), correct or wrong.
 
     `operation` is an Operation or its stored form (a dict with its canonical "text", as

@@ -650,7 +650,11 @@ def find_operation(
 
 
 def best_operation(
-    cards: Sequence[Any], rules: RuleSet, held: Sequence[Any] = (), *, budget: int | None = BEST_BUDGET
+    cards: Sequence[Any],
+    rules: RuleSet,
+    held: Sequence[Any] = (),
+    *,
+    budget: int | None = BEST_BUDGET,
 ) -> Operation | None:
     """An operation winning as many cards as possible (hints, bots, the lesson of R5.6).
 
@@ -737,7 +741,9 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
             return False
     if rules.tier == 3:
         search = _Tier3Target(rules)
-        return any(search.has(subset, target) for size in sizes for subset in _operand_sets(ms, size))
+        return any(
+            search.has(subset, target) for size in sizes for subset in _operand_sets(ms, size)
+        )
     arith = _MaskArithmetic(rules)
     for size in sizes:
         for subset in _operand_sets(ms, size):
@@ -809,7 +815,9 @@ class _Tier3Target:
             # X + (the rest) takes any whole value near the rest's: some nonzero one among them.
             return True if len(ms) == 1 else any(self.has(ms, v) for v in (1, -1, 2))
         if len(ms) <= _MATERIALISE:
-            return any(v != 0 for v in self.arith.reach(ms)) if nonzero else bool(self.arith.reach(ms))
+            return (
+                any(v != 0 for v in self.arith.reach(ms)) if nonzero else bool(self.arith.reach(ms))
+            )
         return any(self.has(ms, v) for v in (*([0] if not nonzero else []), *range(1, 40)))
 
     def _has(self, ms: tuple[int, ...], t: Value) -> bool:
@@ -855,7 +863,9 @@ class _Tier3Target:
             elif sym == "-":
                 wanted = [(e - t, True), (t + e, False)]
             elif sym == "*":
-                wanted = [(_normal(Fraction(t) / e), True)] if e else ([(_ANY, True)] if t == 0 else [])
+                wanted = (
+                    [(_normal(Fraction(t) / e), True)] if e else ([(_ANY, True)] if t == 0 else [])
+                )
             elif sym == "/":
                 if t:
                     wanted.append((_normal(Fraction(e) / t), True))
@@ -922,7 +932,11 @@ def _exponents(e: Value, t: Value) -> list[int]:
         if e in (1, -1):
             power = power * e
             continue
-        power = _normal(power * e) if isinstance(power, Fraction) or isinstance(e, Fraction) else power * e
+        power = (
+            _normal(power * e)
+            if isinstance(power, Fraction) or isinstance(e, Fraction)
+            else power * e
+        )
         if not _in_bounds(power):
             break
     return out
@@ -1106,7 +1120,11 @@ class _WholeReach:
                         out |= mb
                     else:
                         r = _iroot_floor(max(hi, -lo), a)
-                        span = mb >> max(0, off - r) & ((1 << (2 * r + 1)) - 1) if off else mb & ((2 << r) - 1)
+                        span = (
+                            mb >> max(0, off - r) & ((1 << (2 * r + 1)) - 1)
+                            if off
+                            else mb & ((2 << r) - 1)
+                        )
                         base = -min(r, off)
                         for b in _bits(span):
                             v = (b + base) ** a

@@ -1,4 +1,5 @@
 """Class games: tables from the students present, start/pause/end, the live view, replay."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -23,17 +24,33 @@ from tests import factories
 
 pytestmark = pytest.mark.django_db
 
-SETTINGS = {"challenge_window": "5", "challenge_time": "30", "turn_time": "60",
-            "starter": "first", "nothing_true_penalty": "3", "lesson": "auto", "copies": "2",
-            "x_cards": "4", "events": "on", "cap_range": "", "cap_tier": ""}
+SETTINGS = {
+    "challenge_window": "5",
+    "challenge_time": "30",
+    "turn_time": "60",
+    "starter": "first",
+    "nothing_true_penalty": "3",
+    "lesson": "auto",
+    "copies": "2",
+    "x_cards": "4",
+    "events": "on",
+    "cap_range": "",
+    "cap_tier": "",
+}
 
 
 @pytest.fixture
 def kids(classroom):
-    levels = [("Anna", 10, 1), ("Bleuenn", 10, 1), ("Corentin", 20, 2), ("Dewi", 20, 2),
-              ("Elouan", 20, 3)]
-    return [factories.student(classroom=classroom, name=n, number_range=r, tier=t)
-            for n, r, t in levels]
+    levels = [
+        ("Anna", 10, 1),
+        ("Bleuenn", 10, 1),
+        ("Corentin", 20, 2),
+        ("Dewi", 20, 2),
+        ("Elouan", 20, 3),
+    ]
+    return [
+        factories.student(classroom=classroom, name=n, number_range=r, tier=t) for n, r, t in levels
+    ]
 
 
 def _post(kids, **extra) -> dict:
@@ -54,11 +71,16 @@ def play(game: Game, ticks: int, *, start=None) -> None:
 
 
 def start_session(classroom, teacher, groups, *, bots=0, settings=None) -> ClassSession:
-    tables = [PlannedTable(number=i, students=g, bots=bots, bot_strength="easy")
-              for i, g in enumerate(groups, start=1)]
+    tables = [
+        PlannedTable(number=i, students=g, bots=bots, bot_strength="easy")
+        for i, g in enumerate(groups, start=1)
+    ]
     return class_game_services.class_session_start(
-        classroom=classroom, tables=tables, by=teacher,
-        settings=settings or {"challenge_window": 5, "challenge_time": 30, "turn_time": 60})
+        classroom=classroom,
+        tables=tables,
+        by=teacher,
+        settings=settings or {"challenge_window": 5, "challenge_time": 30, "turn_time": 60},
+    )
 
 
 def test_make_tables_proposes_tables_by_level_with_the_reason(client, teacher, classroom, kids):
@@ -68,22 +90,32 @@ def test_make_tables_proposes_tables_by_level_with_the_reason(client, teacher, c
     assert all(k.name in page for k in kids)
     response = client.post(url, _post(kids[:4], action="propose"))
     tables = response.context["tables"]
-    assert [[s.name for s in t.students] for t in tables] == [["Anna", "Bleuenn"],
-                                                            ["Corentin", "Dewi"]]
+    assert [[s.name for s in t.students] for t in tables] == [
+        ["Anna", "Bleuenn"],
+        ["Corentin", "Dewi"],
+    ]
     page = response.content.decode()
     assert "up to 10, + and − only" in page and "up to 20, + − × ÷" in page
     assert "everyone at this table has this level" in page
     assert not ClassSession.objects.exists()  # proposing writes nothing
 
 
-def test_moving_a_student_updates_the_rules_and_names_the_weakest(client, teacher, classroom,
-                                                                  kids):
+def test_moving_a_student_updates_the_rules_and_names_the_weakest(client, teacher, classroom, kids):
     anna, bleuenn, corentin, dewi, _ = kids
     client.force_login(teacher)
     url = reverse("classrooms:class_game_setup", args=[classroom.pk])
-    data = _post(kids[:4], action="update", **{
-        f"table_{anna.pk}": "2", f"table_{bleuenn.pk}": "1", f"table_{corentin.pk}": "2",
-        f"table_{dewi.pk}": "1", "bots_1": "0", "bots_2": "0"})
+    data = _post(
+        kids[:4],
+        action="update",
+        **{
+            f"table_{anna.pk}": "2",
+            f"table_{bleuenn.pk}": "1",
+            f"table_{corentin.pk}": "2",
+            f"table_{dewi.pk}": "1",
+            "bots_1": "0",
+            "bots_2": "0",
+        },
+    )
     response = client.post(url, data, HTTP_HX_REQUEST="true")
     page = response.content.decode()
     assert "<html" not in page and 'id="plan"' in page  # the fragment only
@@ -118,16 +150,22 @@ def test_a_student_at_two_tables_and_a_table_of_one_are_refused(client, teacher,
     assert [s.display_name for s in games[1].seats.all()] == ["Corentin", "Computer 1"]
 
 
-def test_each_table_plays_at_its_weakest_students_level_and_the_teachers_cap(teacher, classroom,
-                                                                              kids):
+def test_each_table_plays_at_its_weakest_students_level_and_the_teachers_cap(
+    teacher, classroom, kids
+):
     anna, bleuenn, corentin, dewi, elouan = kids
     session = start_session(classroom, teacher, [[anna, corentin], [dewi, elouan]])
     rules = [g.config["rules"] for g in session.games.order_by("pk")]
     assert [(r["max_number"], r["tier"]) for r in rules] == [(10, 1), (20, 2)]
     class_game_services.class_session_end(session=session, by=teacher)
     capped = class_game_services.class_session_start(
-        classroom=classroom, tables=[PlannedTable(number=1, students=[dewi, elouan])],
-        settings={"copies": 1, "x_cards": 0, "events": False}, cap_range=10, cap_tier=1, by=teacher)
+        classroom=classroom,
+        tables=[PlannedTable(number=1, students=[dewi, elouan])],
+        settings={"copies": 1, "x_cards": 0, "events": False},
+        cap_range=10,
+        cap_tier=1,
+        by=teacher,
+    )
     game = capped.games.get()
     assert (game.config["rules"]["max_number"], game.config["rules"]["tier"]) == (10, 1)
     assert game.config["deck"] == {"max_number": 10, "copies": 1, "x_cards": 0, "events": False}
@@ -179,14 +217,18 @@ def test_an_absent_student_is_replaced_by_a_computer_player(client, teacher, cla
     session = start_session(classroom, teacher, [kids[:2]])
     game = session.games.get()
     client.force_login(teacher)
-    response = client.post(reverse("classrooms:seat_replace", args=[session.pk, game.pk]),
-                           {"position": "1", "strength": "medium"})
+    response = client.post(
+        reverse("classrooms:seat_replace", args=[session.pk, game.pk]),
+        {"position": "1", "strength": "medium"},
+    )
     assert response.status_code == 302
     assert game.seats.get(position=1).bot == "medium"
     move = Move.objects.get(game=game)
     assert move.payload == {"type": "replace", "seat": 1, "bot": "medium"}
-    response = client.post(reverse("classrooms:seat_replace", args=[session.pk, game.pk]),
-                           {"position": "0", "strength": "superhuman"})
+    response = client.post(
+        reverse("classrooms:seat_replace", args=[session.pk, game.pk]),
+        {"position": "0", "strength": "superhuman"},
+    )
     assert game.seats.get(position=0).bot == ""
 
 
@@ -211,8 +253,9 @@ def test_the_live_view_shows_every_table_and_answers_204_when_nothing_moved(
     assert 'id="live"' in fresh.content.decode()
 
 
-def test_the_live_view_flags_a_stuck_table_and_a_student_who_has_not_played(teacher, classroom,
-                                                                             kids):
+def test_the_live_view_flags_a_stuck_table_and_a_student_who_has_not_played(
+    teacher, classroom, kids
+):
     session = start_session(classroom, teacher, [kids[:2]])
     game = session.games.get()
     later = timezone.now() + timedelta(minutes=4)
@@ -229,11 +272,12 @@ def _live_queries(client, url) -> int:
     return len(ctx.captured_queries)
 
 
-def test_the_live_views_queries_do_not_grow_with_tables_or_moves(client, teacher, classroom,
-                                                                 school):
+def test_the_live_views_queries_do_not_grow_with_tables_or_moves(
+    client, teacher, classroom, school
+):
     kids = [factories.student(classroom=classroom, name=f"K{i:02}") for i in range(20)]
     small = start_session(classroom, teacher, [kids[16:18], kids[18:20]], bots=1)
-    big = start_session(classroom, teacher, [kids[i:i + 2] for i in range(0, 16, 2)], bots=1)
+    big = start_session(classroom, teacher, [kids[i : i + 2] for i in range(0, 16, 2)], bots=1)
     client.force_login(teacher)
     small_url = reverse("classrooms:session_live", args=[small.pk])
     big_url = reverse("classrooms:session_live", args=[big.pk])
@@ -258,8 +302,12 @@ def test_a_finished_game_is_in_the_history_and_its_replay_equals_the_recorded_ga
     moves = list(Move.objects.filter(game=game).order_by("number"))
     assert len(moves) > 20
     # R9.2: the engine's replay from the seed and the stored moves is the stored game.
-    replayed = engine.replay(engine.GameConfig.from_dict(game.config), game.seed,
-                             [m.payload for m in moves], game.draw_order)
+    replayed = engine.replay(
+        engine.GameConfig.from_dict(game.config),
+        game.seed,
+        [m.payload for m in moves],
+        game.draw_order,
+    )
     stored = dict(game.state)
     got = selectors._as_stored(replayed.to_dict())
     stored.pop("bots"), got.pop("bots")

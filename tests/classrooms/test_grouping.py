@@ -1,4 +1,5 @@
 """Making tables: 2 to 5 players grouped by level, and the rules of the weakest player (R2.3)."""
+
 from __future__ import annotations
 
 import pytest
@@ -22,8 +23,7 @@ def test_students_of_one_level_sit_together():
     easy = [kid(i, f"E{i}", 10, 1) for i in range(4)]
     hard = [kid(10 + i, f"H{i}", 20, 3) for i in range(4)]
     tables = tables_propose(hard[:2] + easy + hard[2:])
-    assert sorted(sorted(s.pk for s in t) for t in tables) == [
-        [0, 1, 2, 3], [10, 11, 12, 13]]
+    assert sorted(sorted(s.pk for s in t) for t in tables) == [[0, 1, 2, 3], [10, 11, 12, 13]]
 
 
 def test_a_group_of_five_is_not_split_to_make_a_mixed_table():
@@ -101,27 +101,37 @@ def test_the_teacher_may_set_a_table_lower_never_higher():
 def test_a_table_of_one_is_refused_unless_a_computer_player_joins():
     anna = kid(1, "Anna")
     errors = tables_check([PlannedTable(number=1, students=[anna])])
-    assert errors == ["Table 1 has only one player (Anna): move another student there or add a "
-                      "computer player."]
+    assert errors == [
+        "Table 1 has only one player (Anna): move another student there or add a computer player."
+    ]
     assert tables_check([PlannedTable(number=1, students=[anna], bots=1)]) == []
 
 
 def test_a_student_at_two_tables_is_refused_with_the_tables_named():
     anna, bob, cid = kid(1, "Anna"), kid(2, "Bob"), kid(3, "Cid")
-    plan = [PlannedTable(number=1, students=[anna, bob]), PlannedTable(number=2, students=[anna, cid])]
+    plan = [
+        PlannedTable(number=1, students=[anna, bob]),
+        PlannedTable(number=2, students=[anna, cid]),
+    ]
     assert tables_check(plan) == ["Anna is placed at two tables (1, 2): choose one."]
-    assert tables_check([PlannedTable(number=1, students=[bob, cid])],
-                        doubles={anna: [1, 3]}) == ["Anna is placed at two tables (1, 3): choose one."]
+    assert tables_check([PlannedTable(number=1, students=[bob, cid])], doubles={anna: [1, 3]}) == [
+        "Anna is placed at two tables (1, 3): choose one."
+    ]
 
 
-@pytest.mark.parametrize("students, bots, message", [
-    (5, 1, "Table 1 has 6 players; at most 5 play at one table."),
-    (0, 2, "Table 1 has only computer players"),
-    (2, 1, None),
-])
+@pytest.mark.parametrize(
+    "students, bots, message",
+    [
+        (5, 1, "Table 1 has 6 players; at most 5 play at one table."),
+        (0, 2, "Table 1 has only computer players"),
+        (2, 1, None),
+    ],
+)
 def test_table_sizes(students, bots, message):
     table = PlannedTable(number=1, students=[kid(i, f"K{i}") for i in range(students)], bots=bots)
-    errors = tables_check([table] + ([] if students else [PlannedTable(2, [kid(9, "Z"), kid(8, "Y")])]))
+    errors = tables_check(
+        [table] + ([] if students else [PlannedTable(2, [kid(9, "Z"), kid(8, "Y")])])
+    )
     if message is None:
         assert errors == []
     else:
@@ -129,4 +139,6 @@ def test_table_sizes(students, bots, message):
 
 
 def test_an_empty_plan_is_refused():
-    assert tables_check([]) == ["Choose the students who are present: at least one table needs players."]
+    assert tables_check([]) == [
+        "Choose the students who are present: at least one table needs players."
+    ]

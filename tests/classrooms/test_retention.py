@@ -5,6 +5,7 @@ The history spans four school years (2023-2024 to 2026-2027) and is played throu
 games.services with a clock standing in for timezone.now; "today" is 20 November 2026, so with
 the default of 2 years the cut-off is 1 August 2024 (Paris, the test school's time zone).
 """
+
 from __future__ import annotations
 
 import io
@@ -31,10 +32,17 @@ TODAY = paris(2026, 11, 20, 10, 0)
 CUTOFF = paris(2024, 8, 1)
 MODELS = (Game, Seat, Move, Play, ClassSession, WeeklyReport, WeekTally, ReportJob, WeeklyEmail)
 UNTOUCHED = (Student, Classroom, User, ParentLink, LevelChange)
-WORDS = {Game: "games?", Seat: "seats? at tables?", Move: "moves?", Play: "plays? of students?",
-         ClassSession: "class games?", WeeklyReport: "weekly reports?",
-         WeekTally: "week tall(?:y|ies)", ReportJob: "report-build requests?",
-         WeeklyEmail: "weekly-email records?"}
+WORDS = {
+    Game: "games?",
+    Seat: "seats? at tables?",
+    Move: "moves?",
+    Play: "plays? of students?",
+    ClassSession: "class games?",
+    WeeklyReport: "weekly reports?",
+    WeekTally: "week tall(?:y|ies)",
+    ReportJob: "report-build requests?",
+    WeeklyEmail: "weekly-email records?",
+}
 
 
 def counts() -> dict[type, int]:
@@ -60,11 +68,16 @@ def run(*args: str) -> str:
 def class_game(*, classroom, students, at, end: bool) -> tuple[ClassSession, Game]:
     """A class game with one table, set up and started at `at` through games.services."""
     with clock_at(at):
-        session = ClassSession.objects.create(classroom=classroom,
-                                              status=ClassSession.Status.RUNNING)
-        game = services.game_create(school=classroom.school, classroom=classroom,
-                                    session=session, players=[{"student": s} for s in students],
-                                    settings={"turn_time": 120, "challenge_window": 10})
+        session = ClassSession.objects.create(
+            classroom=classroom, status=ClassSession.Status.RUNNING
+        )
+        game = services.game_create(
+            school=classroom.school,
+            classroom=classroom,
+            session=session,
+            players=[{"student": s} for s in students],
+            settings={"turn_time": 120, "challenge_window": 10},
+        )
         services.game_start(game=game)
     if end:
         finish(game, at=at + timedelta(minutes=20))
@@ -79,31 +92,42 @@ def history(classroom, students):
     ParentLink.objects.create(parent=parent, student=anna)
     games = {
         # 2023-2024: past its keeping
-        "old": one_move(classroom=classroom, student=anna, move="2 + 3 = 5",
-                        at=paris(2023, 10, 10, 9)),
+        "old": one_move(
+            classroom=classroom, student=anna, move="2 + 3 = 5", at=paris(2023, 10, 10, 9)
+        ),
         # the last evening of 2023-2024, in the school's time zone (22:00 in UTC)
-        "last_evening": one_move(classroom=classroom, student=anna, move="2 + 3 = 5",
-                                 at=paris(2024, 7, 31, 23, 50)),
+        "last_evening": one_move(
+            classroom=classroom, student=anna, move="2 + 3 = 5", at=paris(2024, 7, 31, 23, 50)
+        ),
         # 2024-2025, from its first minutes: kept until 31 July 2027
-        "first_morning": one_move(classroom=classroom, student=anna, move="2 + 3 = 5",
-                                  at=paris(2024, 8, 1, 0, 5)),
-        "y2025": one_move(classroom=classroom, student=brieuc, move="2 + 3 = 5",
-                          at=paris(2025, 3, 11, 10)),
-        "y2026": one_move(classroom=classroom, student=anna, move="2 + 3 = 5",
-                          at=paris(2026, 10, 13, 10)),
+        "first_morning": one_move(
+            classroom=classroom, student=anna, move="2 + 3 = 5", at=paris(2024, 8, 1, 0, 5)
+        ),
+        "y2025": one_move(
+            classroom=classroom, student=brieuc, move="2 + 3 = 5", at=paris(2025, 3, 11, 10)
+        ),
+        "y2026": one_move(
+            classroom=classroom, student=anna, move="2 + 3 = 5", at=paris(2026, 10, 13, 10)
+        ),
         # a table left running since 2023: never erased while it runs
-        "running": table(classroom=classroom, students=[anna], bots=["easy"], seed=3,
-                         at=paris(2023, 11, 6, 9)),
+        "running": table(
+            classroom=classroom, students=[anna], bots=["easy"], seed=3, at=paris(2023, 11, 6, 9)
+        ),
     }
     with clock_at(paris(2023, 12, 1, 9)):
         games["never_started"] = services.game_create(
-            school=classroom.school, classroom=classroom, players=[{"student": brieuc}, {"bot": "easy"}],
-            settings={"turn_time": 120, "challenge_window": 10})
+            school=classroom.school,
+            classroom=classroom,
+            players=[{"student": brieuc}, {"bot": "easy"}],
+            settings={"turn_time": 120, "challenge_window": 10},
+        )
     sessions = {}
     sessions["old"], games["old_table"] = class_game(
-        classroom=classroom, students=[anna, brieuc], at=paris(2024, 2, 5, 9), end=True)
+        classroom=classroom, students=[anna, brieuc], at=paris(2024, 2, 5, 9), end=True
+    )
     sessions["old_running"], games["old_running_table"] = class_game(
-        classroom=classroom, students=[anna, brieuc], at=paris(2024, 3, 4, 9), end=False)
+        classroom=classroom, students=[anna, brieuc], at=paris(2024, 3, 4, 9), end=False
+    )
     for week in (date(2023, 10, 9), date(2024, 7, 29), date(2025, 3, 10), date(2026, 10, 12)):
         with clock_at(paris(week.year, week.month, week.day, 20) + timedelta(days=6)):
             report_services.report_build(student=anna, week_start=week)
@@ -138,8 +162,11 @@ def test_school_year_bounds_agree_with_school_year_current():
         for day in (first, last, first + timedelta(days=100)):
             cut = retention.cutoff_date(day)
             older = f"{cut.year - 1}-{cut.year}"
-            assert retention.kept_until(older) < day <= retention.kept_until(
-                f"{cut.year}-{cut.year + 1}")
+            assert (
+                retention.kept_until(older)
+                < day
+                <= retention.kept_until(f"{cut.year}-{cut.year + 1}")
+            )
 
 
 def test_retention_years_setting(settings):
@@ -170,16 +197,26 @@ def test_retention_command_on_a_dated_history(history):
     # the running tables of 2023-2024 and their class game are still there, and still running
     assert Game.objects.get(pk=ids["running"]).status == Game.Status.RUNNING
     assert Seat.objects.filter(game_id=ids["running"]).count() == running_seats
-    assert set(ClassSession.objects.values_list("pk", flat=True)) == {history["sessions"]["old_running"].pk}
+    assert set(ClassSession.objects.values_list("pk", flat=True)) == {
+        history["sessions"]["old_running"].pk
+    }
     # reports, tallies and build requests: weeks wholly before the cut-off only
     assert set(WeeklyReport.objects.values_list("week_start", flat=True)) == {
-        date(2024, 7, 29), date(2025, 3, 10), date(2026, 10, 12)}
+        date(2024, 7, 29),
+        date(2025, 3, 10),
+        date(2026, 10, 12),
+    }
     assert not WeekTally.objects.filter(week_start__lt=date(2024, 7, 29)).exists()
     assert WeekTally.objects.filter(week_start__gte=date(2024, 7, 29)).exists()
     assert set(ReportJob.objects.values_list("week_start", flat=True)) == {
-        date(2024, 7, 29), date(2025, 3, 10), date(2026, 10, 12)}
+        date(2024, 7, 29),
+        date(2025, 3, 10),
+        date(2026, 10, 12),
+    }
     assert set(WeeklyEmail.objects.values_list("week_start", flat=True)) == {
-        date(2024, 7, 29), date(2025, 3, 10)}
+        date(2024, 7, 29),
+        date(2025, 3, 10),
+    }
     # students, classes, accounts, parent links and level history: not play data
     for model in UNTOUCHED:
         assert after[model] == before[model], model
@@ -246,8 +283,9 @@ def test_the_erase_waits_for_a_game_locked_elsewhere_then_erases_it(classroom, s
     from tests.conftest import need_service
 
     need_service(connection.vendor == "postgresql", "PostgreSQL (DATABASE_URL) for row locks")
-    old = one_move(classroom=classroom, student=students[0], move="2 + 3 = 5",
-                   at=paris(2023, 10, 10, 9))
+    old = one_move(
+        classroom=classroom, student=students[0], move="2 + 3 = 5", at=paris(2023, 10, 10, 9)
+    )
     locked, release = threading.Event(), threading.Event()
     done: list[dict] = []
     errors: list[BaseException] = []

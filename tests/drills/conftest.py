@@ -4,6 +4,7 @@ Every drill starts what it breaks (a redis-server on a spare port, a TCP proxy i
 PostgreSQL, celery workers) and stops it in teardown; the machine's PostgreSQL and Redis are
 never touched. They need PostgreSQL (DATABASE_URL): the workers share the test database.
 """
+
 from __future__ import annotations
 
 import os
@@ -31,15 +32,19 @@ def pytest_collection_modifyitems(items):
 def postgres(transactional_db):
     from django.db import connection
 
-    need_service(connection.vendor == "postgresql",
-                 "PostgreSQL (DATABASE_URL) shared between the drill and its workers")
+    need_service(
+        connection.vendor == "postgresql",
+        "PostgreSQL (DATABASE_URL) shared between the drill and its workers",
+    )
     return connection
 
 
 @pytest.fixture
 def redis_server(tmp_path):
-    need_service(Path(REDIS_SERVER).exists() or bool(shutil.which("redis-server")),
-                 f"{REDIS_SERVER} to run a drill's own Redis")
+    need_service(
+        Path(REDIS_SERVER).exists() or bool(shutil.which("redis-server")),
+        f"{REDIS_SERVER} to run a drill's own Redis",
+    )
     server = RedisServer(tmp_path)
     server.start()
     try:
@@ -56,30 +61,52 @@ def district(postgres, redis_server, settings, tmp_path):
     from kavet_site.celery import app
 
     queue = f"drill-{uuid.uuid4().hex[:8]}"
-    settings.CACHES = {"default": {
-        "BACKEND": "kavet_site.cache.ResilientRedisCache",
-        "LOCATION": redis_server.url,
-        "KEY_PREFIX": "kavet",
-        "OPTIONS": dict(settings.CACHES.get("default", {}).get("OPTIONS") or {
-            "socket_connect_timeout": 0.5, "socket_timeout": 0.5}),
-    }}
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "kavet_site.cache.ResilientRedisCache",
+            "LOCATION": redis_server.url,
+            "KEY_PREFIX": "kavet",
+            "OPTIONS": dict(
+                settings.CACHES.get("default", {}).get("OPTIONS")
+                or {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}
+            ),
+        }
+    }
     settings.SESSION_ENGINE = "kavet_site.sessions"
     settings.CELERY_TASK_ALWAYS_EAGER = False
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    saved = {k: app.conf[k] for k in ("broker_url", "result_backend", "task_always_eager",
-                                      "task_default_queue", "broker_transport_options")}
-    app.conf.update(broker_url=redis_server.url, result_backend=redis_server.url,
-                    task_always_eager=False, task_default_queue=queue,
-                    broker_transport_options={"visibility_timeout": DRILL_VISIBILITY,
-                                              "unacked_restore_throttle": 1,
-                                              "socket_connect_timeout": 1, "socket_timeout": 2})
+    saved = {
+        k: app.conf[k]
+        for k in (
+            "broker_url",
+            "result_backend",
+            "task_always_eager",
+            "task_default_queue",
+            "broker_transport_options",
+        )
+    }
+    app.conf.update(
+        broker_url=redis_server.url,
+        result_backend=redis_server.url,
+        task_always_eager=False,
+        task_default_queue=queue,
+        broker_transport_options={
+            "visibility_timeout": DRILL_VISIBILITY,
+            "unacked_restore_throttle": 1,
+            "socket_connect_timeout": 1,
+            "socket_timeout": 2,
+        },
+    )
     _reset_celery_pools(app)
     db = postgres.settings_dict
     env = dict(os.environ)
     env.update(
         DATABASE_URL=f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
-        REDIS_URL=redis_server.url, CELERY_QUEUE=queue, CONN_MAX_AGE="0",
-        CELERY_VISIBILITY_TIMEOUT=str(DRILL_VISIBILITY), LOG_LEVEL="INFO",
+        REDIS_URL=redis_server.url,
+        CELERY_QUEUE=queue,
+        CONN_MAX_AGE="0",
+        CELERY_VISIBILITY_TIMEOUT=str(DRILL_VISIBILITY),
+        LOG_LEVEL="INFO",
     )
     workers: list[Worker] = []
 
@@ -91,8 +118,17 @@ def district(postgres, redis_server, settings, tmp_path):
         return w
 
     try:
-        yield type("District", (), {"redis": redis_server, "queue": queue, "worker": staticmethod(worker),
-                                    "app": app, "tmp": tmp_path})
+        yield type(
+            "District",
+            (),
+            {
+                "redis": redis_server,
+                "queue": queue,
+                "worker": staticmethod(worker),
+                "app": app,
+                "tmp": tmp_path,
+            },
+        )
     finally:
         for w in workers:
             w.stop()

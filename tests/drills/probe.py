@@ -4,6 +4,7 @@
 task. With DRILL_SLOW_REPORTS set, every report the worker saves takes that many seconds longer,
 so a drill can kill the worker in the middle of a class's build.
 """
+
 from __future__ import annotations
 
 import os

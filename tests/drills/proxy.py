@@ -3,6 +3,7 @@
 cut(): every open connection is reset and new ones are refused (the port is closed), as when
 the database host goes away. restore(): the same port listens again.
 """
+
 from __future__ import annotations
 
 import socket

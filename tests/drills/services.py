@@ -4,6 +4,7 @@ Never the machine's own PostgreSQL or Redis: each drill runs its own redis-serve
 port (data in a temporary directory, append-only file so a restart keeps the broker's
 messages, like a production broker should) and its own worker, killed in teardown.
 """
+
 from __future__ import annotations
 
 import os
@@ -52,9 +53,24 @@ class RedisServer:
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
-            [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "yes", "--appendfsync", "always", "--dir", str(self.directory)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                REDIS_SERVER,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always",
+                "--dir",
+                str(self.directory),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         wait_port(self.port, up=True)
 
     def kill(self) -> None:
@@ -71,22 +87,51 @@ class RedisServer:
 class Worker:
     """A real `celery worker` process on the drill's Redis and the test database."""
 
-    def __init__(self, env: dict[str, str], queue: str, log: Path, *, beat: bool = False,
-                 pool: str = "prefork") -> None:
+    def __init__(
+        self,
+        env: dict[str, str],
+        queue: str,
+        log: Path,
+        *,
+        beat: bool = False,
+        pool: str = "prefork",
+    ) -> None:
         self.env, self.queue, self.log, self.beat, self.pool = env, queue, log, beat, pool
         self.proc: subprocess.Popen | None = None
 
     def start(self) -> None:
-        cmd = [sys.executable, "-m", "celery", "-A", "kavet_site", "worker", f"--pool={self.pool}",
-               "--concurrency=1", "-Q", self.queue, "--without-gossip", "--without-mingle",
-               "-l", "info", "-n", f"drill-{self.queue}-{id(self)}@%h",
-               "-I", "tests.drills.probe"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "kavet_site",
+            "worker",
+            f"--pool={self.pool}",
+            "--concurrency=1",
+            "-Q",
+            self.queue,
+            "--without-gossip",
+            "--without-mingle",
+            "-l",
+            "info",
+            "-n",
+            f"drill-{self.queue}-{id(self)}@%h",
+            "-I",
+            "tests.drills.probe",
+        ]
         if self.beat:
             cmd += ["-B", "--schedule", str(self.log.with_suffix(".beat"))]
         self.logfile = open(self.log, "ab")  # noqa: SIM115 - closed in stop()
         # Its own process group: a SIGKILL reaches the pool's children too.
-        self.proc = subprocess.Popen(cmd, env=self.env, cwd=str(ROOT), stdout=self.logfile,
-                                     stderr=subprocess.STDOUT, start_new_session=True)
+        self.proc = subprocess.Popen(
+            cmd,
+            env=self.env,
+            cwd=str(ROOT),
+            stdout=self.logfile,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None

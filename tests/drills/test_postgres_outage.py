@@ -5,6 +5,7 @@ htmx polls and moves a short 503 fragment with an event for the tablet's script,
 is half-applied; once restored, the very next request works, and the move the tablet sends
 again is applied exactly once.
 """
+
 from __future__ import annotations
 
 import time
@@ -43,10 +44,14 @@ def test_postgres_cut_gives_503_then_recovers_at_once(proxied_db):
     classroom = factories.classroom(school=school)
     anna = factories.student(classroom=classroom, name="Anna")
     bo = factories.student(classroom=classroom, name="Bo")
-    game = services.game_create(school=school, classroom=classroom,
-                                players=[{"student": anna}, {"student": bo}],
-                                settings={"turn_time": 120, "challenge_window": 10},
-                                draw_order=[4, 6, 10], label="T1")
+    game = services.game_create(
+        school=school,
+        classroom=classroom,
+        players=[{"student": anna}, {"student": bo}],
+        settings={"turn_time": 120, "challenge_window": 10},
+        draw_order=[4, 6, 10],
+        label="T1",
+    )
     game = services.game_start(game=game)
     start = game.version
     tablet = Client(raise_request_exception=False)
@@ -60,11 +65,12 @@ def test_postgres_cut_gives_503_then_recovers_at_once(proxied_db):
     page = tablet.get(table, HTTP_ACCEPT_LANGUAGE="fr")
     assert page.status_code == 503
     assert page["Retry-After"].isdigit() and page["Content-Language"] == "fr"
-    assert b'<html lang="fr">' in page.content and b"http-equiv=\"refresh\"" in page.content
+    assert b'<html lang="fr">' in page.content and b'http-equiv="refresh"' in page.content
     anonymous = Client(raise_request_exception=False)
     assert anonymous.get(reverse("login")).status_code == 200  # needs no database
-    login = anonymous.post(reverse("login"), {"username": "t", "password": "p"},
-                           HTTP_ACCEPT_LANGUAGE="de")
+    login = anonymous.post(
+        reverse("login"), {"username": "t", "password": "p"}, HTTP_ACCEPT_LANGUAGE="de"
+    )
     assert login.status_code == 503 and login["Content-Language"] == "de"
 
     poll = tablet.get(table, {"v": start, "s": "running", "t": ""}, HTTP_X_KAVET_POLL="1", **HX)
@@ -80,7 +86,9 @@ def test_postgres_cut_gives_503_then_recovers_at_once(proxied_db):
     recovered = time.monotonic() - up_at
     assert Move.objects.filter(game=game).count() == start  # the refused move left nothing
     # The tablet sends its move again: applied once; a doubled tap changes nothing.
-    assert tablet.post(move_url, {"seen_version": start, "type": "nothing"}, **HX).status_code == 200
+    assert (
+        tablet.post(move_url, {"seen_version": start, "type": "nothing"}, **HX).status_code == 200
+    )
     tablet.post(move_url, {"seen_version": start, "type": "nothing"}, **HX)
     game.refresh_from_db()
     assert game.version == start + 1

@@ -7,6 +7,7 @@
 (c) A real worker holding a delayed (countdown) task when Redis dies stays alive, reconnects
     and runs the task exactly once.
 """
+
 from __future__ import annotations
 
 import time
@@ -24,8 +25,12 @@ HX = {"HTTP_HX_REQUEST": "true"}
 
 
 def _poll(client, game, v):
-    return client.get(reverse("games:table", args=[game.pk]), {"v": v, "s": "running", "t": ""},
-                      HTTP_X_KAVET_POLL="1", **HX)
+    return client.get(
+        reverse("games:table", args=[game.pk]),
+        {"v": v, "s": "running", "t": ""},
+        HTTP_X_KAVET_POLL="1",
+        **HX,
+    )
 
 
 def test_redis_down_mid_game_pages_signin_polls_and_moves_keep_working(district, caplog):
@@ -35,10 +40,14 @@ def test_redis_down_mid_game_pages_signin_polls_and_moves_keep_working(district,
     teacher.save()
     classroom = factories.classroom(school=school, teachers=[teacher])
     anna = factories.student(classroom=classroom, name="Anna", picture_code="0-1-2")
-    game = services.game_create(school=school, classroom=classroom,
-                                players=[{"student": anna}, {"bot": "hard", "name": "Robo"}],
-                                settings={"turn_time": 0, "challenge_window": 0},
-                                draw_order=[4, 6, 10], label="T1")
+    game = services.game_create(
+        school=school,
+        classroom=classroom,
+        players=[{"student": anna}, {"bot": "hard", "name": "Robo"}],
+        settings={"turn_time": 0, "challenge_window": 0},
+        draw_order=[4, 6, 10],
+        label="T1",
+    )
     game = services.game_start(game=game)
     district.worker(beat=True)  # a worker with the beat schedule: the 5 s sweep
 
@@ -52,8 +61,9 @@ def test_redis_down_mid_game_pages_signin_polls_and_moves_keep_working(district,
     # The teacher signs in with a password and reads a page.
     teacher_client = Client(raise_request_exception=False)
     assert teacher_client.get(reverse("login")).status_code == 200
-    login = teacher_client.post(reverse("login"), {"username": "drill-teacher",
-                                                   "password": "drill-pass-1"})
+    login = teacher_client.post(
+        reverse("login"), {"username": "drill-teacher", "password": "drill-pass-1"}
+    )
     assert login.status_code == 302, login.content[:500]
     assert teacher_client.get(reverse("classrooms:teacher_home")).status_code == 200
 
@@ -62,8 +72,9 @@ def test_redis_down_mid_game_pages_signin_polls_and_moves_keep_working(district,
     assert other.post(reverse("games:tablet_signin"), {"code": classroom.code}).status_code == 302
     so_far = ""
     for pick in (0, 1, 2):
-        response = other.post(reverse("games:tablet_pictures", args=[anna.pk]),
-                              {"so_far": so_far, "pick": pick})
+        response = other.post(
+            reverse("games:tablet_pictures", args=[anna.pk]), {"so_far": so_far, "pick": pick}
+        )
         so_far = f"{so_far}-{pick}" if so_far else str(pick)
     assert response.status_code == 302
     assert other.get(reverse("games:student_home")).status_code == 200
@@ -72,12 +83,17 @@ def test_redis_down_mid_game_pages_signin_polls_and_moves_keep_working(district,
     # queuing its task fails after commit — logged, not a 500.
     start = game.version
     assert _poll(tablet, game, start).status_code in (200, 204)
-    move = tablet.post(reverse("games:table_move", args=[game.pk]),
-                       {"seen_version": start, "type": "nothing"}, **HX)
+    move = tablet.post(
+        reverse("games:table_move", args=[game.pk]),
+        {"seen_version": start, "type": "nothing"},
+        **HX,
+    )
     assert move.status_code == 200, move.content[:500]
     game.refresh_from_db()
     assert game.version == start + 1 and game.bot_due_at is not None
-    assert any("could not queue games.tasks.game_tick_task" in r.getMessage() for r in caplog.records)
+    assert any(
+        "could not queue games.tasks.game_tick_task" in r.getMessage() for r in caplog.records
+    )
     board = _poll(tablet, game, start)
     assert board.status_code == 200 and b"data-card" in board.content  # the new board
     assert time.monotonic() - down_at < 10, "requests waited on the dead Redis"
@@ -94,7 +110,9 @@ def test_redis_down_mid_game_pages_signin_polls_and_moves_keep_working(district,
     played = wait_until(lambda: Move.objects.filter(game=game, seat=1).exists(), timeout=20)
     recovered = time.monotonic() - up_at
     assert played, "the computer player's move was not played after Redis came back"
-    print(f"\nDRILL a: Redis down {up_at - down_at:.1f} s; bot move played {recovered:.1f} s after Redis returned")
+    print(
+        f"\nDRILL a: Redis down {up_at - down_at:.1f} s; bot move played {recovered:.1f} s after Redis returned"
+    )
     time.sleep(2)
     game.refresh_from_db()
     numbers = list(Move.objects.filter(game=game).values_list("number", flat=True))
@@ -114,8 +132,9 @@ def test_worker_holding_a_countdown_task_survives_redis_dying(district, tmp_path
     out = tmp_path / "runs.txt"
     out.touch()
     record.apply_async((str(out), "eta-task"), countdown=6)
-    received = wait_until(lambda: "drills.record" in worker.output() and "received" in worker.output(),
-                          timeout=5)
+    received = wait_until(
+        lambda: "drills.record" in worker.output() and "received" in worker.output(), timeout=5
+    )
     assert received, worker.output()[-2000:]
     time.sleep(1)  # the worker holds it, waiting for its countdown
     district.redis.kill()

@@ -7,6 +7,7 @@
   sweep of a new worker plays it from the database; the redelivered message later finds
   nothing to do — one move, not two.
 """
+
 from __future__ import annotations
 
 import time
@@ -41,10 +42,15 @@ def test_worker_killed_mid_report_build_is_redelivered_and_builds_each_report_on
     assert ReportJob.objects.get(pk=job.pk).status == ReportJob.Status.RUNNING
 
     second = district.worker()
-    done = wait_until(lambda: ReportJob.objects.filter(pk=job.pk, status=ReportJob.Status.DONE).exists(),
-                      timeout=DRILL_VISIBILITY + 20, step=0.25)
-    print(f"\nDRILL d: report job finished {time.monotonic() - killed_at:.1f} s after the kill "
-          f"(visibility timeout {DRILL_VISIBILITY} s)")
+    done = wait_until(
+        lambda: ReportJob.objects.filter(pk=job.pk, status=ReportJob.Status.DONE).exists(),
+        timeout=DRILL_VISIBILITY + 20,
+        step=0.25,
+    )
+    print(
+        f"\nDRILL d: report job finished {time.monotonic() - killed_at:.1f} s after the kill "
+        f"(visibility timeout {DRILL_VISIBILITY} s)"
+    )
     assert done, second.output()[-3000:]
     assert reports.count() == len(students)  # every child, one report each (unique per week)
     after = dict(reports.values_list("student_id", "built_at"))
@@ -56,14 +62,19 @@ def test_worker_killed_holding_a_computer_move_the_sweep_plays_it_once(district)
     school = factories.school()
     classroom = factories.classroom(school=school)
     anna = factories.student(classroom=classroom, name="Anna")
-    game = services.game_create(school=school, classroom=classroom,
-                                players=[{"student": anna}, {"bot": "easy", "name": "Robo"}],
-                                settings={"turn_time": 0, "challenge_window": 0},
-                                draw_order=[4, 6, 10], label="T1")
+    game = services.game_create(
+        school=school,
+        classroom=classroom,
+        players=[{"student": anna}, {"bot": "easy", "name": "Robo"}],
+        settings={"turn_time": 0, "challenge_window": 0},
+        draw_order=[4, 6, 10],
+        label="T1",
+    )
     game = services.game_start(game=game)
     first = district.worker()
-    out = services.move_submit(game_id=game.pk, seat=0, seen_version=game.version,
-                               move={"type": "nothing"})
+    out = services.move_submit(
+        game_id=game.pk, seat=0, seen_version=game.version, move={"type": "nothing"}
+    )
     assert out.applied and out.game.bot_due_at is not None
     assert wait_until(lambda: "game_tick_task" in first.output(), timeout=5), first.output()[-2000:]
     first.sigkill()  # it held the computer player's move for its countdown (4-9 s, easy)
@@ -73,7 +84,9 @@ def test_worker_killed_holding_a_computer_move_the_sweep_plays_it_once(district)
     district.worker(beat=True)
     played = wait_until(lambda: Move.objects.filter(game=game, seat=1).exists(), timeout=20)
     assert played, "no one played the computer player's move after its worker died"
-    print(f"\nDRILL d: bot move played {time.monotonic() - killed_at:.1f} s after the worker was killed")
+    print(
+        f"\nDRILL d: bot move played {time.monotonic() - killed_at:.1f} s after the worker was killed"
+    )
     # The killed worker's message comes back after the visibility timeout: nothing more to do.
     time.sleep(max(0.0, DRILL_VISIBILITY + 3 - (time.monotonic() - killed_at)))
     game.refresh_from_db()

@@ -1,4 +1,5 @@
 """A real browser: Playwright driving Debian's Chromium (/usr/bin/chromium), never a download."""
+
 from __future__ import annotations
 
 import os
@@ -10,8 +11,13 @@ from tests.conftest import need_service
 
 CHROMIUM = os.environ.get("KAVET_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
     "--disable-dev-shm-usage",
 ]
 
@@ -24,8 +30,10 @@ def pytest_collection_modifyitems(items):
 
 @pytest.fixture(scope="session")
 def playwright_instance():
-    need_service(os.path.exists(CHROMIUM) or bool(shutil.which("chromium")),
-                 f"Chromium at {CHROMIUM} (apt-get install chromium; `make test` does it)")
+    need_service(
+        os.path.exists(CHROMIUM) or bool(shutil.which("chromium")),
+        f"Chromium at {CHROMIUM} (apt-get install chromium; `make test` does it)",
+    )
     from playwright.sync_api import sync_playwright
 
     # Playwright's sync API runs an event loop in this thread; the tests' own ORM calls are
@@ -40,8 +48,9 @@ def playwright_instance():
 
 @pytest.fixture(scope="session")
 def browser(playwright_instance):
-    browser = playwright_instance.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                                  args=CHROMIUM_ARGS)
+    browser = playwright_instance.chromium.launch(
+        executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+    )
     yield browser
     browser.close()
 

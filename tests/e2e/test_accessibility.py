@@ -41,7 +41,9 @@ def serious(page) -> list[str]:
 def axe_page(new_context):
     if not AXE.exists():
         pytest.fail(f"{AXE} is missing: run npm ci (package.json pins axe-core)")
-    return new_context(bypass_csp=True, reduced_motion="reduce", viewport={"width": 1024, "height": 768}).new_page()
+    return new_context(
+        bypass_csp=True, reduced_motion="reduce", viewport={"width": 1024, "height": 768}
+    ).new_page()
 
 
 def test_tablet_sign_in_pages_and_how_to_pages(axe_page, live_server):
@@ -96,7 +98,9 @@ def signed_in(new_context, live_server, user, size="1024x768"):
     if not AXE.exists():
         pytest.fail(f"{AXE} is missing: run npm ci (package.json pins axe-core)")
     width, height = VIEWPORTS[size]
-    context = new_context(bypass_csp=True, reduced_motion="reduce", viewport={"width": width, "height": height})
+    context = new_context(
+        bypass_csp=True, reduced_motion="reduce", viewport={"width": width, "height": height}
+    )
     sign_in_context(context, live_server, user)
     return context.new_page()
 

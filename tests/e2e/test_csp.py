@@ -1,5 +1,6 @@
 """The main pages in Chromium under their Content-Security-Policy: no violation reported, and the
 behaviours moved out of inline handlers into static/js/kavet.js still work."""
+
 from __future__ import annotations
 
 import pytest
@@ -31,7 +32,11 @@ def _open(new_context, live_server, page_spec):
 
 def _violations(page, console) -> list[str]:
     reported = page.evaluate("() => window.__csp || []")
-    said = [m for m in console if "Content Security Policy" in m or "Refused to" in m or "page error" in m]
+    said = [
+        m
+        for m in console
+        if "Content Security Policy" in m or "Refused to" in m or "page error" in m
+    ]
     return list(reported) + said
 
 
@@ -58,7 +63,9 @@ def test_main_pages_report_no_csp_violation(live_server, new_context, school, se
             page.check("[data-check-all]")
             assert all(boxes.nth(i).is_checked() for i in range(boxes.count())), spec.name
         if spec.name == "sign-in cards":
-            page.evaluate("() => { window.__printed = 0; window.print = () => { window.__printed += 1; }; }")
+            page.evaluate(
+                "() => { window.__printed = 0; window.print = () => { window.__printed += 1; }; }"
+            )
             page.click("[data-print]")
             assert page.evaluate("() => window.__printed") == 1
         if spec.name == "live session":

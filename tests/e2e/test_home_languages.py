@@ -1,4 +1,5 @@
 """A browser opens the home page in English, French and German and switches language."""
+
 from __future__ import annotations
 
 import re

@@ -1,4 +1,5 @@
 """A parent signs in on a phone and reads their child's report, chart included."""
+
 from __future__ import annotations
 
 import pytest
@@ -30,7 +31,7 @@ def test_parent_reads_the_report_with_its_chart_on_a_phone(live_server, new_cont
     page.click("button[type=submit]")
     page.wait_for_url(f"{live_server.url}/reports/")
     page.click("a.child-name")
-    page.wait_for_selector("h1:has-text(\"Anna's progress\")")
+    page.wait_for_selector('h1:has-text("Anna\'s progress")')
 
     chart = page.locator("figure.chart svg.skill-chart").first
     chart.wait_for()
@@ -38,10 +39,17 @@ def test_parent_reads_the_report_with_its_chart_on_a_phone(live_server, new_cont
     assert box and 250 < box["width"] <= 390  # fits the phone, no sideways scrolling
     assert page.locator("figure.chart svg rect").count() >= 3  # one bar per week played
     assert "Adding and taking away within 10" in chart.locator("title").first.text_content()
-    assert page.locator("figure.chart .chart-summary").first.text_content().startswith(
-        "Adding and taking away within 10: tried in 3 of the last 12 weeks")
+    assert (
+        page.locator("figure.chart .chart-summary")
+        .first.text_content()
+        .startswith("Adding and taking away within 10: tried in 3 of the last 12 weeks")
+    )
     body = page.locator("body").inner_text()
-    assert "What the words mean" in body and "Practising" in body and "What to practise at home" in body
+    assert (
+        "What the words mean" in body
+        and "Practising" in body
+        and "What to practise at home" in body
+    )
     assert "Brieuc" not in page.content()
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
 

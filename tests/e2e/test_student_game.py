@@ -7,6 +7,7 @@ came up after the challenge: since R5.4 lets the challenger play on, Bo had noth
 and never announced again, so the false challenge could not happen.) Otherwise each student plays what the solver finds
 and presses OK; the computer player moves from the tablets' polls (Celery is eager here).
 """
+
 from __future__ import annotations
 
 import time
@@ -40,7 +41,9 @@ def sign_in(context, live_server, classroom, name, pictures):
 
 def on_version(page, game):
     """Wait until this tablet's poll has caught up with the game (polls every 2 s)."""
-    expect(page.locator("#board")).to_have_attribute("data-version", str(game.version), timeout=15_000)
+    expect(page.locator("#board")).to_have_attribute(
+        "data-version", str(game.version), timeout=15_000
+    )
 
 
 def caught_up(page, game) -> bool:
@@ -59,23 +62,44 @@ def caught_up(page, game) -> bool:
     return fresh(game).version == wanted
 
 
-def test_two_students_and_a_computer_play_to_the_end(new_context, live_server, settings, monkeypatch):
+def test_two_students_and_a_computer_play_to_the_end(
+    new_context, live_server, settings, monkeypatch
+):
     school = factories.school()
     classroom = factories.classroom(school=school)
     anna = factories.student(classroom=classroom, name="Anna", picture_code="0-1-2")
     bo = factories.student(classroom=classroom, name="Bo", picture_code="3-4-5")
     game = services.game_create(
-        school=school, classroom=classroom, label="Table 1", draw_order=DRAW,
+        school=school,
+        classroom=classroom,
+        label="Table 1",
+        draw_order=DRAW,
         players=[{"student": anna}, {"student": bo}, {"bot": "medium", "name": "Robo"}],
-        settings={"copies": 1, "x_cards": 0, "events": False, "challenge_window": 20,
-                  "turn_time": 0, "challenge_time": 60},
+        settings={
+            "copies": 1,
+            "x_cards": 0,
+            "events": False,
+            "challenge_window": 20,
+            "turn_time": 0,
+            "challenge_time": 60,
+        },
     )
     services.game_start(game=game)
     pages = {
-        0: sign_in(new_context(viewport={"width": 1280, "height": 800}), live_server, classroom,
-                   "Anna", ["cat", "dog", "fish"]),
-        1: sign_in(new_context(viewport={"width": 800, "height": 1280}), live_server, classroom,
-                   "Bo", ["bird", "sun", "moon"]),
+        0: sign_in(
+            new_context(viewport={"width": 1280, "height": 800}),
+            live_server,
+            classroom,
+            "Anna",
+            ["cat", "dog", "fish"],
+        ),
+        1: sign_in(
+            new_context(viewport={"width": 800, "height": 1280}),
+            live_server,
+            classroom,
+            "Bo",
+            ["bird", "sun", "moon"],
+        ),
     }
     for page in pages.values():
         page.click("text=Go to my table")
@@ -136,8 +160,13 @@ def test_two_students_and_a_computer_play_to_the_end(new_context, live_server, s
                     page.click("button.act-announce")
             elif "challenge" in legal:
                 pending = state.pending
-                if (seat == 0 and not false_challenge_done and pending["kind"] == "announce"
-                        and pending["seat"] == 1 and pending["ok"]):
+                if (
+                    seat == 0
+                    and not false_challenge_done
+                    and pending["kind"] == "announce"
+                    and pending["seat"] == 1
+                    and pending["ok"]
+                ):
                     page.click("button.act-challenge")
                     expect(page.locator(".ruling")).to_contain_text("False challenge!")
                     false_challenge_done = True
@@ -150,7 +179,9 @@ def test_two_students_and_a_computer_play_to_the_end(new_context, live_server, s
         else:
             time.sleep(0.2)
     fresh(game)
-    assert game.status == Game.Status.FINISHED, f"the game did not end (phase {game.state['phase']})"
+    assert game.status == Game.Status.FINISHED, (
+        f"the game did not end (phase {game.state['phase']})"
+    )
     assert false_challenge_done, "Bo never made a correct operation Anna could challenge"
 
     for page in pages.values():
@@ -162,6 +193,8 @@ def test_two_students_and_a_computer_play_to_the_end(new_context, live_server, s
     expect(pages[0].locator("h1")).to_contain_text("Hello Anna!")
     expect(pages[0].locator(".results")).to_contain_text("Bo")
 
-    outcomes = set(Play.objects.filter(kind=Play.Kind.CHALLENGE).values_list("challenge_outcome", flat=True))
+    outcomes = set(
+        Play.objects.filter(kind=Play.Kind.CHALLENGE).values_list("challenge_outcome", flat=True)
+    )
     assert {"right", "false"} <= outcomes
     assert Play.objects.filter(student=anna, kind=Play.Kind.NOTHING, missed=True).exists()

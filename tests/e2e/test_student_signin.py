@@ -1,4 +1,5 @@
 """A child signs in on a shared tablet with three pictures, and hands it on with "I'm done"."""
+
 from __future__ import annotations
 
 import pytest

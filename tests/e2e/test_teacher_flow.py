@@ -1,4 +1,5 @@
 """A teacher in a real browser: a class, pasted names, the sign-in sheet, levels, tables, a game."""
+
 from __future__ import annotations
 
 import re
@@ -53,7 +54,9 @@ def test_a_teacher_sets_up_a_class_and_starts_a_class_game(page, live_server):
     expect(page.locator(".signin-card")).to_have_count(5)
     expect(page.locator(".signin-card").first).to_contain_text("Anna")
     expect(page.locator(".signin-card").first.locator(".signin-card-pics li")).to_have_count(3)
-    page.evaluate("() => { window.__printed = 0; window.print = () => { window.__printed += 1; }; }")
+    page.evaluate(
+        "() => { window.__printed = 0; window.print = () => { window.__printed += 1; }; }"
+    )
     page.click("button:has-text('Print the cards')")
     assert page.evaluate("window.__printed") == 1
     page.emulate_media(media="print")
@@ -69,8 +72,11 @@ def test_a_teacher_sets_up_a_class_and_starts_a_class_game(page, live_server):
     page.select_option("select[name=bulk_tier]", "2")
     page.click("button:has-text('Apply to the ticked students')")
     expect(page.locator("#messages")).to_contain_text("3 students' levels changed")
-    assert sorted(Student.objects.filter(classroom=room, number_range=20, tier=2)
-                  .values_list("name", flat=True)) == ["Cécile", "Dewi", "Elouan"]
+    assert sorted(
+        Student.objects.filter(classroom=room, number_range=20, tier=2).values_list(
+            "name", flat=True
+        )
+    ) == ["Cécile", "Dewi", "Elouan"]
     assert LevelChange.objects.filter(student__classroom=room).count() == 8
 
     # Make tables: everyone is present; the tables follow the levels and say why.
@@ -83,7 +89,9 @@ def test_a_teacher_sets_up_a_class_and_starts_a_class_game(page, live_server):
     # Moving Cécile to the first table lowers its rules and names her (HTMX, no reload).
     page.select_option("select[aria-label='Table of Cécile']", "1")
     expect(tables.nth(0)).to_contain_text("Cécile")
-    expect(page.locator(".table-plan").nth(1)).to_contain_text("everyone at this table has this level")
+    expect(page.locator(".table-plan").nth(1)).to_contain_text(
+        "everyone at this table has this level"
+    )
     # One computer player joins the second table.
     page.select_option("select[name=bots_2]", "1")
     expect(page.locator(".table-plan").nth(1)).to_contain_text("3 players")

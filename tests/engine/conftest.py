@@ -120,7 +120,9 @@ class Script:
         return labels_of(self.state, self.state.events_row[seat])
 
 
-def make_config(players: int = 3, *, tier: int = 1, deck: DeckSpec = SMALL_DECK, **settings: Any) -> GameConfig:
+def make_config(
+    players: int = 3, *, tier: int = 1, deck: DeckSpec = SMALL_DECK, **settings: Any
+) -> GameConfig:
     return GameConfig(
         players=[chr(ord("A") + i) for i in range(players)],
         rules=RuleSet(max_number=deck.max_number, tier=tier),

@@ -23,8 +23,12 @@ def _config(max_number: int, tier: int, seats: int, variant: int) -> GameConfig:
     return GameConfig(
         players=[f"bot{i}" for i in range(seats)],
         rules=RuleSet(max_number=max_number, tier=tier),
-        deck=DeckSpec(max_number=max_number, copies=1 + variant % 2, x_cards=(4, 2, 0)[variant % 3],
-                      events=variant % 5 != 4),
+        deck=DeckSpec(
+            max_number=max_number,
+            copies=1 + variant % 2,
+            x_cards=(4, 2, 0)[variant % 3],
+            events=variant % 5 != 4,
+        ),
         challenge_window=0 if variant % 7 == 6 else 10,
         nothing_true_penalty=4 if variant % 3 == 2 else 3,
         starter=variant % seats,
@@ -45,9 +49,7 @@ def _check_finished(game) -> None:
     assert state.phase == "over" and game.events[-1]["type"] == "game_over"
     assert game.timeouts == 0  # R8: the bots answered in every phase, no time limit ran out
     result = state.result
-    laid_bonus = sum(
-        len(d.get("pevar", ())) - len(d.get("pemp", ())) // 2 for d in state.laid
-    )
+    laid_bonus = sum(len(d.get("pevar", ())) - len(d.get("pemp", ())) // 2 for d in state.laid)
     # R6.3: every card counts once, wherever it ended, plus PEVAR again, minus half of PEMP.
     assert sum(result["scores"]) == len(state.cards) - len(state.table) + laid_bonus
     for seat, score in enumerate(result["scores"]):
@@ -64,7 +66,9 @@ def test_bots_only_games_end_properly(max_number, tier, seats):
         strengths = [rng.choice(STRENGTHS) for _ in range(seats)]
         config = _config(max_number, tier, seats, variant)
         game = play_bot_game(
-            config, strengths, seed=1000 * seats + game_no,
+            config,
+            strengths,
+            seed=1000 * seats + game_no,
             after_move=lambda state, move, events: check_invariants(state),
         )
         _check_finished(game)
@@ -88,9 +92,17 @@ def test_bot_games_reach_every_outcome():
                 seen[f"end:{event['reason']}"] += 1
                 seen.update(f"settle:{s['kind']}" for s in event["settlements"])
     expected = {
-        "challenge:right:challenger_correct", "challenge:false:correct_announcement",
-        "challenge:false:true_nothing", "placed:daou", "placed:pemp", "placed:pevar",
-        "lesson", "tri_took", "skipped", "chwech_decided", "end:no_operation",
+        "challenge:right:challenger_correct",
+        "challenge:false:correct_announcement",
+        "challenge:false:true_nothing",
+        "placed:daou",
+        "placed:pemp",
+        "placed:pevar",
+        "lesson",
+        "tri_took",
+        "skipped",
+        "chwech_decided",
+        "end:no_operation",
         "settle:unan",
     }
     assert expected <= set(seen), expected - set(seen)
@@ -106,7 +118,9 @@ def test_bots_see_only_their_seat():
         view_one, view_two = seat_view(one, seat), seat_view(two, seat)
         assert view_one == view_two and "draw" not in view_one and "seed" not in view_one
         for strength in STRENGTHS:
-            assert bot_move(view_one, strength, random.Random(1)) == bot_move(view_two, strength, random.Random(1))
+            assert bot_move(view_one, strength, random.Random(1)) == bot_move(
+                view_two, strength, random.Random(1)
+            )
 
 
 def test_hard_bot_takes_the_largest_trick(scene):

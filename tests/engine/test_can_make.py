@@ -79,7 +79,9 @@ def _random_set(rng: random.Random, lo: int, hi: int) -> set[int]:
         return set(rng.sample(range(lo, hi + 1), min(hi - lo + 1, rng.randint(1, 40))))
     if kind < 0.6:  # an interval, like an X card or X plus a card
         centre = rng.randint(lo, hi)
-        return set(range(max(lo, centre - rng.randint(0, 300)), min(hi, centre + rng.randint(0, 300)) + 1))
+        return set(
+            range(max(lo, centre - rng.randint(0, 300)), min(hi, centre + rng.randint(0, 300)) + 1)
+        )
     near_zero = range(max(lo, -120), min(hi, 120) + 1)
     return set(rng.sample(near_zero, min(len(near_zero), rng.randint(1, 60))))
 
@@ -126,4 +128,6 @@ def test_eight_operands_answers(use_all: bool) -> None:
     assert can_make([1, 1, 1, 1, 1, 1, 1, 1], 9, RuleSet(tier=1), use_all=use_all) is False
     assert can_make([20] * 8, 401, RuleSet(tier=2), use_all=use_all) is False
     # two X: X1 + X2 takes every value of the tier, plus the other cards' part
-    assert can_make([20, 20, 20, 20, 20, 20, "X", "X"], 400, RuleSet(tier=2), use_all=use_all) is True
+    assert (
+        can_make([20, 20, 20, 20, 20, 20, "X", "X"], 400, RuleSet(tier=2), use_all=use_all) is True
+    )

@@ -32,7 +32,10 @@ def test_solve_says_nothing_to_do(capsys):
 
 def test_solve_with_held_cards_and_steps(capsys):
     # R7.4 — held cards count for their holder
-    assert main(["solve", "--tier", "1", "--range", "10", "4", "9", "--held", "5", "--steps"]) == EXIT_OK
+    assert (
+        main(["solve", "--tier", "1", "--range", "10", "4", "9", "--held", "5", "--steps"])
+        == EXIT_OK
+    )
     assert "4" in capsys.readouterr().out
 
 
@@ -64,7 +67,9 @@ def test_play_is_reproducible(capsys):
 def test_bad_arguments_exit_with_usage_errors(capsys):
     assert main(["play", "--bots", "easy,genius"]) == EXIT_USAGE
     assert main(["play", "--bots", "easy"]) == EXIT_USAGE
-    assert main(["solve", "--tier", "1", "--operators", "*", "4", "5"]) == EXIT_USAGE  # rules_invalid
+    assert (
+        main(["solve", "--tier", "1", "--operators", "*", "4", "5"]) == EXIT_USAGE
+    )  # rules_invalid
     with pytest.raises(SystemExit) as info:
         main(["solve", "--tier", "4", "1", "2", "3"])
     assert info.value.code == EXIT_USAGE
@@ -75,6 +80,11 @@ def test_bad_arguments_exit_with_usage_errors(capsys):
 
 
 def test_module_runs_with_help():
-    done = subprocess.run([sys.executable, "-m", "games.engine", "--help"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "games.engine", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0 and "solve" in done.stdout and "play" in done.stdout

@@ -38,7 +38,9 @@ def test_game_ends_when_everyone_in_turn_said_nothing(scene):
 
 def test_a_trick_restarts_the_round_of_nothing(scene):
     # R6.1 — "in turn": a trick won in between starts the count again
-    s = scene(table=[1, 2, 3, 4, 5, 9], draw=[], rest=1, players=2, challenge_window=0, lesson=False)
+    s = scene(
+        table=[1, 2, 3, 4, 5, 9], draw=[], rest=1, players=2, challenge_window=0, lesson=False
+    )
     s.nothing(0)
     s.announce(1, "1 + 2 = 3")
     s.nothing(1)

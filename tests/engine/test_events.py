@@ -19,7 +19,12 @@ def test_unan_takes_the_cards_left_on_the_table(scene):
     s.nothing(0)
     events = s.ok_all()
     over = s.first(events, "game_over")
-    assert over["settlements"][0] == {"kind": "unan", "seat": 1, "cards": s.state.piles[1][:3], "count": 3}
+    assert over["settlements"][0] == {
+        "kind": "unan",
+        "seat": 1,
+        "cards": s.state.piles[1][:3],
+        "count": 3,
+    }
     assert sorted(map(str, s.pile(1))) == ["10", "4", "9", "UNAN"]
     assert s.table == []
     assert over["scores"] == [14, 4, 0]
@@ -50,15 +55,21 @@ def test_a_place_needs_its_event_card(scene):
     # R7.3, R7.5, R7.6 — no DAOU / PEVAR / PEMP in front of you: the place is refused
     s = scene(table=[2, 3, 5], draw=[4], events={1: ["DAOU", "PEVAR"]})
     for place in ("daou", "pevar", "pemp"):
-        s.refuse({"type": "announce", "seat": 0, "text": "2 + 3 = 5", "place": place}, "place_unavailable")
-    s.refuse({"type": "announce", "seat": 0, "text": "2 + 3 = 5", "place": "floor"}, "place_unknown")
+        s.refuse(
+            {"type": "announce", "seat": 0, "text": "2 + 3 = 5", "place": place},
+            "place_unavailable",
+        )
+    s.refuse(
+        {"type": "announce", "seat": 0, "text": "2 + 3 = 5", "place": "floor"}, "place_unknown"
+    )
 
 
 def test_daou_unused_at_the_end_costs_five_cards(scene):
     # R6.2 — an unused DAOU costs its holder 5 cards to the right-hand neighbour, paid once
     # DAOU itself has joined the pile (the last cards of the pile go first)
-    s = scene(table=[4, 9, 10], draw=[], events={1: ["DAOU"]}, piles={1: [0, 1, 2, 3, 5, 6, 7]},
-              rest=2)
+    s = scene(
+        table=[4, 9, 10], draw=[], events={1: ["DAOU"]}, piles={1: [0, 1, 2, 3, 5, 6, 7]}, rest=2
+    )
     s.nothing(0)
     events = s.ok_all()
     settlement = s.first(events, "game_over")["settlements"][0]
@@ -128,13 +139,17 @@ def test_pevar_used_once_only(scene):
     s.announce(0, "1 + 2 = 3", place="pevar")
     s.ok_all()
     assert s.table == [4, 5, 9, 0]
-    s.refuse({"type": "announce", "seat": 0, "text": "4 + 5 = 9", "place": "pevar"}, "place_unavailable")
+    s.refuse(
+        {"type": "announce", "seat": 0, "text": "4 + 5 = 9", "place": "pevar"}, "place_unavailable"
+    )
 
 
 def test_pemp_takes_even_tricks_only_and_counts_half(scene):
     # R7.6, R6.3 — an even-size trick may be laid on PEMP; it counts half
     s = scene(table=[1, 2, 3, 5, 6], draw=[0, 4, 9], events={0: ["PEMP"]})
-    s.refuse({"type": "announce", "seat": 0, "text": "1 + 2 = 3", "place": "pemp"}, "place_odd_trick")
+    s.refuse(
+        {"type": "announce", "seat": 0, "text": "1 + 2 = 3", "place": "pemp"}, "place_odd_trick"
+    )
     s.announce(0, "1 + 2 + 3 = 6", place="pemp")
     s.ok_all()
     assert sorted(s.state.laid[0]["pemp"]) == [1, 2, 3, 6] and s.pile(0) == ["PEMP"]
@@ -168,8 +183,10 @@ def test_at_most_one_event_card_per_trick(scene):
     s.announce(0, "1 + 2 + 3 = 6", place="pemp")
     s.ok_all()
     assert s.events_row(0) == ["PEVAR", "DAOU"] and list(s.state.laid[0]) == ["pemp"]
-    s.refuse({"type": "announce", "seat": 0, "text": "5 + 4 = 9", "place": ["pevar", "daou"]},
-             "place_unknown")
+    s.refuse(
+        {"type": "announce", "seat": 0, "text": "5 + 4 = 9", "place": ["pevar", "daou"]},
+        "place_unknown",
+    )
 
 
 def test_chwech_second_chance_correct_calls_the_challenge_off(scene):

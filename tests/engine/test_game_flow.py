@@ -70,7 +70,9 @@ def test_wrong_operation_nobody_challenges_wins_nothing(scene):
     s.announce(0, "2 + 5 = 3")
     events = s.ok_all()
     verdict = s.first(events, "verdict")
-    assert verdict["ok"] is False and verdict["kind"] == "wrong" and verdict["code"] == "wrong_result"
+    assert (
+        verdict["ok"] is False and verdict["kind"] == "wrong" and verdict["code"] == "wrong_result"
+    )
     assert s.pile(0) == [] and s.state.active == 1
     assert s.table == [2, 3, 5, 8]
 

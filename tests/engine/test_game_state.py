@@ -77,16 +77,25 @@ def test_replay_from_a_draw_order(config, card_ids):
     # R9.2 — replays work from an explicit draw order too
     cfg = config()
     order = card_ids(cfg, [2, 3, 5, 4, 9, 10])
-    moves = [{"type": "announce", "seat": 0, "text": "2 + 3 = 5"}, {"type": "ok", "seat": 1},
-             {"type": "ok", "seat": 2}]
+    moves = [
+        {"type": "announce", "seat": 0, "text": "2 + 3 = 5"},
+        {"type": "ok", "seat": 1},
+        {"type": "ok", "seat": 2},
+    ]
     state = replay(cfg, None, moves, draw_order=order)
     assert state.version == 3 and sorted(state.piles[0]) == card_ids(cfg, [2, 3, 5])
 
 
 def test_timers_follow_the_phase(scene):
     # R4.9, R5.1, R5.3 — which time limit runs, for whom, and for how long
-    s = scene(table=[2, 3, 5], draw=[4], events={0: ["CHWECH"]}, turn_time=100, challenge_window=8,
-              challenge_time=45)
+    s = scene(
+        table=[2, 3, 5],
+        draw=[4],
+        events={0: ["CHWECH"]},
+        turn_time=100,
+        challenge_window=8,
+        challenge_time=45,
+    )
     assert s.state.timer == {"kind": "turn", "seconds": 100, "seat": 0, "id": 0}
     s.announce(0, "2 + 5 = 3")
     assert s.state.timer == {"kind": "window", "seconds": 8, "seat": None, "id": 1}
@@ -103,7 +112,11 @@ def test_legal_moves_per_phase(scene):
     s = scene(table=[2, 3, 5], draw=[4], events={0: ["CHWECH"]})
     assert [legal_moves(s.state, seat) for seat in range(3)] == [["announce", "nothing"], [], []]
     s.announce(0, "2 + 5 = 3")
-    assert [legal_moves(s.state, seat) for seat in range(3)] == [[], ["challenge", "ok"], ["challenge", "ok"]]
+    assert [legal_moves(s.state, seat) for seat in range(3)] == [
+        [],
+        ["challenge", "ok"],
+        ["challenge", "ok"],
+    ]
     s.play({"type": "ok", "seat": 1})
     assert legal_moves(s.state, 1) == []
     s.play({"type": "challenge", "seat": 2})

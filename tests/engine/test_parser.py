@@ -87,10 +87,16 @@ def test_a_spoken_chain_is_judged_like_the_step_form() -> None:
     # a chain with nothing before it, or a "step" without an operator, cannot be read.
     verdict = check_operation("8 - 5 = 4, × 6 = 24", [8, 5, 6, 24], TIER2)
     assert (verdict.kind, verdict.code) == ("wrong", "wrong_result")
-    for text, reason in (("× 6 = 18", "operand_missing"), ("13 = 8 + 5 = 13", "step_without_operator")):
+    for text, reason in (
+        ("× 6 = 18", "operand_missing"),
+        ("13 = 8 + 5 = 13", "step_without_operator"),
+    ):
         verdict = check_operation(text, [8, 5, 6, 13, 18], TIER2)
         assert (verdict.kind, verdict.code, verdict.params.get("reason")) == (
-            "invalid", "parse_error", reason), text
+            "invalid",
+            "parse_error",
+            reason,
+        ), text
 
 
 def test_division_signs() -> None:
@@ -285,7 +291,9 @@ def test_any_tokens_get_a_verdict(
         ([{"card": 0}, {"op": "+"}, {"card": 1}, {"op": "="}, {"card": 2}], {"²": 1}),
     ],
 )
-def test_huge_numbers_get_a_verdict_that_can_be_sent(announcement: object, x_values: object) -> None:
+def test_huge_numbers_get_a_verdict_that_can_be_sent(
+    announcement: object, x_values: object
+) -> None:
     # R3.5: a verdict for any input, with parameters a page can show and JSON can carry
     verdict = check_operation(announcement, ["X", 1, 2], TIER3, x_values=x_values)  # type: ignore[arg-type]
     assert not verdict.ok

@@ -44,8 +44,21 @@ configs = st.builds(
 
 texts = st.one_of(
     st.text(max_size=25),
-    st.sampled_from(["1 + 2 = 3", "2 + 3 = 5", "X + 1 = 2 (X=1)", "10 - 4 = 6", "(8-5)*6=18",
-                     "0 + 0 = 0", "2^99999=8", "1/0=1", "((((", "", "7 = 7"]),
+    st.sampled_from(
+        [
+            "1 + 2 = 3",
+            "2 + 3 = 5",
+            "X + 1 = 2 (X=1)",
+            "10 - 4 = 6",
+            "(8-5)*6=18",
+            "0 + 0 = 0",
+            "2^99999=8",
+            "1/0=1",
+            "((((",
+            "",
+            "7 = 7",
+        ]
+    ),
 )
 
 
@@ -57,21 +70,33 @@ def _nested(depth: int) -> list:
 
 
 # Too big for str() or JSON, too deep for repr() or deepcopy(): still only a typed refusal.
-oddities = st.one_of(st.none(), st.booleans(), st.lists(st.integers(), max_size=2), st.text(max_size=3),
-                     st.just(10**5000), st.just(_nested(100_000)), st.floats())
+oddities = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.lists(st.integers(), max_size=2),
+    st.text(max_size=3),
+    st.just(10**5000),
+    st.just(_nested(100_000)),
+    st.floats(),
+)
 junk_moves = st.fixed_dictionaries(
-    {"type": st.one_of(st.sampled_from([*MOVE_TYPES, "shout"]), oddities),
-     "seat": st.one_of(st.integers(-1, 6), oddities)},
+    {
+        "type": st.one_of(st.sampled_from([*MOVE_TYPES, "shout"]), oddities),
+        "seat": st.one_of(st.integers(-1, 6), oddities),
+    },
     optional={
         "text": st.one_of(texts, oddities),
         "tokens": st.lists(
-            st.one_of(st.fixed_dictionaries({"card": st.one_of(st.integers(-2, 60), oddities)}),
-                      st.fixed_dictionaries({"op": st.sampled_from(["+", "-", "=", "(", "%"])}),
-                      oddities),
+            st.one_of(
+                st.fixed_dictionaries({"card": st.one_of(st.integers(-2, 60), oddities)}),
+                st.fixed_dictionaries({"op": st.sampled_from(["+", "-", "=", "(", "%"])}),
+                oddities,
+            ),
             max_size=5,
         ),
-        "x_values": st.one_of(st.dictionaries(st.text(max_size=3), st.one_of(st.integers(), oddities)),
-                              oddities),
+        "x_values": st.one_of(
+            st.dictionaries(st.text(max_size=3), st.one_of(st.integers(), oddities)), oddities
+        ),
         "place": st.one_of(st.sampled_from([None, "pevar", "pemp", "daou", "floor"]), oddities),
         "use": st.sampled_from([True, False, "yes"]),
         "kind": st.sampled_from(["turn", "window", "challenge", "chwech", "later"]),
@@ -139,16 +164,22 @@ def test_a_game_replays_exactly_from_its_seed_and_moves(config, seed):
         state, new_events = apply_move(restored, move)
         events.extend(new_events)
     assert _frozen(state) == _frozen(game.state)
-    assert events == game.events[len(game.events) - len(events):]
+    assert events == game.events[len(game.events) - len(events) :]
 
 
 @settings(max_examples=25, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**32), seats=st.integers(2, 5))
 def test_views_never_show_the_draw_pile(seed, seats):
     # R1.5 — no view holds the draw pile's order or the seed that makes it
-    config = GameConfig(players=[f"p{i}" for i in range(seats)], rules=RuleSet(max_number=10, tier=1))
-    game = play_bot_game(config, ["hard"] * seats, seed=seed,
-                         after_move=lambda state, move, events: _no_draw_in_views(state))
+    config = GameConfig(
+        players=[f"p{i}" for i in range(seats)], rules=RuleSet(max_number=10, tier=1)
+    )
+    game = play_bot_game(
+        config,
+        ["hard"] * seats,
+        seed=seed,
+        after_move=lambda state, move, events: _no_draw_in_views(state),
+    )
     assert game.state.phase == "over"
 
 

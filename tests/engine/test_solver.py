@@ -298,7 +298,9 @@ def test_the_largest_trick_on_eight_cards_at_tier_3() -> None:
 # --- can_make: exact (R2.2, R3.4) and bounded --------------------------------------------------
 
 
-def _reference_can_make(operands: list[int | str], target: int, rules: RuleSet, use_all: bool) -> bool:
+def _reference_can_make(
+    operands: list[int | str], target: int, rules: RuleSet, use_all: bool
+) -> bool:
     """Brute force: every subset (all of them with use_all), every value of every X card."""
     xs = range(rules.x_low, rules.x_high + 1)
     sizes = [len(operands)] if use_all else range(2, len(operands) + 1)
@@ -317,7 +319,9 @@ def _reference_can_make(operands: list[int | str], target: int, rules: RuleSet, 
 @given(
     st.lists(st.integers(0, 12), min_size=2, max_size=4),
     st.integers(-60, 400),
-    st.sampled_from([TIER1, TIER2, TIER3, RuleSet(tier=3, operators="+/^"), RuleSet(tier=2, operators="+*")]),
+    st.sampled_from(
+        [TIER1, TIER2, TIER3, RuleSet(tier=3, operators="+/^"), RuleSet(tier=2, operators="+*")]
+    ),
     st.booleans(),
 )
 def test_can_make_agrees_with_a_brute_force_reference(
@@ -346,14 +350,23 @@ def test_can_make_with_x_agrees_with_brute_force_at_tiers_1_2(
 
 
 @pytest.mark.parametrize("card", [0, 1, 2, 3, 7, 20])
-@pytest.mark.parametrize("rules", [TIER3, RuleSet(tier=3, operators="+"), RuleSet(tier=3, operators="+/^")])
+@pytest.mark.parametrize(
+    "rules", [TIER3, RuleSet(tier=3, operators="+"), RuleSet(tier=3, operators="+/^")]
+)
 def test_x_and_one_card_at_tier_3_agree_with_every_x_value(card: int, rules: RuleSet) -> None:
     # R3.4, R2.2: an X card takes each whole value with |X| <= 10,000 and no other; divided
     # by, or raised to, a card as readily as added to it. Every value of X is tried.
     made: set[Fraction] = set()
     for x in range(-10_000, 10_001):
         made |= _reachable(tuple(sorted((Fraction(x), Fraction(card)))), rules)
-    targets = [*range(-10_000, -9_950), *range(-100, 101), *range(9_950, 10_001), 4_096, 1_024, -1_000]
+    targets = [
+        *range(-10_000, -9_950),
+        *range(-100, 101),
+        *range(9_950, 10_001),
+        4_096,
+        1_024,
+        -1_000,
+    ]
     for target in targets:
         assert can_make(["X", card], target, rules) == (Fraction(target) in made), (card, target)
 
@@ -370,10 +383,12 @@ def test_can_make_no_longer_takes_an_x_value_out_of_range() -> None:
         assert refused.value.code == "rules_invalid"
         assert refused.value.params.get("problem") == "plus_required"
     plus_ops = RuleSet(tier=3, operators="+*/")
-    assert can_make([2, 11, 18, 19, "X"], 16, plus_ops, use_all=True)  # 2 + 11 + 18 + 19 + X, X = -34
-    assert can_make(["X", 12, 5], 7, RuleSet(tier=3, operators="+/"), use_all=True)  # X / 12 + 5, X = 24 too
+    assert can_make(
+        [2, 11, 18, 19, "X"], 16, plus_ops, use_all=True
+    )  # 2 + 11 + 18 + 19 + X, X = -34
+    assert can_make(
+        ["X", 12, 5], 7, RuleSet(tier=3, operators="+/"), use_all=True
+    )  # X / 12 + 5, X = 24 too
     assert can_make(["X", 2], 9, RuleSet(tier=3, operators="+*^"), use_all=True)
     assert not can_make(["X", 2], -10_000, RuleSet(tier=3, operators="+^"))  # X would be -10002
     assert not can_make([1, 2], 20_000, TIER3) and not can_make([1, 2], 401, TIER2)
-
-

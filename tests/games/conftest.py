@@ -1,4 +1,5 @@
 """Fixtures for the games tests: tables with a fixed draw order, so every scenario is scripted."""
+
 from __future__ import annotations
 
 import pytest
@@ -47,8 +48,14 @@ def make_game(school, classroom):
     def make(players, *, draw=TABLE_2_3_5, start=True, **settings):
         settings.setdefault("turn_time", 120)
         settings.setdefault("challenge_window", 10)
-        game = services.game_create(school=school, classroom=classroom, players=players,
-                                    settings=settings, draw_order=list(draw), label="T1")
+        game = services.game_create(
+            school=school,
+            classroom=classroom,
+            players=players,
+            settings=settings,
+            draw_order=list(draw),
+            label="T1",
+        )
         if start:
             game = services.game_start(game=game)
         return game

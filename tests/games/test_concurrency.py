@@ -1,4 +1,5 @@
 """50 presses of "Kavet 'm eus!" at the same instant on PostgreSQL: exactly one wins (R5.1)."""
+
 from __future__ import annotations
 
 import threading
@@ -26,8 +27,11 @@ def test_fifty_simultaneous_challenges_exactly_one_wins(make_game, classroom):  
     def press(seat: int) -> None:
         try:
             barrier.wait(timeout=20)
-            outcomes.append(services.move_submit(game_id=game.pk, seat=seat, seen_version=1,
-                                                 move={"type": "challenge"}))
+            outcomes.append(
+                services.move_submit(
+                    game_id=game.pk, seat=seat, seen_version=1, move={"type": "challenge"}
+                )
+            )
         except Exception as exc:  # collected, so the test fails with the cause
             errors.append(exc)
         finally:

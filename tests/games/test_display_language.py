@@ -1,6 +1,7 @@
 """A table is told in the reader's language: computer players, practice labels and timed-out
 turns are stored without words and put into words when a page is drawn (Seat.display_name,
 Game.display_label, games.selectors.player_names)."""
+
 from __future__ import annotations
 
 import html
@@ -44,7 +45,8 @@ def test_a_practice_game_started_in_german_reads_in_french_on_a_french_tablet(cl
 
 
 def test_the_start_sentence_and_the_log_name_a_computer_player_in_the_readers_language(
-        client, make_game, anna):
+    client, make_game, anna
+):
     game = make_game([{"student": anna}, {"bot": "easy"}], starter=1)
     c = tablet(client, anna)
     page = html.unescape(c.get(reverse("games:table", args=[game.pk]), **FR).content.decode())
@@ -62,7 +64,8 @@ def test_a_named_computer_player_keeps_its_name(make_game, anna):
 
 
 def test_a_timed_out_turn_is_stored_without_words_and_told_in_the_readers_language(
-        client, make_game, anna, bo):
+    client, make_game, anna, bo
+):
     game = make_game([{"student": anna}, {"student": bo}], turn_time=30)
     # R4.9: the first turn's clock starts after the first-turn grace (games.services).
     later = timezone.now() + timedelta(seconds=31 + services.first_turn_grace())

@@ -1,6 +1,7 @@
 """Hostile posts to the move endpoint (issue 9, finding 10): huge, deeply nested, NUL bytes, bytes
 that are not UTF-8, wrong types. Never a 500; a 422 with the engine's refusal on the table, in the
 reader's language; the game not changed by a single byte."""
+
 from __future__ import annotations
 
 import html
@@ -40,7 +41,12 @@ def c(client, anna):
 
 def snapshot(game: Game) -> tuple:
     game.refresh_from_db()
-    return game.version, game.status, json.dumps(game.state, sort_keys=True), Move.objects.filter(game=game).count()
+    return (
+        game.version,
+        game.status,
+        json.dumps(game.state, sort_keys=True),
+        Move.objects.filter(game=game).count(),
+    )
 
 
 def url(game: Game) -> str:
@@ -51,7 +57,11 @@ NESTED = "[" * 3990
 HOSTILE = {
     "brackets x 3990": {"type": "announce", "tokens": NESTED},
     "closed nesting": {"type": "announce", "tokens": "[" * 500 + "]" * 500},
-    "nested x_values": {"type": "announce", "tokens": GOOD, "x_values": '{"a":' * 900 + "1" + "}" * 900},
+    "nested x_values": {
+        "type": "announce",
+        "tokens": GOOD,
+        "x_values": '{"a":' * 900 + "1" + "}" * 900,
+    },
     "nested list x_values": {"type": "announce", "tokens": GOOD, "x_values": "[" * 3000},
     "nested token value": {"type": "announce", "tokens": '[{"card": [[[[4]]]]}]'},
     "huge tokens": {"type": "announce", "tokens": json.dumps([{"op": "+"}] * 5000)},
@@ -86,8 +96,11 @@ def test_hostile_move_is_422_with_a_message_and_changes_nothing(c, table, data, 
     response = c.post(url(table), {"seen_version": 0, **data}, **(HX if htmx else {}))
     assert response.status_code == 422
     text = html.unescape(response.content.decode())
-    assert ("could not be read" in text or "too long" in text
-            or "Only numbers, X and the operation signs" in text)
+    assert (
+        "could not be read" in text
+        or "too long" in text
+        or "Only numbers, X and the operation signs" in text
+    )
     assert snapshot(table) == before
 
 
@@ -100,15 +113,23 @@ def test_odd_seen_versions_are_stale_never_500(c, table, seen):
     assert snapshot(table) == before
 
 
-@pytest.mark.parametrize("body, content_type", [
-    (b"type=announce&tokens=%ff%fe%00%c3&seen_version=0", "application/x-www-form-urlencoded"),
-    (b"type=announce&tokens=\xff\xfe[[[[\xc3&seen_version=0", "application/x-www-form-urlencoded"),
-    (b"type=announce&text=\xff\xfe\x00&seen_version=0", "application/x-www-form-urlencoded"),
-    (b'{"type": "announce", "tokens": [[[[[]]]]]}', "application/json"),
-    (b"\x00" * 1000, "application/octet-stream"),
-    (b"--x\r\nContent-Disposition: form-data; name=\"tokens\"\r\n\r\n\xff[[[\x00\r\n--x--\r\n",
-     "multipart/form-data; boundary=x"),
-])
+@pytest.mark.parametrize(
+    "body, content_type",
+    [
+        (b"type=announce&tokens=%ff%fe%00%c3&seen_version=0", "application/x-www-form-urlencoded"),
+        (
+            b"type=announce&tokens=\xff\xfe[[[[\xc3&seen_version=0",
+            "application/x-www-form-urlencoded",
+        ),
+        (b"type=announce&text=\xff\xfe\x00&seen_version=0", "application/x-www-form-urlencoded"),
+        (b'{"type": "announce", "tokens": [[[[[]]]]]}', "application/json"),
+        (b"\x00" * 1000, "application/octet-stream"),
+        (
+            b'--x\r\nContent-Disposition: form-data; name="tokens"\r\n\r\n\xff[[[\x00\r\n--x--\r\n',
+            "multipart/form-data; boundary=x",
+        ),
+    ],
+)
 def test_raw_bodies_not_utf8_or_not_a_form_never_500(c, table, body, content_type):
     before = snapshot(table)
     response = c.generic("POST", url(table), body, content_type=content_type, **HX)
@@ -118,8 +139,12 @@ def test_raw_bodies_not_utf8_or_not_a_form_never_500(c, table, body, content_typ
 
 def test_the_refusal_is_told_in_the_readers_language(c, table):
     before = snapshot(table)
-    response = c.post(url(table), {"seen_version": 0, "type": "announce", "tokens": NESTED},
-                      HTTP_ACCEPT_LANGUAGE="fr", **HX)
+    response = c.post(
+        url(table),
+        {"seen_version": 0, "type": "announce", "tokens": NESTED},
+        HTTP_ACCEPT_LANGUAGE="fr",
+        **HX,
+    )
     assert response.status_code == 422
     assert "Ce coup n'a pas pu être lu." in html.unescape(response.content.decode())
     assert snapshot(table) == before
@@ -135,20 +160,34 @@ def test_a_good_move_still_goes_through(c, table):
 # Anything JSON can say, at any depth, in `tokens` and `x_values`.
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=8),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=4), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=4), children, max_size=4)
+    ),
     max_leaves=30,
 )
 
 
-@given(tokens_value=json_values, x_value=json_values, depth=st.integers(0, 2000),
-       junk=st.text(max_size=40))
-@settings(max_examples=60, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(
+    tokens_value=json_values,
+    x_value=json_values,
+    depth=st.integers(0, 2000),
+    junk=st.text(max_size=40),
+)
+@settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 def test_any_json_shape_never_500(c, table, tokens_value, x_value, depth, junk):
     before = snapshot(table)
     raw_tokens = "[" * depth + json.dumps(tokens_value) + "]" * depth
-    data = {"seen_version": 0, "type": "announce", "tokens": raw_tokens,
-            "x_values": json.dumps(x_value) + junk}
+    data = {
+        "seen_version": 0,
+        "type": "announce",
+        "tokens": raw_tokens,
+        "x_values": json.dumps(x_value) + junk,
+    }
     response = c.post(url(table), data, **HX)
     assert response.status_code in (200, 422)
     if response.status_code == 422:

@@ -1,4 +1,5 @@
 """Practice from a child's own mistakes (games.practice) and the teacher's practice goals."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
@@ -126,12 +127,17 @@ def test_only_the_childs_own_mistakes_shape_their_deal(class_game, anna, bo, cla
     # Another child's mistake (up to 10, "4 + 5") never changes Anna's deal.
     cleo = factories.student(classroom=classroom, name="Cleo")
     other = services.game_create(
-        school=classroom.school, classroom=classroom, players=[{"student": cleo}, {"bot": "easy"}],
-        settings={"turn_time": 120}, draw_order=[card(4), card(5), card(10)],
+        school=classroom.school,
+        classroom=classroom,
+        players=[{"student": cleo}, {"bot": "easy"}],
+        settings={"turn_time": 120},
+        draw_order=[card(4), card(5), card(10)],
     )
     other = services.game_start(game=other)
     services.move_submit(
-        game_id=other.pk, seat=0, seen_version=0,
+        game_id=other.pk,
+        seat=0,
+        seen_version=0,
         move={"type": "announce", "tokens": tokens(card(4), "+", card(5), "=", card(10))},
     )
     _age_plays(cleo, 3 * DAY)  # older, so it would come first if it were Anna's
@@ -148,7 +154,9 @@ def test_right_in_the_practice_game_moves_the_skill_to_3_days(class_game, anna, 
     state = engine.GameState.from_dict(game.state)
     ids = {state.value_of(c): c for c in state.table}
     out = services.move_submit(
-        game_id=game.pk, seat=0, seen_version=game.version,
+        game_id=game.pk,
+        seat=0,
+        seen_version=game.version,
         move={"type": "announce", "tokens": tokens(ids[7], "+", ids[1], "=", ids[8])},
     )
     assert out.applied
@@ -176,12 +184,18 @@ def test_a_teacher_sets_a_goal_and_sees_who_did_it(client, teacher, classroom, a
     assert goal.student is None and goal.classroom == classroom and goal.created_by == teacher
     # Anna plays a practice game through games.services and makes "2 + 3 = 5" (R3.3).
     game = services.game_create(
-        school=classroom.school, classroom=classroom, players=[{"student": anna}, {"bot": "easy"}],
-        settings={"turn_time": 120}, kind=Game.Kind.PRACTICE, draw_order=[card(2), card(3), card(5)],
+        school=classroom.school,
+        classroom=classroom,
+        players=[{"student": anna}, {"bot": "easy"}],
+        settings={"turn_time": 120},
+        kind=Game.Kind.PRACTICE,
+        draw_order=[card(2), card(3), card(5)],
     )
     game = services.game_start(game=game)
     services.move_submit(
-        game_id=game.pk, seat=0, seen_version=0,
+        game_id=game.pk,
+        seat=0,
+        seen_version=0,
         move={"type": "announce", "tokens": tokens(card(2), "+", card(3), "=", card(5))},
     )
     [row] = practice.goals_of_classroom(classroom)
@@ -198,8 +212,13 @@ def test_a_teacher_sets_a_goal_and_sees_who_did_it(client, teacher, classroom, a
 def test_a_games_goal_counts_finished_practice_games_only(classroom, anna, settings):
     settings.KAVET_FIRST_TURN_GRACE = 0
     goal = practice.practice_goal_create(
-        classroom=classroom, student=anna, kind="games", operator="", target=1,
-        due_on=timezone.localdate() + timedelta(days=7), created_by=None,
+        classroom=classroom,
+        student=anna,
+        kind="games",
+        operator="",
+        target=1,
+        due_on=timezone.localdate() + timedelta(days=7),
+        created_by=None,
     )
     stopped, _deal = services.practice_create(student=anna, bots=1, strength="easy")
     services.game_end(game=services.game_start(game=stopped))  # ended early: not counted
@@ -246,17 +265,30 @@ def test_another_class_child_or_another_teacher_gets_nothing(client, school, cla
     assert response.status_code == 400 and "student" in response.context["form"].errors
     with pytest.raises(practice.GoalError):
         practice.practice_goal_create(
-            classroom=classroom, student=stranger, kind="games", operator="", target=2,
-            due_on=timezone.localdate(), created_by=teacher,
+            classroom=classroom,
+            student=stranger,
+            kind="games",
+            operator="",
+            target=2,
+            due_on=timezone.localdate(),
+            created_by=teacher,
         )
     goal = practice.practice_goal_create(
-        classroom=classroom, student=None, kind="games", operator="", target=2,
-        due_on=timezone.localdate(), created_by=teacher,
+        classroom=classroom,
+        student=None,
+        kind="games",
+        operator="",
+        target=2,
+        due_on=timezone.localdate(),
+        created_by=teacher,
     )
     colleague = factories.teacher(school=school, username="colleague")
     c.force_login(colleague)
     assert c.get(url).status_code == 404
-    assert c.post(reverse("games:practice_goal_delete", args=[classroom.pk, goal.pk])).status_code == 404
+    assert (
+        c.post(reverse("games:practice_goal_delete", args=[classroom.pk, goal.pk])).status_code
+        == 404
+    )
     assert PracticeGoal.objects.count() == 1
 
 

@@ -1,5 +1,6 @@
 """The push hub: a change reaches every watcher of its table and of its session, and no other;
 across processes through Redis (one subscriber per process)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -117,8 +118,10 @@ def test_sync_waiters_wake_for_their_table_only():
     def waiter(name, channel, cursor, timeout):
         results[name] = hub.wait(channel, cursor, timeout)
 
-    threads = [threading.Thread(target=waiter, args=("mine", mine, cursor_mine, 5)),
-               threading.Thread(target=waiter, args=("other", other, cursor_other, 0.3))]
+    threads = [
+        threading.Thread(target=waiter, args=("mine", mine, cursor_mine, 5)),
+        threading.Thread(target=waiter, args=("other", other, cursor_other, 0.3)),
+    ]
     for t in threads:
         t.start()
     hub.deliver(Change(1, 4))
@@ -164,7 +167,9 @@ def test_without_redis_table_changed_delivers_in_process(settings):
 def test_the_redis_channel_names_the_database(settings):
     settings.KAVET_PUSH_CHANNEL = ""
     assert push.channel_name().startswith("kavet:push:")
-    assert push.channel_name().endswith(str(settings.DATABASES["default"]["NAME"]).rsplit("/", 1)[-1])
+    assert push.channel_name().endswith(
+        str(settings.DATABASES["default"]["NAME"]).rsplit("/", 1)[-1]
+    )
     settings.KAVET_PUSH_CHANNEL = "kavet:push:elsewhere"
     assert push.channel_name() == "kavet:push:elsewhere"
 
@@ -189,11 +194,14 @@ def test_redis_carries_a_change_from_another_process_to_this_ones_watchers(redis
             other = local.watch(table_channel(42))
             for w in (mine, teacher, other):
                 local.attach(w, asyncio.get_running_loop())
-            code = ("import sys; from games.push import RedisBridge, Change, _LocalHub;"
-                    "ok = RedisBridge(sys.argv[1], sys.argv[2], _LocalHub()).publish(Change(41, 9, 6));"
-                    "sys.exit(0 if ok else 1)")
-            proc = await asyncio.create_subprocess_exec(sys.executable, "-c", code, redis_url, channel,
-                                                        cwd=os.getcwd())
+            code = (
+                "import sys; from games.push import RedisBridge, Change, _LocalHub;"
+                "ok = RedisBridge(sys.argv[1], sys.argv[2], _LocalHub()).publish(Change(41, 9, 6));"
+                "sys.exit(0 if ok else 1)"
+            )
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-c", code, redis_url, channel, cwd=os.getcwd()
+            )
             assert await proc.wait() == 0
             return await mine.get(5), await teacher.get(5), await other.get(0.3)
 
@@ -215,8 +223,9 @@ def test_redis_wakes_sync_waiters_of_another_bridge(redis_url):
         assert receiver.ensure_listening(5)
         cursor = receiving.cursor(table_channel(5))
         result = {}
-        waiter = threading.Thread(target=lambda: result.update(
-            got=receiving.wait(table_channel(5), cursor, 5)))
+        waiter = threading.Thread(
+            target=lambda: result.update(got=receiving.wait(table_channel(5), cursor, 5))
+        )
         waiter.start()
         assert sender.publish(Change(5, 17))
         waiter.join()

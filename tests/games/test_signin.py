@@ -1,4 +1,5 @@
 """Tablet sign-in: class code remembered, name, three pictures, rate limits, "I'm done", idle."""
+
 from __future__ import annotations
 
 import time
@@ -81,8 +82,10 @@ def test_wrong_tries_are_limited_per_student(client, classroom, anna):
 def test_wrong_tries_are_limited_per_tablet(client, classroom):
     from tests import factories
 
-    kids = [factories.student(classroom=classroom, name=f"K{i}", picture_code=f"{i}-{i + 1}-{i + 2}")
-            for i in range(4)]
+    kids = [
+        factories.student(classroom=classroom, name=f"K{i}", picture_code=f"{i}-{i + 1}-{i + 2}")
+        for i in range(4)
+    ]
     remember_class(client, classroom)
     for i in range(signin.TABLET_TRIES):
         tap(client, kids[i % 4], 15, 14, 13)
@@ -113,7 +116,9 @@ def test_idle_outside_a_game_signs_out(client, classroom, anna):
     _go_idle(client, 2)
     assert client.get(reverse("games:student_home")).status_code == 200
     _go_idle(client, 3)
-    response = client.get(reverse("games:student_home"), HTTP_HX_REQUEST="true", HTTP_X_KAVET_POLL="1")
+    response = client.get(
+        reverse("games:student_home"), HTTP_HX_REQUEST="true", HTTP_X_KAVET_POLL="1"
+    )
     assert response.status_code == 204 and response["HX-Redirect"] == reverse("games:tablet_signin")
     assert client.get(reverse("games:student_home")).status_code == 302
 
@@ -171,7 +176,9 @@ def test_the_tablet_id_is_signed_by_the_server(client, classroom):
 
 
 @pytest.mark.parametrize("tamper", ["drop", "forge", "garble"])
-def test_rotating_or_forging_the_tablet_cookie_gives_no_extra_tries(client, classroom, monkeypatch, tamper):
+def test_rotating_or_forging_the_tablet_cookie_gives_no_extra_tries(
+    client, classroom, monkeypatch, tamper
+):
     monkeypatch.setattr(signin, "MINT_TRIES", 3)
 
     def rotate(c):
@@ -180,7 +187,11 @@ def test_rotating_or_forging_the_tablet_cookie_gives_no_extra_tries(client, clas
         elif tamper == "forge":
             c.cookies[signin.TABLET_COOKIE] = f"forged-tablet-id-{time.time_ns()}"
         else:  # a real signed value with its signature changed
-            value = c.cookies[signin.TABLET_COOKIE].value if signin.TABLET_COOKIE in c.cookies else "a:b"
+            value = (
+                c.cookies[signin.TABLET_COOKIE].value
+                if signin.TABLET_COOKIE in c.cookies
+                else "a:b"
+            )
             c.cookies[signin.TABLET_COOKIE] = value[:-2] + ("xy" if value[-2:] != "xy" else "zw")
 
     looked_at = _wrong_code_until_refused(client, 200, between=rotate)
@@ -188,7 +199,9 @@ def test_rotating_or_forging_the_tablet_cookie_gives_no_extra_tries(client, clas
     assert looked_at == 3 * 1 + signin.TABLET_TRIES
     rotate(client)
     refused = client.post(reverse("games:tablet_signin"), {"code": classroom.code})
-    assert "Too many tries" in refused.content.decode() and signin.CLASS_COOKIE not in refused.cookies
+    assert (
+        "Too many tries" in refused.content.decode() and signin.CLASS_COOKIE not in refused.cookies
+    )
 
 
 def test_a_kept_cookie_gets_its_own_tries_and_no_more(client, classroom):
@@ -270,7 +283,10 @@ def test_a_teacher_of_another_school_cannot_lift_the_pause(client, classroom, an
     client.force_login(stranger)
     unlock = reverse("classrooms:student_signin_unlock", args=[classroom.pk, anna.pk])
     assert client.post(unlock).status_code == 404
-    assert client.get(reverse("classrooms:student_edit", args=[classroom.pk, anna.pk])).status_code == 404
+    assert (
+        client.get(reverse("classrooms:student_edit", args=[classroom.pk, anna.pk])).status_code
+        == 404
+    )
     assert signin.signin_locks(anna) == 1
     assert "Too many tries" in tap(tablet, anna, 0, 1, 2).content.decode()
 
@@ -298,11 +314,18 @@ def test_junk_in_the_class_code_is_a_clear_error(client, classroom, code):
     assert signin.CLASS_COOKIE not in response.cookies
 
 
-@pytest.mark.parametrize("fields", [
-    {"so_far": "\x00", "pick": "1"}, {"so_far": "", "pick": "\x00"}, {"so_far": "1-2", "pick": "9" * 5000},
-    {"so_far": "9" * 5000, "pick": "1"}, {"so_far": "1-99", "pick": "1"}, {"so_far": "", "pick": "-1"},
-    {"so_far": "1--2-3-4", "pick": "0"},
-])
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"so_far": "\x00", "pick": "1"},
+        {"so_far": "", "pick": "\x00"},
+        {"so_far": "1-2", "pick": "9" * 5000},
+        {"so_far": "9" * 5000, "pick": "1"},
+        {"so_far": "1-99", "pick": "1"},
+        {"so_far": "", "pick": "-1"},
+        {"so_far": "1--2-3-4", "pick": "0"},
+    ],
+)
 def test_junk_in_the_pictures_form_is_a_clear_error(client, classroom, anna, fields):
     remember_class(client, classroom)
     response = client.post(reverse("games:tablet_pictures", args=[anna.pk]), fields)
@@ -326,15 +349,21 @@ def test_nul_bytes_reach_no_query_on_postgresql(client, classroom, anna):
         Classroom.objects.filter(code="AB\x00").exists()
     assert client.post(reverse("games:tablet_signin"), {"code": "AB\x00"}).status_code == 400
     remember_class(client, classroom)
-    assert client.post(reverse("games:tablet_pictures", args=[anna.pk]),
-                       {"so_far": "\x00", "pick": "\x00"}).status_code == 400
+    assert (
+        client.post(
+            reverse("games:tablet_pictures", args=[anna.pk]), {"so_far": "\x00", "pick": "\x00"}
+        ).status_code
+        == 400
+    )
 
 
 # --- cookies ----------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("secure", [True, False])
-def test_the_tablet_cookies_are_httponly_lax_and_secure_in_production(client, classroom, settings, secure):
+def test_the_tablet_cookies_are_httponly_lax_and_secure_in_production(
+    client, classroom, settings, secure
+):
     settings.KAVET_COOKIE_SECURE = secure
     response = client.post(reverse("games:tablet_signin"), {"code": classroom.code})
     for name in (signin.CLASS_COOKIE, signin.TABLET_COOKIE):
@@ -352,14 +381,26 @@ def test_production_settings_make_the_tablet_cookies_secure():
 
     from tests.site.test_settings import ROOT
 
-    probe = ("import json, django; django.setup(); from django.conf import settings as s; "
-             "print(json.dumps([s.KAVET_COOKIE_SECURE, s.SESSION_COOKIE_SECURE]))")
+    probe = (
+        "import json, django; django.setup(); from django.conf import settings as s; "
+        "print(json.dumps([s.KAVET_COOKIE_SECURE, s.SESSION_COOKIE_SECURE]))"
+    )
     results = []
     for production in ("1", "0"):
-        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "kavet_site.settings", "KAVET_PRODUCTION": production,
-               "SECRET_KEY": "a-production-secret-key-for-this-probe-only-0123456789"}
-        out = subprocess.run([sys.executable, "-c", probe], env=env, cwd=ROOT, capture_output=True,
-                             text=True, check=True)
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "kavet_site.settings",
+            "KAVET_PRODUCTION": production,
+            "SECRET_KEY": "a-production-secret-key-for-this-probe-only-0123456789",
+        }
+        out = subprocess.run(
+            [sys.executable, "-c", probe],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         results.append(json.loads(out.stdout.strip().splitlines()[-1]))
     assert results == [[True, True], [False, False]]
 
@@ -381,7 +422,10 @@ def test_forgetting_the_class_asks_for_confirmation(client, classroom, anna):
     assert "Who are you?" in client.get(reverse("games:tablet_signin")).content.decode()
     done = client.post(forget, {"confirm": "yes"})
     assert done.status_code == 302 and done.url == reverse("games:tablet_signin")
-    assert "Which class is this tablet for?" in client.get(reverse("games:tablet_signin")).content.decode()
+    assert (
+        "Which class is this tablet for?"
+        in client.get(reverse("games:tablet_signin")).content.decode()
+    )
 
 
 def test_forget_without_a_class_goes_to_the_class_code(client):

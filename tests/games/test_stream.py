@@ -2,6 +2,7 @@
 
 The tablet's stream takes the same signed token as its poll and a seat at that very game; the
 teacher's takes a class game of a class they teach. Each event is the table's version."""
+
 from __future__ import annotations
 
 import asyncio
@@ -103,8 +104,11 @@ def test_asgi_a_tablet_hears_its_tables_move(table, anna):
     # Up to date: nothing but the reconnect delay and the hello sent at once.
     assert events[0] == {"retry": str(stream.RETRY_MS), "event": "hello", "data": {}}
     (event,) = table_events(events)
-    assert event == {"id": str(table.version + 1), "event": "table",
-                     "data": {"version": table.version + 1}}
+    assert event == {
+        "id": str(table.version + 1),
+        "event": "table",
+        "data": {"version": table.version + 1},
+    }
 
 
 def test_asgi_heartbeats_then_closes_after_its_lifetime(table, anna, monkeypatch):
@@ -190,8 +194,10 @@ def test_tablet_stream_needs_its_own_token_and_seat(table, anna, bo, make_game, 
 
 
 def test_the_teacher_hears_every_table_of_the_class_game(teacher, classroom):
-    students = [factories.student(classroom=classroom, name=n, picture_code=f"{i}-{i}-{i}")
-                for i, n in enumerate(["Anna", "Bo", "Carl", "Dora"])]
+    students = [
+        factories.student(classroom=classroom, name=n, picture_code=f"{i}-{i}-{i}")
+        for i, n in enumerate(["Anna", "Bo", "Carl", "Dora"])
+    ]
     session, games = start_session(teacher, classroom, students)
     before = sum(g.version for g in games)
     aclient = AsyncClient()
@@ -209,13 +215,18 @@ def test_the_teacher_hears_every_table_of_the_class_game(teacher, classroom):
     events = table_events(parse(scenario()))
     assert [e["data"] for e in events] == [
         {"version": before + 1, "game": games[0].pk, "game_version": games[0].version + 1},
-        {"version": before + 3, "game": games[1].pk, "game_version": games[1].version + 2}]
+        {"version": before + 3, "game": games[1].pk, "game_version": games[1].version + 2},
+    ]
     assert [e["id"] for e in events] == [str(before + 1), str(before + 3)]
 
 
-def test_a_session_of_another_class_is_404_and_students_are_refused(teacher, school, classroom, anna):
-    students = [factories.student(classroom=classroom, name=n, picture_code=f"{i}-{i}-{i}")
-                for i, n in enumerate(["Eve", "Finn"])]
+def test_a_session_of_another_class_is_404_and_students_are_refused(
+    teacher, school, classroom, anna
+):
+    students = [
+        factories.student(classroom=classroom, name=n, picture_code=f"{i}-{i}-{i}")
+        for i, n in enumerate(["Eve", "Finn"])
+    ]
     session, _games = start_session(teacher, classroom, students)
     stranger = factories.teacher(school=school, username="stranger")
     other_class = factories.classroom(school=school, teachers=[stranger], name="Other class")
@@ -235,13 +246,20 @@ def test_a_session_of_another_class_is_404_and_students_are_refused(teacher, sch
 
 def start_session(teacher, classroom, students):
     """A running class game with a table for every two students."""
-    session = ClassSession.objects.create(classroom=classroom, created_by=teacher,
-                                          status=ClassSession.Status.RUNNING)
+    session = ClassSession.objects.create(
+        classroom=classroom, created_by=teacher, status=ClassSession.Status.RUNNING
+    )
     games = []
     for i in range(0, len(students), 2):
-        game = services.game_create(school=classroom.school, classroom=classroom, session=session,
-                                    players=[{"student": s} for s in students[i:i + 2]],
-                                    settings={}, created_by=teacher, label=str(i // 2 + 1))
+        game = services.game_create(
+            school=classroom.school,
+            classroom=classroom,
+            session=session,
+            players=[{"student": s} for s in students[i : i + 2]],
+            settings={},
+            created_by=teacher,
+            label=str(i // 2 + 1),
+        )
         games.append(services.game_start(game=game, by=teacher))
     return session, games
 
@@ -294,7 +312,8 @@ def test_an_ended_game_stream_stops(client, table, anna):
     response = client.get(url, query)
     assert response.status_code == 200
     assert table_events(parse([next(iter(response.streaming_content))]))[0]["data"] == {
-        "version": table.version}
+        "version": table.version
+    }
     response.close()
 
 

@@ -1,4 +1,5 @@
 """Computer players take their turns from Celery tasks, on a real worker, through the one service."""
+
 from __future__ import annotations
 
 import time
@@ -12,8 +13,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_bot_turn_is_played_by_a_real_celery_worker(celery_worker, make_game, anna):  # R8.2
-    game = make_game([{"student": anna}, {"bot": "hard", "name": "Robo"}], turn_time=0,
-                     challenge_window=0)
+    game = make_game(
+        [{"student": anna}, {"bot": "hard", "name": "Robo"}], turn_time=0, challenge_window=0
+    )
     # Anna passes; with challenges off the turn goes straight to the computer player.
     out = services.move_submit(game_id=game.pk, seat=0, seen_version=0, move={"type": "nothing"})
     assert out.applied and out.game.bot_due_at is not None

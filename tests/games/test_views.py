@@ -1,4 +1,5 @@
 """The game table over HTTP: polling with the version, moves, forged and stale input, Wi-Fi gaps."""
+
 from __future__ import annotations
 
 import json
@@ -27,12 +28,18 @@ def tablet(client, student):
 
 
 def poll(client, game, v, s="running", t=""):
-    return client.get(reverse("games:table", args=[game.pk]), {"v": v, "s": s, "t": t},
-                      HTTP_X_KAVET_POLL="1", **HX)
+    return client.get(
+        reverse("games:table", args=[game.pk]),
+        {"v": v, "s": s, "t": t},
+        HTTP_X_KAVET_POLL="1",
+        **HX,
+    )
 
 
 def post_move(client, game, seen, **data):
-    return client.post(reverse("games:table_move", args=[game.pk]), {"seen_version": seen, **data}, **HX)
+    return client.post(
+        reverse("games:table_move", args=[game.pk]), {"seen_version": seen, **data}, **HX
+    )
 
 
 def test_table_page_shows_the_cards_and_whose_turn(client, table, anna):
@@ -47,8 +54,9 @@ def test_table_page_shows_the_cards_and_whose_turn(client, table, anna):
     assert 'data-op="+" data-symbol="+"' in html and 'data-op="-" data-symbol="−"' in html
 
 
-def test_poll_answers_204_with_one_lookup_when_nothing_changed(client, table, anna,
-                                                               django_assert_num_queries):
+def test_poll_answers_204_with_one_lookup_when_nothing_changed(
+    client, table, anna, django_assert_num_queries
+):
     c = tablet(client, anna)
     c.get(reverse("games:table", args=[table.pk]))
     html = c.get(reverse("games:table", args=[table.pk])).content.decode()
@@ -108,7 +116,10 @@ def test_a_card_not_on_the_table_gets_a_message_and_changes_nothing(client, tabl
 
 def test_unreadable_input_is_refused_kindly(client, table, anna):
     c = tablet(client, anna)
-    assert "could not be read" in post_move(c, table, 0, type="announce", tokens="[oops").content.decode()
+    assert (
+        "could not be read"
+        in post_move(c, table, 0, type="announce", tokens="[oops").content.decode()
+    )
     assert "Tap some cards first." in post_move(c, table, 0, type="announce").content.decode()
     assert "could not be read" in post_move(c, table, 0, type="timeout").content.decode()
     html = post_move(c, table, 0, type="announce", text="2 + + 3 = 5").content.decode()
@@ -139,7 +150,7 @@ def test_a_move_after_the_end_is_refused(client, table, anna):
     response = post_move(tablet(client, anna), table, 0, type="nothing")
     html = response.content.decode()
     assert "This game is over." in html and "The game was ended early." in html
-    assert "hx-trigger=\"every 2s\"" not in html  # the polling stops at the end
+    assert 'hx-trigger="every 2s"' not in html  # the polling stops at the end
 
 
 def test_wifi_gone_for_30_seconds_the_tablet_catches_up(client, table, anna, bo):
@@ -185,7 +196,10 @@ def test_bad_practice_choices_are_refused(client, anna):
 
 
 def test_a_class_game_cannot_be_stopped_by_a_student(client, table, anna):
-    assert tablet(client, anna).post(reverse("games:practice_stop", args=[table.pk])).status_code == 404
+    assert (
+        tablet(client, anna).post(reverse("games:practice_stop", args=[table.pk])).status_code
+        == 404
+    )
 
 
 def test_the_early_poll_answer_knows_the_table_url():

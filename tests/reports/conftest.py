@@ -1,4 +1,5 @@
 """Fixtures for the report tests: a class with a week of play and built reports."""
+
 from __future__ import annotations
 
 from datetime import date
@@ -29,9 +30,18 @@ def reported(classroom, students):
     once when 2 + 3 = 5 was on the table (R5.6); their reports are built."""
     for i, student in enumerate(students):
         for k in range(12):
-            one_move(classroom=classroom, student=student, at=paris(2026, 11, 17, 9, k),
-                     move="2 + 5 = 3" if (k + i) % 4 == 0 else "2 + 3 = 5", react_seconds=4 + k / 10)
-        one_move(classroom=classroom, student=student, at=paris(2026, 11, 17, 9, 20),
-                 move={"type": "nothing"})
+            one_move(
+                classroom=classroom,
+                student=student,
+                at=paris(2026, 11, 17, 9, k),
+                move="2 + 5 = 3" if (k + i) % 4 == 0 else "2 + 3 = 5",
+                react_seconds=4 + k / 10,
+            )
+        one_move(
+            classroom=classroom,
+            student=student,
+            at=paris(2026, 11, 17, 9, 20),
+            move={"type": "nothing"},
+        )
         services.report_build(student=student, week_start=WEEK)
     return students

@@ -6,6 +6,7 @@ engine's verdicts: the moves are scripted (say) or chosen by the engine's comput
 django.utils.timezone.now while a game is played, so that its plays fall in the weeks a
 test needs; nothing is written by hand.
 """
+
 from __future__ import annotations
 
 import random
@@ -53,18 +54,30 @@ def clock_at(at: datetime) -> Iterator[Clock]:
         yield clock
 
 
-def table(*, classroom: Classroom, students: Sequence[Student], at: datetime,
-          draw: Sequence[int] | None = None, seed: int | None = None, bots: Sequence[str] = (),
-          **settings) -> Game:
+def table(
+    *,
+    classroom: Classroom,
+    students: Sequence[Student],
+    at: datetime,
+    draw: Sequence[int] | None = None,
+    seed: int | None = None,
+    bots: Sequence[str] = (),
+    **settings,
+) -> Game:
     """A game started at `at`: the students' seats first (position = index), then computer
     players; `draw` fixes the opening cards (R4.1), else the seed shuffles the deck."""
     settings.setdefault("turn_time", 120)
     settings.setdefault("challenge_window", 10)
     players = [{"student": s} for s in students] + [{"bot": b} for b in bots]
     with clock_at(at):
-        game = services.game_create(school=classroom.school, classroom=classroom, players=players,
-                                    settings=settings, seed=seed,
-                                    draw_order=list(draw) if draw is not None else None)
+        game = services.game_create(
+            school=classroom.school,
+            classroom=classroom,
+            players=players,
+            settings=settings,
+            seed=seed,
+            draw_order=list(draw) if draw is not None else None,
+        )
         return services.game_start(game=game)
 
 
@@ -85,9 +98,17 @@ def finish(game: Game, *, at: datetime) -> Game:
         return services.game_end(game=game)
 
 
-def played_game(*, classroom: Classroom, students: Sequence[Student], at: datetime, seed: int,
-                strengths: Sequence[str] | None = None, bots: Sequence[str] = (),
-                moves: int = 40, seconds: float = 7.0) -> Game:
+def played_game(
+    *,
+    classroom: Classroom,
+    students: Sequence[Student],
+    at: datetime,
+    seed: int,
+    strengths: Sequence[str] | None = None,
+    bots: Sequence[str] = (),
+    moves: int = 40,
+    seconds: float = 7.0,
+) -> Game:
     """A short game from a seed: each student's moves are those the engine's computer player
     of that strength would send (easy ones slip and overlook, R8.2), computer seats and time
     limits are played by games.services.game_tick; ended by the teacher after `moves` moves."""
@@ -121,19 +142,33 @@ def _student_moves(game: Game, state, strengths: list[str], rng: random.Random) 
         move = engine.bot_move(engine.seat_view(state, seat), strengths[seat], rng)
         if move is None:
             continue
-        out = services.move_submit(game_id=game.pk, seat=seat, move=move, seen_version=state.version)
+        out = services.move_submit(
+            game_id=game.pk, seat=seat, move=move, seen_version=state.version
+        )
         return out.applied
     return False
 
 
-def one_move(*, classroom: Classroom, student: Student, move: dict | str, at: datetime,
-             table_values: Sequence[int] = (2, 3, 5), react_seconds: float = 6.0) -> Game:
+def one_move(
+    *,
+    classroom: Classroom,
+    student: Student,
+    move: dict | str,
+    at: datetime,
+    table_values: Sequence[int] = (2, 3, 5),
+    react_seconds: float = 6.0,
+) -> Game:
     """A game against an easy computer player in which the student makes one move
     `react_seconds` after the deal (their reaction time), on a table of `table_values` (R4.1);
     the time limits then run out, the computer answers, and the teacher ends the game."""
-    game = table(classroom=classroom, students=[student], at=at, bots=["easy"], seed=1,
-                 draw=[card(v, copy=list(table_values[:i]).count(v))
-                       for i, v in enumerate(table_values)])
+    game = table(
+        classroom=classroom,
+        students=[student],
+        at=at,
+        bots=["easy"],
+        seed=1,
+        draw=[card(v, copy=list(table_values[:i]).count(v)) for i, v in enumerate(table_values)],
+    )
     say(game, 0, move, at=at + timedelta(seconds=react_seconds))
     later = at + timedelta(seconds=react_seconds + 30)
     services.game_tick(game_id=game.pk, now=later)
@@ -145,9 +180,18 @@ def three_weeks_reported(*, classroom: Classroom, anna: Student, brieuc: Student
     Brieuc one right one, each against a computer player, through the services; then each
     student's weekly report of those three weeks is built."""
     for week_day in (3, 10, 17):
-        one_move(classroom=classroom, student=anna, move="2 + 3 = 5", at=paris(2026, 11, week_day, 9, 0))
-        one_move(classroom=classroom, student=anna, move="5 + 2 = 3", at=paris(2026, 11, week_day, 10, 0))
-        one_move(classroom=classroom, student=brieuc, move="2 + 3 = 5", at=paris(2026, 11, week_day, 11, 0))
+        one_move(
+            classroom=classroom, student=anna, move="2 + 3 = 5", at=paris(2026, 11, week_day, 9, 0)
+        )
+        one_move(
+            classroom=classroom, student=anna, move="5 + 2 = 3", at=paris(2026, 11, week_day, 10, 0)
+        )
+        one_move(
+            classroom=classroom,
+            student=brieuc,
+            move="2 + 3 = 5",
+            at=paris(2026, 11, week_day, 11, 0),
+        )
     for monday in (date(2026, 11, 2), date(2026, 11, 9), date(2026, 11, 16)):
         report_services.report_build(student=anna, week_start=monday)
         report_services.report_build(student=brieuc, week_start=monday)

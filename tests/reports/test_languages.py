@@ -1,5 +1,6 @@
 """The parent's report, page and PDF, in the reader's language with real plurals: one count,
 one sentence a translator can agree (ngettext), never "mistake(s)"."""
+
 from __future__ import annotations
 
 import html
@@ -27,8 +28,9 @@ def child(teacher, reported):
     """A child whose week had one right challenge, two false ones, one overlooked operation."""
     student = reported[0]
     report = student.weekly_reports.get()
-    report.data["week"].update(games=1, right_challenges=1, false_challenges=2, overlooked=1,
-                               cards_won=1)
+    report.data["week"].update(
+        games=1, right_challenges=1, false_challenges=2, overlooked=1, cards_won=1
+    )
     report.data["year"].update(games=1)
     report.save(update_fields=["data"])
     return student, report
@@ -52,10 +54,14 @@ def test_the_pdf_counts_in_french_with_real_plurals(child, monkeypatch):
     student, report = child
     with translation.override("fr"):
         words = pdf_words(_child_context(student, report), monkeypatch)
-    assert "«\u00a0Kavet 'm eus!\u00a0»\u00a0: a repéré 1 erreur d'autres joueurs. " \
-           "2 fois, il n'y avait finalement pas d'erreur." in words
+    assert (
+        "«\u00a0Kavet 'm eus!\u00a0»\u00a0: a repéré 1 erreur d'autres joueurs. "
+        "2 fois, il n'y avait finalement pas d'erreur." in words
+    )
     assert "1 carte gagnée dans des plis." in words
-    assert "A dit «\u00a0rien à faire\u00a0» une fois alors qu'une opération était possible." in words
+    assert (
+        "A dit «\u00a0rien à faire\u00a0» une fois alors qu'une opération était possible." in words
+    )
     assert "Depuis le début de l'année scolaire\u00a0: 1 partie, environ" in words
     assert "(s)" not in words and "time(s)" not in words
     # Band explanations and tips: "label : text" with the French space before the colon.
@@ -66,7 +72,10 @@ def test_the_pdf_in_german(child, monkeypatch):
     student, report = child
     with translation.override("de"):
         words = pdf_words(_child_context(student, report), monkeypatch)
-    assert "„Kavet 'm eus!“: 1 Fehler anderer Spieler entdeckt. 2-mal war es doch kein Fehler." in words
+    assert (
+        "„Kavet 'm eus!“: 1 Fehler anderer Spieler entdeckt. 2-mal war es doch kein Fehler."
+        in words
+    )
     assert "1 Karte in Stichen gewonnen." in words
     assert "Seit Beginn des Schuljahres: 1 Spiel, etwa" in words
 
@@ -77,8 +86,11 @@ def test_the_parents_page_counts_in_french(client, teacher, child):
     _invite, code = services.parent_invite_create(student=student, by=teacher)
     services.parent_invite_redeem(code=code, parent=parent)
     client.force_login(parent)
-    page = html.unescape(client.get(reverse("reports:child", args=[student.pk]),
-                                    HTTP_ACCEPT_LANGUAGE="fr").content.decode())
+    page = html.unescape(
+        client.get(
+            reverse("reports:child", args=[student.pk]), HTTP_ACCEPT_LANGUAGE="fr"
+        ).content.decode()
+    )
     assert "a repéré 1 erreur d'autres joueurs." in page
     assert "2 fois, il n'y avait finalement pas d'erreur." in page
     assert "Depuis le début de l'année scolaire\u00a0: 1 partie, environ" in page

@@ -424,8 +424,11 @@ def test_a_real_worker_running_the_send_twice_sends_one_email(real_worker, class
     assert sorted([first.get(timeout=30), again.get(timeout=30)]) == ["already", "sent"]
     log = out.read_text()
     assert log.count("To: worker-parent@example.org") == 1
-    subjects = [str(make_header(decode_header(line.split(":", 1)[1].strip())))
-                for line in log.splitlines() if line.startswith("Subject:")]
+    subjects = [
+        str(make_header(decode_header(line.split(":", 1)[1].strip())))
+        for line in log.splitlines()
+        if line.startswith("Subject:")
+    ]
     assert len(subjects) == 1  # in the parent's language (French), header-encoded or not
     assert subjects[0].startswith("Kavet 'm eus!") and "novembre" in subjects[0]
     assert list(WeeklyEmail.objects.values_list("parent_id", "status")) == [

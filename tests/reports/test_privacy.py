@@ -1,4 +1,5 @@
 """Privacy: a school admin exports everything about a child, and erases it, reports included."""
+
 from __future__ import annotations
 
 import json
@@ -27,7 +28,9 @@ def test_admin_exports_a_students_data_as_json(client, school, teacher, reported
     assert data["games"][0]["position"] == 0 and data["levels"][0]["tier"] == 1
     assert len(data["parent_invites"]) == 1 and "code_hash" not in json.dumps(data)
     # Nobody else's plays in it.
-    assert {p["id"] for p in data["plays"]} == set(Play.objects.filter(student=anna).values_list("id", flat=True))
+    assert {p["id"] for p in data["plays"]} == set(
+        Play.objects.filter(student=anna).values_list("id", flat=True)
+    )
 
 
 def test_only_the_schools_admin_may_export_or_erase(client, teacher, reported, other_school):
@@ -35,8 +38,12 @@ def test_only_the_schools_admin_may_export_or_erase(client, teacher, reported, o
     for user in (teacher, factories.school_admin(school=other_school), factories.parent()):
         client.force_login(user)
         assert client.get(reverse("reports:student_export", args=[anna.pk])).status_code == 404
-        assert client.post(reverse("reports:student_erase", args=[anna.pk]),
-                           {"confirm_name": "Anna"}).status_code == 404
+        assert (
+            client.post(
+                reverse("reports:student_erase", args=[anna.pk]), {"confirm_name": "Anna"}
+            ).status_code
+            == 404
+        )
     assert Student.objects.filter(pk=anna.pk).exists()
 
 
@@ -45,14 +52,22 @@ def test_erasing_removes_the_child_from_the_reports_too(client, school, teacher,
     parent = factories.parent()
     _invite, code = services.parent_invite_create(student=anna, by=teacher)
     services.parent_invite_redeem(code=code, parent=parent)
-    LevelRecommendation.objects.create(student=anna, from_number_range=10, from_tier=1,
-                                       number_range=20, tier=1, evidence={"direction": "up"})
+    LevelRecommendation.objects.create(
+        student=anna,
+        from_number_range=10,
+        from_tier=1,
+        number_range=20,
+        tier=1,
+        evidence={"direction": "up"},
+    )
     admin = factories.school_admin(school=school)
     client.force_login(admin)
     wrong = client.post(reverse("reports:student_erase", args=[anna.pk]), {"confirm_name": "anna"})
     assert wrong.status_code == 400 and Student.objects.filter(pk=anna.pk).exists()
 
-    response = client.post(reverse("reports:student_erase", args=[anna.pk]), {"confirm_name": "Anna"})
+    response = client.post(
+        reverse("reports:student_erase", args=[anna.pk]), {"confirm_name": "Anna"}
+    )
     assert response.status_code == 302
     assert not Student.objects.filter(pk=anna.pk).exists()
     for model in (WeeklyReport, LevelRecommendation, ParentInvite, ParentLink, Play):

@@ -1,4 +1,5 @@
 """Report figures: a scripted week of plays, computed by hand, equal the built report's."""
+
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
@@ -28,23 +29,61 @@ def scripted(classroom, anna):
     """Two weeks of Anna's play, a real game per move, the figures worked out by hand below."""
     # Last week: two right additions within 10 (6 s and 8 s), one wrong sum beyond 10.
     one_move(classroom=classroom, student=anna, at=paris(2026, 11, 10, 10, 0), move="2 + 3 = 5")
-    one_move(classroom=classroom, student=anna, at=paris(2026, 11, 10, 10, 5), move="2 + 3 = 5",
-             react_seconds=8)
-    one_move(classroom=classroom, student=anna, at=paris(2026, 11, 10, 10, 10), move="8 + 4 = 10",
-             table_values=(8, 4, 10))
+    one_move(
+        classroom=classroom,
+        student=anna,
+        at=paris(2026, 11, 10, 10, 5),
+        move="2 + 3 = 5",
+        react_seconds=8,
+    )
+    one_move(
+        classroom=classroom,
+        student=anna,
+        at=paris(2026, 11, 10, 10, 10),
+        move="8 + 4 = 10",
+        table_values=(8, 4, 10),
+    )
     # This week. The first game is at 00:30 on Monday in Paris: still Sunday in UTC.
-    one_move(classroom=classroom, student=anna, at=datetime(2026, 11, 15, 23, 30, tzinfo=UTC),
-             move="2 + 3 = 5", react_seconds=4)
-    one_move(classroom=classroom, student=anna, at=paris(2026, 11, 17, 9, 0), move="1 + 4 = 5",
-             table_values=(1, 4, 5), react_seconds=12)
-    one_move(classroom=classroom, student=anna, at=paris(2026, 11, 17, 9, 5), move="8 - 5 = 2",
-             table_values=(8, 5, 2), react_seconds=3)
-    one_move(classroom=classroom, student=anna, at=paris(2026, 11, 17, 9, 10), move={"type": "nothing"})
-    one_move(classroom=classroom, student=anna, at=paris(2026, 11, 17, 9, 15), move={"type": "nothing"},
-             table_values=(1, 1, 10))
+    one_move(
+        classroom=classroom,
+        student=anna,
+        at=datetime(2026, 11, 15, 23, 30, tzinfo=UTC),
+        move="2 + 3 = 5",
+        react_seconds=4,
+    )
+    one_move(
+        classroom=classroom,
+        student=anna,
+        at=paris(2026, 11, 17, 9, 0),
+        move="1 + 4 = 5",
+        table_values=(1, 4, 5),
+        react_seconds=12,
+    )
+    one_move(
+        classroom=classroom,
+        student=anna,
+        at=paris(2026, 11, 17, 9, 5),
+        move="8 - 5 = 2",
+        table_values=(8, 5, 2),
+        react_seconds=3,
+    )
+    one_move(
+        classroom=classroom, student=anna, at=paris(2026, 11, 17, 9, 10), move={"type": "nothing"}
+    )
+    one_move(
+        classroom=classroom,
+        student=anna,
+        at=paris(2026, 11, 17, 9, 15),
+        move={"type": "nothing"},
+        table_values=(1, 1, 10),
+    )
     # 00:30 next Monday in Paris (Sunday 23:30 UTC): next week's, not in this report.
-    one_move(classroom=classroom, student=anna, at=datetime(2026, 11, 22, 23, 30, tzinfo=UTC),
-             move="2 + 3 = 5")
+    one_move(
+        classroom=classroom,
+        student=anna,
+        at=datetime(2026, 11, 22, 23, 30, tzinfo=UTC),
+        move="2 + 3 = 5",
+    )
     return anna
 
 
@@ -55,7 +94,12 @@ def test_figures_computed_by_hand_equal_the_report(scripted):
 
     week = data["week"]
     assert (week["announcements"], week["right"], week["wrong"]) == (3, 2, 1)
-    assert week["skills"]["addsub_10"] == {"n": 3, "right": 2, "accuracy": 0.6667, "median_ms": 8000}
+    assert week["skills"]["addsub_10"] == {
+        "n": 3,
+        "right": 2,
+        "accuracy": 0.6667,
+        "median_ms": 8000,
+    }
     assert week["cards_in_tricks"] == 3 + 3
     assert (week["overlooked"], week["nothing_true"]) == (1, 1)
     assert week["mistakes_by_code"] == {"wrong_result": 1, "overlooked": 1}
@@ -88,15 +132,18 @@ def test_a_week_must_start_on_monday(scripted):
     assert not WeeklyReport.objects.exists()
 
 
-@pytest.mark.parametrize(("n", "accuracy", "median_ms", "timed", "band"), [
-    (4, 1.0, 1000, True, None),
-    (10, 0.5, 1000, True, "practising"),
-    (10, 0.7, 1000, True, "getting_there"),
-    (10, 0.95, 1000, True, "confident"),      # fewer than 20 tries
-    (25, 0.95, 25_000, True, "confident"),    # right but slow
-    (25, 0.95, 8_000, True, "mastered"),
-    (25, 0.95, None, False, "mastered"),      # challenges have no speed
-])
+@pytest.mark.parametrize(
+    ("n", "accuracy", "median_ms", "timed", "band"),
+    [
+        (4, 1.0, 1000, True, None),
+        (10, 0.5, 1000, True, "practising"),
+        (10, 0.7, 1000, True, "getting_there"),
+        (10, 0.95, 1000, True, "confident"),  # fewer than 20 tries
+        (25, 0.95, 25_000, True, "confident"),  # right but slow
+        (25, 0.95, 8_000, True, "mastered"),
+        (25, 0.95, None, False, "mastered"),  # challenges have no speed
+    ],
+)
 def test_bands(n, accuracy, median_ms, timed, band):
     assert band_for(n, accuracy, median_ms, timed=timed) == band
 
@@ -104,8 +151,15 @@ def test_bands(n, accuracy, median_ms, timed, band):
 def test_recommend_up_when_ninety_percent_right_quickly():
     attempts = [(True, 8000)] * 56 + [(False, 3000)] * 4
     proposal = recommend((10, 1), [(False, 1000)] * 30 + attempts)  # older mistakes don't count
-    assert proposal == {"direction": "up", "number_range": 20, "tier": 1, "n": 60, "right": 56,
-                        "accuracy": 0.9333, "median_ms": 8000}
+    assert proposal == {
+        "direction": "up",
+        "number_range": 20,
+        "tier": 1,
+        "n": 60,
+        "right": 56,
+        "accuracy": 0.9333,
+        "median_ms": 8000,
+    }
     assert recommend((20, 1), attempts)["tier"] == 2
     assert recommend((20, 3), attempts) is None  # nothing above expert
 

@@ -1,6 +1,7 @@
 """Week tallies: a report merges the stored tallies of earlier weeks with its own week's
 plays, so its queries do not grow with the weeks before it, and its figures are those of
 counting every play again."""
+
 from __future__ import annotations
 
 from datetime import date, timedelta
@@ -31,13 +32,21 @@ def _monday(week: int) -> date:
 def _full(student, week_start):
     """The report counted afresh from every play, with report_build's other inputs."""
     report = services.report_build(student=student, week_start=week_start)
-    plays = list(Play.objects.filter(student=student).order_by("at", "pk").values(*services.PLAY_FIELDS))
+    plays = list(
+        Play.objects.filter(student=student).order_by("at", "pk").values(*services.PLAY_FIELDS)
+    )
     tz = school_tz(student.classroom.school)
     start, end = week_bounds(week_start, tz)
-    details = services.report_details(student=student, start=start, end=end,
-                                      plays=[p for p in plays if start <= p["at"] < end])
-    data = report_data(plays=plays, week_start=week_start, tz=school_tz(student.classroom.school),
-                       level=student.level, **details)
+    details = services.report_details(
+        student=student, start=start, end=end, plays=[p for p in plays if start <= p["at"] < end]
+    )
+    data = report_data(
+        plays=plays,
+        week_start=week_start,
+        tz=school_tz(student.classroom.school),
+        level=student.level,
+        **details,
+    )
     return report.data, data
 
 
@@ -54,8 +63,12 @@ def test_week_72_is_built_with_the_queries_of_week_2(classroom):
         monday = _monday(week)
         for kid in (anna, bo):
             for k, move in enumerate(("2 + 3 = 5", "2 + 5 = 3")):
-                one_move(classroom=classroom, student=kid, move=move,
-                         at=paris(monday.year, monday.month, monday.day, 10, k))
+                one_move(
+                    classroom=classroom,
+                    student=kid,
+                    move=move,
+                    at=paris(monday.year, monday.month, monday.day, 10, k),
+                )
     cold = (_queries(anna, _monday(2)), _queries(bo, _monday(72)))
     assert cold[0] == cold[1]  # the first build stores every earlier week in the same queries
     warm = (_queries(anna, _monday(2)), _queries(bo, _monday(72)))
@@ -64,22 +77,35 @@ def test_week_72_is_built_with_the_queries_of_week_2(classroom):
 
 
 @settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
-@given(weeks=st.lists(st.integers(1, 12), min_size=1, max_size=3), seed=st.integers(1, 10**6),
-       late=st.integers(1, 12))
+@given(
+    weeks=st.lists(st.integers(1, 12), min_size=1, max_size=3),
+    seed=st.integers(1, 10**6),
+    late=st.integers(1, 12),
+)
 def test_stored_tallies_give_the_figures_of_a_full_count(school, teacher, weeks, seed, late):
     classroom = factories.classroom(school=school, teachers=[teacher])
     kids = [factories.student(classroom=classroom) for _ in range(2)]
     for week in sorted(weeks):
         monday = _monday(week)
-        played_game(classroom=classroom, students=kids, seed=seed + week, moves=25,
-                    at=paris(monday.year, monday.month, monday.day, 10, 0))
+        played_game(
+            classroom=classroom,
+            students=kids,
+            seed=seed + week,
+            moves=25,
+            at=paris(monday.year, monday.month, monday.day, 10, 0),
+        )
     report_week = _monday(13)
     built, full = _full(kids[0], report_week)
     assert built == full
     # A late game in an earlier week (its plays arrive after the tallies were stored).
     monday = _monday(late)
-    played_game(classroom=classroom, students=kids, seed=seed, moves=15,
-                at=paris(monday.year, monday.month, monday.day, 14, 0))
+    played_game(
+        classroom=classroom,
+        students=kids,
+        seed=seed,
+        moves=15,
+        at=paris(monday.year, monday.month, monday.day, 14, 0),
+    )
     built, full = _full(kids[0], report_week)
     assert built == full and built["year"]["games"] == len(weeks) + 1
 
@@ -96,8 +122,13 @@ def test_erasing_a_student_erases_their_tallies(classroom, school):
 
 def test_reskill_stores_the_engines_skills_and_drops_the_tallies(classroom):  # R3.5
     anna = factories.student(classroom=classroom, name="Anna")
-    one_move(classroom=classroom, student=anna, move="8 + 4 = 10", at=paris(2026, 9, 8, 10, 0),
-             table_values=(8, 4, 10))
+    one_move(
+        classroom=classroom,
+        student=anna,
+        move="8 + 4 = 10",
+        at=paris(2026, 9, 8, 10, 0),
+        table_values=(8, 4, 10),
+    )
     play = Play.objects.get(student=anna)
     assert play.ok is False and play.verdict_kind == "wrong"
     Play.objects.filter(pk=play.pk).update(skills=[])  # as plays were stored before
@@ -117,9 +148,14 @@ def test_a_game_still_open_when_its_week_is_stored_is_counted_again(classroom):
 
     anna = factories.student(classroom=classroom, name="Anna")
     monday = _monday(1)
-    game = table(classroom=classroom, students=[anna], bots=["easy"], seed=1,
-                 at=paris(monday.year, monday.month, monday.day, 10, 0),
-                 draw=[card(2), card(3), card(5)])
+    game = table(
+        classroom=classroom,
+        students=[anna],
+        bots=["easy"],
+        seed=1,
+        at=paris(monday.year, monday.month, monday.day, 10, 0),
+        draw=[card(2), card(3), card(5)],
+    )
     say(game, 0, "2 + 3 = 5", at=paris(monday.year, monday.month, monday.day, 10, 1))
     one_move(classroom=classroom, student=anna, move="2 + 3 = 5", at=paris(2026, 9, 15, 10, 0))
     built, full = _full(anna, _monday(3))  # week 1 stored with its game still running
@@ -136,8 +172,13 @@ def test_older_weeks_and_erased_plays_give_the_figures_of_a_full_count(school, t
     kids = [factories.student(classroom=classroom) for _ in range(2)]
     for week in (1, 3, 4, 7, 9):
         monday = _monday(week)
-        played_game(classroom=classroom, students=kids, seed=week, moves=20,
-                    at=paris(monday.year, monday.month, monday.day, 10, 0))
+        played_game(
+            classroom=classroom,
+            students=kids,
+            seed=week,
+            moves=20,
+            at=paris(monday.year, monday.month, monday.day, 10, 0),
+        )
     for week in (10, 5, 8, 2, 10):  # later weeks first: the older ones find stored weeks after
         built, full = _full(kids[0], _monday(week))
         assert built == full

@@ -1,4 +1,5 @@
 """Celery jobs: idempotent builds, retries, the Monday-morning schedule, a real worker."""
+
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
@@ -29,8 +30,12 @@ def played(classroom, students):
     # Student i makes 3 + i operations (a real game each), the first one wrong.
     for i, student in enumerate(students):
         for k in range(3 + i):
-            one_move(classroom=classroom, student=student, at=paris(2026, 11, 17, 9, k),
-                     move="2 + 3 = 5" if k else "2 + 5 = 3")
+            one_move(
+                classroom=classroom,
+                student=student,
+                at=paris(2026, 11, 17, 9, k),
+                move="2 + 3 = 5" if k else "2 + 5 = 3",
+            )
     return students
 
 
@@ -75,15 +80,17 @@ def eager_retries():
     app.conf.task_eager_propagates = before
 
 
-def test_a_job_that_keeps_failing_is_marked_failed(played, teacher, eager_retries,
-                                                   django_capture_on_commit_callbacks):
+def test_a_job_that_keeps_failing_is_marked_failed(
+    played, teacher, eager_retries, django_capture_on_commit_callbacks
+):
     anna = played[0]
     with django_capture_on_commit_callbacks(execute=False):
         job = services.report_job_create(by=teacher, student=anna, week_start=WEEK)
     failing = mock.patch.object(services, "report_build", side_effect=OperationalError("down"))
     with failing as build, mock.patch.object(tasks.build_student_report, "max_retries", 2):
-        result = tasks.build_student_report.apply((anna.pk, WEEK.isoformat()),
-                                                  {"job_id": job.pk}, throw=False)
+        result = tasks.build_student_report.apply(
+            (anna.pk, WEEK.isoformat()), {"job_id": job.pk}, throw=False
+        )
     assert result.failed()
     assert build.call_count == 3  # the first try and two retries
     job.refresh_from_db()
@@ -91,12 +98,19 @@ def test_a_job_that_keeps_failing_is_marked_failed(played, teacher, eager_retrie
     assert job_progress(job)["failed"] and job_progress(job)["finished"]
 
 
-def test_class_job_builds_every_student_and_reports_progress(played, teacher, classroom,
-                                                              django_capture_on_commit_callbacks):
+def test_class_job_builds_every_student_and_reports_progress(
+    played, teacher, classroom, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         job = services.report_job_create(by=teacher, classroom=classroom, week_start=WEEK)
-    assert job_progress(job) | {"job": None} == {"job": None, "done": 0, "total": 3, "percent": 0,
-                                                 "finished": False, "failed": False}
+    assert job_progress(job) | {"job": None} == {
+        "job": None,
+        "done": 0,
+        "total": 3,
+        "percent": 0,
+        "finished": False,
+        "failed": False,
+    }
     for callback in callbacks:  # the worker picks it up once the request has committed
         callback()
     job.refresh_from_db()
@@ -110,8 +124,9 @@ def test_a_retried_class_build_resumes_after_the_built_students(played, classroo
     since = timezone.now()
     services.report_build(student=played[0], week_start=WEEK)
     with mock.patch.object(services, "report_build", wraps=services.report_build) as build:
-        built = tasks.build_class_reports.delay(classroom.pk, WEEK.isoformat(),
-                                                skip_built_since=since.isoformat()).get()
+        built = tasks.build_class_reports.delay(
+            classroom.pk, WEEK.isoformat(), skip_built_since=since.isoformat()
+        ).get()
     assert built == 2
     assert {c.kwargs["student"].pk for c in build.call_args_list} == {played[1].pk, played[2].pk}
 
@@ -156,12 +171,21 @@ def test_a_real_worker_builds_a_report_from_the_redis_queue(celery_worker):
     classroom = factories.classroom(school=school, teachers=[teacher])
     anna = factories.student(classroom=classroom, name="Anna")
     for k in range(4):
-        one_move(classroom=classroom, student=anna, at=paris(2026, 11, 17, 9, k),
-                 move="2 + 3 = 5" if k < 3 else "2 + 5 = 3", react_seconds=4)
+        one_move(
+            classroom=classroom,
+            student=anna,
+            at=paris(2026, 11, 17, 9, k),
+            move="2 + 3 = 5" if k < 3 else "2 + 5 = 3",
+            react_seconds=4,
+        )
 
     result = tasks.build_student_report.delay(anna.pk, WEEK.isoformat())
     report_id = result.get(timeout=30)
     report = WeeklyReport.objects.get(pk=report_id)
     assert report.student_id == anna.pk
-    assert report.data["week"]["skills"]["addsub_10"] == {"n": 4, "right": 3, "accuracy": 0.75,
-                                                          "median_ms": 4000}
+    assert report.data["week"]["skills"]["addsub_10"] == {
+        "n": 4,
+        "right": 3,
+        "accuracy": 0.75,
+        "median_ms": 4000,
+    }

@@ -1,4 +1,5 @@
 """Parents: a one-time code links a child; a parent sees their own children and nobody else."""
+
 from __future__ import annotations
 
 import re
@@ -31,9 +32,15 @@ def test_teacher_code_then_parent_signup_then_the_childs_report(client, teacher,
     assert "Anna" in slip.content.decode()
     client.logout()
 
-    response = client.post(reverse("reports:join"), {
-        "code": code.lower().replace("-", " "),  # typed sloppily from the paper slip
-        "username": "annas-mum", "password": PASSWORD, "password2": PASSWORD})
+    response = client.post(
+        reverse("reports:join"),
+        {
+            "code": code.lower().replace("-", " "),  # typed sloppily from the paper slip
+            "username": "annas-mum",
+            "password": PASSWORD,
+            "password2": PASSWORD,
+        },
+    )
     assert response.status_code == 302
     page = client.get(reverse("reports:parent_home"))
     assert "Anna" in page.content.decode()
@@ -51,18 +58,23 @@ def test_a_code_works_once(client, teacher, reported):
     invite, code = services.parent_invite_create(student=reported[0], by=teacher)
     first = factories.parent()
     services.parent_invite_redeem(code=code, parent=first)
-    response = client.post(reverse("reports:join"), {
-        "code": code, "username": "second", "password": PASSWORD, "password2": PASSWORD})
+    response = client.post(
+        reverse("reports:join"),
+        {"code": code, "username": "second", "password": PASSWORD, "password2": PASSWORD},
+    )
     assert response.status_code == 400
     assert "already used" in response.content.decode()
     assert not ParentLink.objects.filter(parent__username="second").exists()
     from classrooms.models import User
+
     assert not User.objects.filter(username="second").exists()  # nothing half-made
 
 
 def test_expired_and_revoked_codes_are_refused(client, teacher, reported):
     invite, code = services.parent_invite_create(student=reported[0], by=teacher)
-    ParentInvite.objects.filter(pk=invite.pk).update(expires_at=timezone.now() - timedelta(minutes=1))
+    ParentInvite.objects.filter(pk=invite.pk).update(
+        expires_at=timezone.now() - timedelta(minutes=1)
+    )
     parent = factories.parent()
     client.force_login(parent)
     client.post(reverse("reports:link_child"), {"code": code})
@@ -85,8 +97,9 @@ def test_an_existing_parent_adds_a_second_child(client, teacher, reported):
     assert "Anna" in home and "Brieuc" in home and "Cécile" not in home
 
 
-def test_a_parent_cannot_open_another_childs_report_even_guessing_ids(client, teacher, reported,
-                                                                         other_school):
+def test_a_parent_cannot_open_another_childs_report_even_guessing_ids(
+    client, teacher, reported, other_school
+):
     anna, brieuc, _c = reported
     parent = factories.parent()
     _invite, code = services.parent_invite_create(student=anna, by=teacher)
@@ -140,8 +153,10 @@ def test_wrong_codes_are_rate_limited(client, reported, teacher):
 
 def test_signup_with_mismatched_passwords_changes_nothing(client, teacher, reported):
     _invite, code = services.parent_invite_create(student=reported[0], by=teacher)
-    response = client.post(reverse("reports:join"), {
-        "code": code, "username": "dad", "password": PASSWORD, "password2": PASSWORD + "x"})
+    response = client.post(
+        reverse("reports:join"),
+        {"code": code, "username": "dad", "password": PASSWORD, "password2": PASSWORD + "x"},
+    )
     assert response.status_code == 400
     assert ParentInvite.objects.get().used_at is None
 
@@ -163,7 +178,9 @@ def test_parent_home_sends_each_role_to_its_place(client, teacher, role):
     client.force_login(user)
     response = client.get(reverse("reports:parent_home"))
     expected = reverse("reports:class_list") if role == "teacher" else None
-    assert (response.status_code, response.get("Location")) == ((302, expected) if expected else (200, None))
+    assert (response.status_code, response.get("Location")) == (
+        (302, expected) if expected else (200, None)
+    )
 
 
 # --- the wrong-code limit hurts the guesser, not every parent (issue 9, finding 7) ------------
@@ -172,9 +189,12 @@ LOAD_BALANCER = "10.0.0.1"
 
 
 def _join(client, code, username, *, client_ip, **extra):
-    return client.post(reverse("reports:join"), {
-        "code": code, "username": username, "password": PASSWORD, "password2": PASSWORD, **extra},
-        REMOTE_ADDR=LOAD_BALANCER, HTTP_X_FORWARDED_FOR=f"6.6.6.6, {client_ip}")
+    return client.post(
+        reverse("reports:join"),
+        {"code": code, "username": username, "password": PASSWORD, "password2": PASSWORD, **extra},
+        REMOTE_ADDR=LOAD_BALANCER,
+        HTTP_X_FORWARDED_FOR=f"6.6.6.6, {client_ip}",
+    )
 
 
 @pytest.fixture
@@ -186,8 +206,9 @@ def _clean_cache():
     cache.clear()
 
 
-def test_behind_the_load_balancer_one_guesser_locks_only_themselves(client, settings, teacher, reported,
-                                                                    _clean_cache):
+def test_behind_the_load_balancer_one_guesser_locks_only_themselves(
+    client, settings, teacher, reported, _clean_cache
+):
     from django.test import Client
 
     settings.KAVET_TRUSTED_PROXIES = 1
@@ -197,29 +218,46 @@ def test_behind_the_load_balancer_one_guesser_locks_only_themselves(client, sett
     locked = _join(client, code, "guesser", client_ip="203.0.113.66")
     assert locked.status_code == 400 and "Too many tries" in locked.content.decode()
     # Writing another address at the left of X-Forwarded-For changes nothing: the proxy's entry counts.
-    assert "Too many tries" in _join(client, code, "guesser", client_ip="203.0.113.66").content.decode()
+    assert (
+        "Too many tries"
+        in _join(client, code, "guesser", client_ip="203.0.113.66").content.decode()
+    )
     # Another parent, through the same load balancer, is not held up.
     welcome = _join(Client(), code, "mum", client_ip="198.51.100.7")
     assert welcome.status_code == 302 and welcome.url == reverse("reports:parent_home")
     assert ParentLink.objects.filter(parent__username="mum", student=reported[0]).exists()
 
 
-def test_with_no_proxy_a_forged_x_forwarded_for_buys_no_tries(client, settings, teacher, reported,
-                                                            _clean_cache):
+def test_with_no_proxy_a_forged_x_forwarded_for_buys_no_tries(
+    client, settings, teacher, reported, _clean_cache
+):
     settings.KAVET_TRUSTED_PROXIES = 0
     for i in range(10):
-        client.post(reverse("reports:join"), {"code": f"AAAA-BBBB-CC{i:02d}", "username": f"g{i}",
-                                              "password": PASSWORD, "password2": PASSWORD},
-                    REMOTE_ADDR="203.0.113.66", HTTP_X_FORWARDED_FOR=f"198.51.100.{i}")
+        client.post(
+            reverse("reports:join"),
+            {
+                "code": f"AAAA-BBBB-CC{i:02d}",
+                "username": f"g{i}",
+                "password": PASSWORD,
+                "password2": PASSWORD,
+            },
+            REMOTE_ADDR="203.0.113.66",
+            HTTP_X_FORWARDED_FOR=f"198.51.100.{i}",
+        )
     _invite, code = services.parent_invite_create(student=reported[0], by=teacher)
-    response = client.post(reverse("reports:join"), {"code": code, "username": "g", "password": PASSWORD,
-                                                     "password2": PASSWORD},
-                           REMOTE_ADDR="203.0.113.66", HTTP_X_FORWARDED_FOR="192.0.2.200")
+    response = client.post(
+        reverse("reports:join"),
+        {"code": code, "username": "g", "password": PASSWORD, "password2": PASSWORD},
+        REMOTE_ADDR="203.0.113.66",
+        HTTP_X_FORWARDED_FOR="192.0.2.200",
+    )
     assert "Too many tries" in response.content.decode()
     assert not ParentLink.objects.exists()
 
 
-def test_one_code_hammered_from_many_addresses_is_locked_alone(settings, teacher, reported, _clean_cache):
+def test_one_code_hammered_from_many_addresses_is_locked_alone(
+    settings, teacher, reported, _clean_cache
+):
     from django.test import Client
 
     settings.KAVET_TRUSTED_PROXIES = 1
@@ -236,10 +274,18 @@ def test_one_code_hammered_from_many_addresses_is_locked_alone(settings, teacher
 
 @pytest.mark.parametrize("field", ["code", "username", "first_name", "email", "password"])
 @pytest.mark.parametrize("junk", ["\x00", "a\x00b", "x\x1by"])
-def test_junk_in_a_join_field_is_a_clear_error(client, teacher, reported, field, junk, _clean_cache):
+def test_junk_in_a_join_field_is_a_clear_error(
+    client, teacher, reported, field, junk, _clean_cache
+):
     _invite, code = services.parent_invite_create(student=reported[0], by=teacher)
-    values = {"code": code, "username": "dad", "first_name": "Yann", "email": "dad@example.org",
-              "password": PASSWORD, "password2": PASSWORD}
+    values = {
+        "code": code,
+        "username": "dad",
+        "first_name": "Yann",
+        "email": "dad@example.org",
+        "password": PASSWORD,
+        "password2": PASSWORD,
+    }
     values[field] = junk if field != "password" else PASSWORD + junk
     if field == "password":
         values["password2"] = values["password"]
@@ -251,7 +297,9 @@ def test_junk_in_a_join_field_is_a_clear_error(client, teacher, reported, field,
 
 def test_junk_in_the_add_a_child_code_is_a_clear_error(client, teacher, reported, _clean_cache):
     client.force_login(factories.parent())
-    response = client.post(reverse("reports:link_child"), {"code": "AAAA\x00BBBB-CCCC"}, follow=True)
+    response = client.post(
+        reverse("reports:link_child"), {"code": "AAAA\x00BBBB-CCCC"}, follow=True
+    )
     assert response.status_code == 200
     assert "character that is not allowed" in response.content.decode()
     assert not ParentLink.objects.exists()

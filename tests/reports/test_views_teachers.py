@@ -1,4 +1,5 @@
 """Teachers: the class grid and its CSV, drill-down, build now with progress, level proposals."""
+
 from __future__ import annotations
 
 import csv
@@ -42,14 +43,18 @@ class _GridRows(HTMLParser):
             self.cell += data
 
 
-def test_class_report_grid_and_csv_hold_the_same_figures(client, teacher, classroom, reported, week):
+def test_class_report_grid_and_csv_hold_the_same_figures(
+    client, teacher, classroom, reported, week
+):
     client.force_login(teacher)
     page = client.get(reverse("reports:class", args=[classroom.pk]))
     assert page.status_code == 200
     html = page.content.decode()
     parser = _GridRows()
     parser.feed(html)
-    download = client.get(reverse("reports:class_csv", args=[classroom.pk]), {"week": week.isoformat()})
+    download = client.get(
+        reverse("reports:class_csv", args=[classroom.pk]), {"week": week.isoformat()}
+    )
     assert download["Content-Type"].startswith("text/csv")
     rows = list(csv.reader(io.StringIO(download.content.decode("utf-8-sig"))))
     # The same students in the same order as the page's grid; the CSV spells each skill's figures
@@ -69,8 +74,12 @@ def test_teacher_of_another_class_sees_nothing(client, school, classroom, report
     foreign = factories.teacher(school=other_school)
     for user in (colleague, foreign):
         client.force_login(user)
-        for name, arg in [("reports:class", classroom.pk), ("reports:class_csv", classroom.pk),
-                          ("reports:student", reported[0].pk), ("reports:child", reported[0].pk)]:
+        for name, arg in [
+            ("reports:class", classroom.pk),
+            ("reports:class_csv", classroom.pk),
+            ("reports:student", reported[0].pk),
+            ("reports:child", reported[0].pk),
+        ]:
             assert client.get(reverse(name, args=[arg])).status_code == 404, (user, name)
         response = client.post(reverse("reports:build"), {"classroom": classroom.pk})
         assert response.status_code == 404
@@ -84,32 +93,39 @@ def test_school_admin_sees_every_class_of_the_school(client, school, classroom, 
     assert client.get(reverse("reports:student", args=[reported[0].pk])).status_code == 200
 
 
-def test_build_now_for_a_class_shows_a_progress_bar_until_done(client, teacher, classroom, reported,
-                                                               django_capture_on_commit_callbacks):
+def test_build_now_for_a_class_shows_a_progress_bar_until_done(
+    client, teacher, classroom, reported, django_capture_on_commit_callbacks
+):
     client.force_login(teacher)
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        response = client.post(reverse("reports:build"), {"classroom": classroom.pk},
-                               HTTP_HX_REQUEST="true")
+        response = client.post(
+            reverse("reports:build"), {"classroom": classroom.pk}, HTTP_HX_REQUEST="true"
+        )
     html = response.content.decode()
     job = ReportJob.objects.get()
     assert "<progress" in html and 'hx-trigger="every 1s"' in html and "0 of 3" in html
     assert "<html" not in html  # a fragment, not the page
     for callback in callbacks:
         callback()
-    poll = client.get(reverse("reports:job", args=[job.pk]), HTTP_HX_REQUEST="true").content.decode()
+    poll = client.get(
+        reverse("reports:job", args=[job.pk]), HTTP_HX_REQUEST="true"
+    ).content.decode()
     assert "hx-trigger" not in poll  # polling stops
     assert "all 3 reports built" in poll
     # The fixture's three reports of last week, and this week's three just built.
     assert WeeklyReport.objects.filter(student__classroom=classroom).count() == 6
 
 
-def test_build_now_without_htmx_goes_to_the_job_page(client, teacher, reported,
-                                                    django_capture_on_commit_callbacks):
+def test_build_now_without_htmx_goes_to_the_job_page(
+    client, teacher, reported, django_capture_on_commit_callbacks
+):
     client.force_login(teacher)
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(reverse("reports:build"), {"student": reported[0].pk})
     job = ReportJob.objects.get()
-    assert response.status_code == 302 and response["Location"] == reverse("reports:job", args=[job.pk])
+    assert response.status_code == 302 and response["Location"] == reverse(
+        "reports:job", args=[job.pk]
+    )
     page = client.get(response["Location"]).content.decode()
     assert "1 report built" in page
 
@@ -119,8 +135,12 @@ def ready_for_more(classroom, teacher):
     """Sixty quick operations, 57 right, at Dewi's level: a proposal to go up."""
     dewi = factories.student(classroom=classroom, name="Dewi", number_range=10, tier=1)
     for k in range(60):  # a real game for each operation, one in 20 wrong
-        one_move(classroom=classroom, student=dewi, at=paris(2026, 11, 17, 9, k // 2, 30 * (k % 2)),
-                 move="2 + 5 = 3" if k % 20 == 0 else "2 + 3 = 5")
+        one_move(
+            classroom=classroom,
+            student=dewi,
+            at=paris(2026, 11, 17, 9, k // 2, 30 * (k % 2)),
+            move="2 + 5 = 3" if k % 20 == 0 else "2 + 3 = 5",
+        )
     services.report_build(student=dewi, week_start=paris(2026, 11, 16).date())
     return dewi
 
@@ -132,18 +152,23 @@ def test_a_proposal_is_made_and_accepted_with_one_tap(client, teacher, ready_for
     client.force_login(teacher)
     page = client.get(reverse("reports:class", args=[ready_for_more.classroom_id])).content.decode()
     assert "95 % of the last 60 operations right, quickly" in page
-    response = client.post(reverse("reports:recommendation_decide", args=[rec.pk, "accept"]),
-                           HTTP_HX_REQUEST="true")
+    response = client.post(
+        reverse("reports:recommendation_decide", args=[rec.pk, "accept"]), HTTP_HX_REQUEST="true"
+    )
     assert response.status_code == 200 and "now plays at" in response.content.decode()
     ready_for_more.refresh_from_db()
     assert ready_for_more.level == (20, 1)
-    assert LevelChange.objects.filter(student=ready_for_more).latest("changed_at").number_range == 20
+    assert (
+        LevelChange.objects.filter(student=ready_for_more).latest("changed_at").number_range == 20
+    )
     # A second tap changes nothing more.
     client.post(reverse("reports:recommendation_decide", args=[rec.pk, "accept"]))
     assert LevelChange.objects.filter(student=ready_for_more).count() == 2
 
 
-def test_a_dismissed_proposal_keeps_the_level_and_is_not_made_again_at_once(client, teacher, ready_for_more):
+def test_a_dismissed_proposal_keeps_the_level_and_is_not_made_again_at_once(
+    client, teacher, ready_for_more
+):
     rec = LevelRecommendation.objects.get(student=ready_for_more)
     client.force_login(teacher)
     client.post(reverse("reports:recommendation_decide", args=[rec.pk, "dismiss"]))
@@ -157,6 +182,9 @@ def test_a_proposal_from_another_class_is_404(client, school, ready_for_more):
     stranger = factories.teacher(school=school)
     client.force_login(stranger)
     rec = LevelRecommendation.objects.get()
-    assert client.post(reverse("reports:recommendation_decide", args=[rec.pk, "accept"])).status_code == 404
+    assert (
+        client.post(reverse("reports:recommendation_decide", args=[rec.pk, "accept"])).status_code
+        == 404
+    )
     ready_for_more.refresh_from_db()
     assert ready_for_more.level == (10, 1)

@@ -3,6 +3,7 @@
 A guesser locks themselves out, not the teacher at another computer; /admin/login/ likewise;
 the lock lifts after the cool-off or when unlocked; students' tablet sign-in is never refused.
 """
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -31,8 +32,12 @@ def _fast_hashes(settings):
 
 
 def sign_in(client, username, password, ip=GUESSER, url=None, **extra):
-    return client.post(url or reverse("login"), {"username": username, "password": password},
-                       REMOTE_ADDR=ip, **extra)
+    return client.post(
+        url or reverse("login"),
+        {"username": username, "password": password},
+        REMOTE_ADDR=ip,
+        **extra,
+    )
 
 
 def signed_in_as(client):
@@ -40,8 +45,9 @@ def signed_in_as(client):
 
 
 def guess(client, username, times, ip=GUESSER, url=None):
-    return [sign_in(client, username, f"wrong-{i}", ip=ip, url=url).status_code
-            for i in range(times)]
+    return [
+        sign_in(client, username, f"wrong-{i}", ip=ip, url=url).status_code for i in range(times)
+    ]
 
 
 def test_five_wrong_passwords_then_the_right_one_is_refused(client, teacher):
@@ -106,7 +112,9 @@ def test_the_account_signs_in_again_after_the_cool_off(client, teacher):
     # The wait counts from the last try: move every try back past the cool-off.
     AccessAttempt.objects.update(
         attempt_time=AccessAttempt.objects.first().attempt_time
-        - settings.AXES_COOLOFF_TIME - timedelta(seconds=1))
+        - settings.AXES_COOLOFF_TIME
+        - timedelta(seconds=1)
+    )
     assert sign_in(client, teacher.username, RIGHT).status_code == 302
     assert signed_in_as(client) == str(teacher.pk)
 
@@ -143,8 +151,9 @@ def test_one_client_trying_many_accounts_is_stopped(client, school, teacher):
     assert sign_in(client, teacher.username, RIGHT, ip=TEACHER_DESK).status_code == 302
 
 
-def test_signing_in_to_ones_own_account_does_not_wipe_the_guesses_at_another(client, school,
-                                                                              teacher):
+def test_signing_in_to_ones_own_account_does_not_wipe_the_guesses_at_another(
+    client, school, teacher
+):
     parent = factories.parent(school=school)
     guess(client, teacher.username, settings.AXES_FAILURE_LIMIT - 1)
     assert sign_in(client, parent.username, RIGHT).status_code == 302
@@ -182,12 +191,20 @@ def test_students_tablet_sign_in_is_never_refused(client, classroom, students):
 
 
 @pytest.mark.parametrize("url_name", ["login", "admin:login"])
-@pytest.mark.parametrize("username,password", [
-    ("te\x00acher", RIGHT), ("teacher", "pass\x00word"), ("\x00", "\x00"), ("x" * 5000, "y" * 5000),
-])
+@pytest.mark.parametrize(
+    "username,password",
+    [
+        ("te\x00acher", RIGHT),
+        ("teacher", "pass\x00word"),
+        ("\x00", "\x00"),
+        ("x" * 5000, "y" * 5000),
+    ],
+)
 def test_hostile_credentials_never_give_a_500(client, teacher, url_name, username, password):
-    statuses = [sign_in(client, username, password, url=reverse(url_name)).status_code
-                for _ in range(settings.AXES_FAILURE_LIMIT + 1)]
+    statuses = [
+        sign_in(client, username, password, url=reverse(url_name)).status_code
+        for _ in range(settings.AXES_FAILURE_LIMIT + 1)
+    ]
     if "\x00" in username + password:
         assert statuses == [200] * len(statuses)  # refused by the form, before any password check
     else:
@@ -202,14 +219,25 @@ def test_behind_a_proxy_the_key_is_the_address_the_proxy_saw(client, settings, t
     settings.KAVET_TRUSTED_PROXIES = 1
     # The guesser writes a new X-Forwarded-For each try; the proxy appends the real address.
     for i in range(settings.AXES_FAILURE_LIMIT):
-        sign_in(client, teacher.username, f"wrong-{i}", ip=LOAD_BALANCER,
-                HTTP_X_FORWARDED_FOR=f"192.0.2.{i}, {GUESSER}")
-    locked = sign_in(client, teacher.username, RIGHT, ip=LOAD_BALANCER,
-                     HTTP_X_FORWARDED_FOR=f"{TEACHER_DESK}, {GUESSER}")
+        sign_in(
+            client,
+            teacher.username,
+            f"wrong-{i}",
+            ip=LOAD_BALANCER,
+            HTTP_X_FORWARDED_FOR=f"192.0.2.{i}, {GUESSER}",
+        )
+    locked = sign_in(
+        client,
+        teacher.username,
+        RIGHT,
+        ip=LOAD_BALANCER,
+        HTTP_X_FORWARDED_FOR=f"{TEACHER_DESK}, {GUESSER}",
+    )
     assert locked.status_code == 429
     assert set(AccessAttempt.objects.values_list("ip_address", flat=True)) == {GUESSER}
-    teacher_at_desk = sign_in(client, teacher.username, RIGHT, ip=LOAD_BALANCER,
-                              HTTP_X_FORWARDED_FOR=TEACHER_DESK)
+    teacher_at_desk = sign_in(
+        client, teacher.username, RIGHT, ip=LOAD_BALANCER, HTTP_X_FORWARDED_FOR=TEACHER_DESK
+    )
     assert teacher_at_desk.status_code == 302
 
 

@@ -1,4 +1,5 @@
 """A task goes through Redis to a real Celery worker process and its answer comes back."""
+
 from __future__ import annotations
 
 from kavet_site.celery import ping

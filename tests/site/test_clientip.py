@@ -1,4 +1,5 @@
 """The client's address comes from REMOTE_ADDR or from the trusted proxies, never from the client."""
+
 from __future__ import annotations
 
 import pytest
@@ -43,7 +44,9 @@ def test_with_proxies_but_no_header_remote_addr_is_the_client(settings):
     assert client_address(request("192.0.2.10", " , ")) == "192.0.2.10"
 
 
-@pytest.mark.parametrize("junk", ["not-an-ip", "\x00", "999.1.1.1", "1.2.3.4\x00", "<script>", "unknown"])
+@pytest.mark.parametrize(
+    "junk", ["not-an-ip", "\x00", "999.1.1.1", "1.2.3.4\x00", "<script>", "unknown"]
+)
 def test_junk_in_the_trusted_entry_falls_back_to_remote_addr(settings, junk):
     settings.KAVET_TRUSTED_PROXIES = 1
     assert client_address(request("192.0.2.10", f"203.0.113.7, {junk}")) == "192.0.2.10"
@@ -78,8 +81,11 @@ def test_nothing_else_reads_remote_addr_directly():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    offenders = [str(path.relative_to(root)) for app in ("games", "classrooms", "kavet_site")
-                 for path in (root / app).rglob("*.py")
-                 if "REMOTE_ADDR" in path.read_text(encoding="utf-8")
-                 and path.name not in ("clientip.py", "settings.py")]
+    offenders = [
+        str(path.relative_to(root))
+        for app in ("games", "classrooms", "kavet_site")
+        for path in (root / app).rglob("*.py")
+        if "REMOTE_ADDR" in path.read_text(encoding="utf-8")
+        and path.name not in ("clientip.py", "settings.py")
+    ]
     assert offenders == []

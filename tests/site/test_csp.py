@@ -2,6 +2,7 @@
 script-src has neither 'unsafe-inline' nor 'unsafe-eval', and its HTML carries no inline script,
 no on*= event handler and no inline style for that policy to block. tests/e2e/test_csp.py drives
 the same pages in Chromium and watches its console for violations."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -36,19 +37,32 @@ def build_site(school) -> list[SitePage]:
     parent = factories.parent(school=school, username="csp-parent")
     ParentLink.objects.create(parent=parent, student=anna)
     settings = {"challenge_window": 5, "turn_time": 60}
-    session = class_session_start(classroom=classroom, by=teacher, settings=settings,
-                                  tables=[PlannedTable(number=1, students=[anna, brieuc])])
+    session = class_session_start(
+        classroom=classroom,
+        by=teacher,
+        settings=settings,
+        tables=[PlannedTable(number=1, students=[anna, brieuc])],
+    )
     table_game = session.games.get()
     return [
         SitePage("home", reverse("home"), None),
         SitePage("login", reverse("login"), None),
         SitePage("tablet sign-in", reverse("games:tablet_signin"), None),
-        SitePage("teacher class page", reverse("classrooms:classroom_detail", args=[classroom.pk]), teacher),
-        SitePage("class game setup", reverse("classrooms:class_game_setup", args=[classroom.pk]), teacher),
+        SitePage(
+            "teacher class page",
+            reverse("classrooms:classroom_detail", args=[classroom.pk]),
+            teacher,
+        ),
+        SitePage(
+            "class game setup", reverse("classrooms:class_game_setup", args=[classroom.pk]), teacher
+        ),
         SitePage("levels", reverse("classrooms:levels", args=[classroom.pk]), teacher),
         SitePage("sign-in cards", reverse("classrooms:signin_cards", args=[classroom.pk]), teacher),
-        SitePage("invitations", reverse("classrooms:invites"),
-                 factories.school_admin(school=school, username="csp-admin")),
+        SitePage(
+            "invitations",
+            reverse("classrooms:invites"),
+            factories.school_admin(school=school, username="csp-admin"),
+        ),
         SitePage("live session", reverse("classrooms:session_live", args=[session.pk]), teacher),
         SitePage("class report", reverse("reports:class", args=[classroom.pk]), teacher),
         SitePage("student report", reverse("reports:student", args=[anna.pk]), teacher),
@@ -104,9 +118,11 @@ def directives(header: str) -> dict[str, list[str]]:
 
 
 def test_the_parser_finds_what_the_policy_blocks():
-    found = inline_code('<button onclick="x()">a</button><script>alert(1)</script>'
-                        '<script src="/static/js/kavet.js"></script><p style="color:red">'
-                        '<style>p{}</style><div hx-on:click="x">')
+    found = inline_code(
+        '<button onclick="x()">a</button><script>alert(1)</script>'
+        '<script src="/static/js/kavet.js"></script><p style="color:red">'
+        '<style>p{}</style><div hx-on:click="x">'
+    )
     assert len(found) == 5
 
 

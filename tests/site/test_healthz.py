@@ -1,5 +1,6 @@
 """/healthz: {"ok": ...} with 200/503 for anyone; the state of the database, the cache and the
 broker in detail only for staff users and for a caller holding KAVET_HEALTHZ_TOKEN."""
+
 from __future__ import annotations
 
 import pytest
@@ -65,8 +66,12 @@ def test_staff_user_sees_the_details_and_a_teacher_does_not(client, settings):
 def _break_the_cache(settings):
     from django.core.cache import caches
 
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                                   "LOCATION": "redis://127.0.0.1:1/0"}}
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",
+        }
+    }
     caches._settings = None  # forget the cached configuration
     try:
         del caches["default"]
@@ -75,7 +80,9 @@ def _break_the_cache(settings):
 
 
 @pytest.mark.django_db
-def test_healthz_is_503_when_the_cache_is_down_and_tells_no_host_in_public(client, settings, with_token):
+def test_healthz_is_503_when_the_cache_is_down_and_tells_no_host_in_public(
+    client, settings, with_token
+):
     _break_the_cache(settings)
     public = client.get("/healthz")
     assert public.status_code == 503

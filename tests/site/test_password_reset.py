@@ -1,4 +1,5 @@
 """Password reset by email, for teachers and parents only, telling nobody who has an account."""
+
 from __future__ import annotations
 
 import re
@@ -38,8 +39,9 @@ def without_csrf(response) -> str:
 
 
 def sign_in(client, username, password, ip="203.0.113.7"):
-    return client.post(reverse("login"), {"username": username, "password": password},
-                       REMOTE_ADDR=ip)
+    return client.post(
+        reverse("login"), {"username": username, "password": password}, REMOTE_ADDR=ip
+    )
 
 
 def test_the_login_page_links_to_the_reset(client):
@@ -152,16 +154,23 @@ def test_the_admin_login_offers_the_reset(client):
     assert reverse("admin_password_reset") in page
 
 
-@pytest.mark.parametrize("email", ["a\x00@b.example", "\x00", "x" * 5000 + "@b.example",
-                                   "not an email", ""])
+@pytest.mark.parametrize(
+    "email", ["a\x00@b.example", "\x00", "x" * 5000 + "@b.example", "not an email", ""]
+)
 def test_hostile_emails_never_give_a_500(client, email):
     response = ask_reset(client, email)
     assert response.status_code == 200 and response.context["form"].errors
     assert mail.outbox == []
 
 
-@pytest.mark.parametrize("path", ["/password-reset/%00/x/", "/password-reset/Zm9v/set-password/",
-                                  "/password-reset/AAAA/" + "z" * 300 + "/"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/password-reset/%00/x/",
+        "/password-reset/Zm9v/set-password/",
+        "/password-reset/AAAA/" + "z" * 300 + "/",
+    ],
+)
 def test_broken_links_never_give_a_500(client, path):
     response = client.get(path, follow=True)
     assert response.status_code in (200, 404)

@@ -1,4 +1,5 @@
 """Settings come from the environment, with embedded defaults for a one-laptop trial."""
+
 from __future__ import annotations
 
 import json
@@ -20,11 +21,21 @@ PROBE = (
 
 
 def settings_with(**env: str) -> dict:
-    clean = {k: v for k, v in os.environ.items()
-             if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "ALLOWED_HOSTS", "SECRET_KEY", "TIME_ZONE"}}
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k
+        not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "ALLOWED_HOSTS", "SECRET_KEY", "TIME_ZONE"}
+    }
     clean.update(env, DJANGO_SETTINGS_MODULE="kavet_site.settings")
-    out = subprocess.run([sys.executable, "-c", PROBE], env=clean, cwd=ROOT,
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        env=clean,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -52,8 +63,12 @@ def test_redis_url_makes_redis_the_cache_and_the_broker_with_real_workers():
 
 
 def test_debug_hosts_secret_and_time_zone_come_from_the_environment():
-    s = settings_with(DEBUG="true", ALLOWED_HOSTS="kavet.school.example, other.example",
-                      SECRET_KEY="x" * 60, TIME_ZONE="Europe/Berlin")
+    s = settings_with(
+        DEBUG="true",
+        ALLOWED_HOSTS="kavet.school.example, other.example",
+        SECRET_KEY="x" * 60,
+        TIME_ZONE="Europe/Berlin",
+    )
     assert s["debug"] is True
     assert s["hosts"] == ["kavet.school.example", "other.example"]
     assert s["secret"] == "x" * 60
@@ -63,9 +78,18 @@ def test_debug_hosts_secret_and_time_zone_come_from_the_environment():
 def test_check_deploy_is_clean_with_production_settings():
     # (the browser tests' DJANGO_ALLOW_ASYNC_UNSAFE is for the test process, never a deployment)
     env = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE"}}
-    env.update(KAVET_PRODUCTION="1", SECRET_KEY="k" * 30 + "Q9!z" * 10,
-               ALLOWED_HOSTS="kavet.example", DJANGO_SETTINGS_MODULE="kavet_site.settings")
-    out = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-                         env=env, cwd=ROOT, capture_output=True, text=True)
+    env.update(
+        KAVET_PRODUCTION="1",
+        SECRET_KEY="k" * 30 + "Q9!z" * 10,
+        ALLOWED_HOSTS="kavet.example",
+        DJANGO_SETTINGS_MODULE="kavet_site.settings",
+    )
+    out = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "no issues" in out.stdout

@@ -7,6 +7,7 @@ and plays the buttons its board offers, for about ten seconds. Nothing may answe
 "database table is locked"), and every move a tablet was told was applied is in the database.
 The same test runs on PostgreSQL when DATABASE_URL is set.
 """
+
 from __future__ import annotations
 
 import http.cookiejar
@@ -57,7 +58,9 @@ class Tablet:
     def csrf(self) -> str:
         return next((c.value for c in self.jar if c.name == "csrftoken"), "")
 
-    def request(self, path: str, data: dict | None = None, headers: dict | None = None) -> tuple[int, str]:
+    def request(
+        self, path: str, data: dict | None = None, headers: dict | None = None
+    ) -> tuple[int, str]:
         body = urllib.parse.urlencode(data).encode() if data is not None else None
         req = urllib.request.Request(self.base + path, data=body, headers=dict(headers or {}))
         if data is not None:
@@ -82,8 +85,10 @@ class Tablet:
         self.request(f"/tablet/student/{student_id}/")
         so_far: list[int] = []
         for pick in pictures:
-            self.request(f"/tablet/student/{student_id}/",
-                         {"so_far": "-".join(map(str, so_far)), "pick": str(pick)})
+            self.request(
+                f"/tablet/student/{student_id}/",
+                {"so_far": "-".join(map(str, so_far)), "pick": str(pick)},
+            )
             so_far.append(pick)
         status, page = self.request("/me/")
         assert status == 200 and any(c.name == "sessionid" for c in self.jar), page[:300]
@@ -100,9 +105,15 @@ class Tablet:
             version = VERSION.search(self.board)
             if moves and version and self.rnd.random() < 0.6:
                 # A child taps one of the buttons on the board, with the version it shows.
-                status, html = self.request(f"/play/{game_id}/move/", {
-                    "seen_version": version.group(1), "type": self.rnd.choice(moves),
-                    "csrfmiddlewaretoken": token.group(1) if token else ""}, htmx)
+                status, html = self.request(
+                    f"/play/{game_id}/move/",
+                    {
+                        "seen_version": version.group(1),
+                        "type": self.rnd.choice(moves),
+                        "csrfmiddlewaretoken": token.group(1) if token else "",
+                    },
+                    htmx,
+                )
                 if status == 200:
                     self.accepted += bool(APPLIED.search(html))
                     self.board = html
@@ -111,8 +122,9 @@ class Tablet:
             poll = POLL_URL.search(self.board)
             if poll is None:
                 return  # the game is over: the end screen no longer polls
-            status, html = self.request(poll.group(1).replace("&amp;", "&"),
-                                        headers={**htmx, "X-Kavet-Poll": "1"})
+            status, html = self.request(
+                poll.group(1).replace("&amp;", "&"), headers={**htmx, "X-Kavet-Poll": "1"}
+            )
             if status == 200:
                 self.board = html
 
@@ -128,15 +140,27 @@ def test_thirty_tablets_at_eight_tables_play_at_once(live_server):
     school = factories.school()
     teacher = factories.teacher(school=school)
     classroom = factories.classroom(school=school, teachers=[teacher])
-    kids = [factories.student(classroom=classroom, name=f"Kid {i:02}", number_range=10, tier=1,
-                              picture_code=f"{i % 16}-{(i // 16) % 16}-{(i + 5) % 16}")
-            for i in range(TABLETS)]
+    kids = [
+        factories.student(
+            classroom=classroom,
+            name=f"Kid {i:02}",
+            number_range=10,
+            tier=1,
+            picture_code=f"{i % 16}-{(i // 16) % 16}-{(i + 5) % 16}",
+        )
+        for i in range(TABLETS)
+    ]
     groups = [kids[i::TABLES] for i in range(TABLES)]  # 4 4 4 4 4 4 3 3
-    tables = [PlannedTable(number=n, students=g, bots=1, bot_strength="medium")
-              for n, g in enumerate(groups, start=1)]
+    tables = [
+        PlannedTable(number=n, students=g, bots=1, bot_strength="medium")
+        for n, g in enumerate(groups, start=1)
+    ]
     session = class_game_services.class_session_start(
-        classroom=classroom, tables=tables, by=teacher,
-        settings={"challenge_window": 3, "challenge_time": 10, "turn_time": 8})
+        classroom=classroom,
+        tables=tables,
+        by=teacher,
+        settings={"challenge_window": 3, "challenge_time": 10, "turn_time": 8},
+    )
     games = list(Game.objects.filter(session=session).order_by("label"))
     assert len(games) == TABLES and all(g.status == Game.Status.RUNNING for g in games)
     game_of = {seat.student_id: g.pk for g in games for seat in g.seats.exclude(student=None)}
@@ -146,8 +170,10 @@ def test_thirty_tablets_at_eight_tables_play_at_once(live_server):
         tablet.sign_in(classroom.code, kid.pk, [int(p) for p in kid.picture_code.split("-")])
 
     until = time.monotonic() + SECONDS
-    threads = [threading.Thread(target=t.play, args=(game_of[k.pk], until), daemon=True)
-               for t, k in zip(tablets, kids, strict=True)]
+    threads = [
+        threading.Thread(target=t.play, args=(game_of[k.pk], until), daemon=True)
+        for t, k in zip(tablets, kids, strict=True)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:

@@ -7,6 +7,7 @@ Reads each play's stored operation (its canonical text) with games.engine.skills
 home of an operation's skills, writes the skills that differ, and drops the week tallies of
 the students whose plays changed so that their next reports count those weeks again.
 """
+
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand
@@ -23,8 +24,11 @@ def plays_reskill(*, dry_run: bool = False) -> tuple[int, int]:
     """(plays read, plays whose stored skills changed)."""
     read = changed = 0
     students: set[int] = set()
-    plays = (Play.objects.filter(operation__isnull=False)
-             .only("id", "student_id", "operation", "skills").order_by("pk"))
+    plays = (
+        Play.objects.filter(operation__isnull=False)
+        .only("id", "student_id", "operation", "skills")
+        .order_by("pk")
+    )
     batch: list[Play] = []
     for play in plays.iterator(chunk_size=BATCH):
         read += 1
@@ -57,8 +61,11 @@ class Command(BaseCommand):
     help = "Store the engine's skills on old plays (wrong and missed operations had none)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--dry-run", action="store_true",
-                            help="Count the plays that would change; write nothing.")
+        parser.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="Count the plays that would change; write nothing.",
+        )
 
     def handle(self, *args, dry_run: bool = False, **options):
         read, changed = plays_reskill(dry_run=dry_run)
