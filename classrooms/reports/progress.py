@@ -542,16 +542,7 @@ def report_from_weeks(
         year_games += 1
         year_minutes += minutes
         if at >= start:
-            week_games.append(
-                {
-                    "id": game["id"],
-                    "kind": game.get("kind") or "",
-                    "at": at.isoformat(),
-                    "cards_won": cards_won.get(game["id"], 0),
-                    "score": game.get("score"),
-                    "minutes": minutes,
-                }
-            )
+            week_games.append(_week_game(game, at, minutes, cards_won))
 
     return _report_dict(
         week_start=week_start,
@@ -708,16 +699,7 @@ def report_from_summary(
         year_games += 1
         year_minutes += minutes
         if at >= start:
-            week_games.append(
-                {
-                    "id": game["id"],
-                    "kind": game.get("kind") or "",
-                    "at": at.isoformat(),
-                    "cards_won": cards_won.get(game["id"], 0),
-                    "score": game.get("score"),
-                    "minutes": minutes,
-                }
-            )
+            week_games.append(_week_game(game, at, minutes, cards_won))
     return _report_dict(
         week_start=week_start,
         end=end,
@@ -885,6 +867,18 @@ def _report_dict(
             if c["changed_at"] < end
         ],
         "recommendation": recommend(level, at_level),
+    }
+
+
+def _week_game(game: Mapping[str, Any], at: datetime, minutes: int, cards_won: dict) -> dict:
+    """One of the week's games as the report lists it."""
+    return {
+        "id": game["id"],
+        "kind": game.get("kind") or "",
+        "at": at.isoformat(),
+        "cards_won": cards_won.get(game["id"], 0),
+        "score": game.get("score"),
+        "minutes": minutes,
     }
 
 
