@@ -54,7 +54,7 @@ SKILL_SIGN = {
     "div": "÷",
     "multi_step": "+ +",
     "frac_pow": "^",
-    "joker": "X",
+    "joker": "",  # the words already name the X card: "X the X card" read twice
 }
 
 
