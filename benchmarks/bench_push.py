@@ -34,7 +34,6 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import quote
 
@@ -42,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.quick import parse_args  # noqa: E402
-from benchmarks.serve import bench_env, ensure_database, gunicorn  # noqa: E402
+from benchmarks.serve import bench_env, ensure_database, gunicorn, serving  # noqa: E402
 
 CSRF = "benchcsrftokenbenchcsrftoken0123"
 
@@ -418,27 +417,16 @@ def asgi_server(port: int, workers: int, env: dict):
         "4096",
         "kavet_site.asgi",
     ]
-    proc = subprocess.Popen(
+    with serving(
         cmd,
         env={**env, "CONN_MAX_AGE": "0"},
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 40
-        while time.monotonic() < deadline:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/bench/bare", timeout=1).read()
-                break
-            except OSError:
-                time.sleep(0.3)
-        else:
-            raise RuntimeError("the ASGI server did not start")
+        port=port,
+        start_timeout=40,
+        stop_timeout=30,
+        what="the ASGI server",
+        poll=0.3,
+    ) as proc:
         yield proc
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 def stream_plan(seeded: dict, n: int, teacher_share: float) -> list[dict]:

@@ -72,23 +72,41 @@ def gunicorn(
         str(threads),
         "kavet_site.wsgi",
     ]
+    with serving(
+        cmd, env=env, port=port, start_timeout=30, stop_timeout=15, what="gunicorn"
+    ) as proc:
+        yield proc
+
+
+@contextlib.contextmanager
+def serving(
+    cmd: list[str],
+    *,
+    env: dict[str, str],
+    port: int,
+    start_timeout: float,
+    stop_timeout: float,
+    what: str,
+    poll: float = 0.2,
+) -> Iterator[subprocess.Popen]:
+    """Start a server process, wait until /bench/bare answers on `port`, stop it afterwards."""
     proc = subprocess.Popen(
         cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + start_timeout
         while time.monotonic() < deadline:
             try:
                 urllib.request.urlopen(f"http://127.0.0.1:{port}/bench/bare", timeout=1).read()
                 break
             except OSError:
-                time.sleep(0.2)
+                time.sleep(poll)
         else:
-            raise RuntimeError("gunicorn did not start")
+            raise RuntimeError(f"{what} did not start")
         yield proc
     finally:
         proc.terminate()
-        proc.wait(timeout=15)
+        proc.wait(timeout=stop_timeout)
 
 
 def worker_pids(master: subprocess.Popen) -> list[int]:
