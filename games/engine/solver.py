@@ -249,17 +249,7 @@ class _SetArithmetic:
         else:
             out: set[Value] = set()
             for a, b in _sub_multisets(ms):
-                ra, rb = self.reach(a), self.reach(b)
-                for x in ra:
-                    for y in rb:
-                        for sym in self.ops:
-                            v = self.apply(sym, x, y)
-                            if v is not None:
-                                out.add(v)
-                            if sym in "-/^":
-                                v = self.apply(sym, y, x)
-                                if v is not None:
-                                    out.add(v)
+                self._combine_into(out, self.reach(a), self.reach(b))
             result = frozenset(out)
         self.held_values[0] += len(result)
         if len(cache) > _CACHE_LIMIT or self.held_values[0] > _SET_VALUES_LIMIT:
@@ -267,6 +257,51 @@ class _SetArithmetic:
             self.held_values[0] = len(result)
         cache[ms] = result
         return result
+
+    def _combine_into(self, out: set[Value], ra: frozenset[Value], rb: frozenset[Value]) -> None:
+        """Adds every `x sym y` and `y sym x` in bounds; whole pairs without a Fraction."""
+        ops, apply = self.ops, self.apply
+        plus, minus, times, divide = "+" in ops, "-" in ops, "*" in ops, "/" in ops
+        power = "^" in ops
+        whole_b = [y for y in rb if type(y) is int]
+        frac_b = [y for y in rb if type(y) is not int]
+        add = out.add
+        for x in ra:
+            if type(x) is int:
+                for y in whole_b:
+                    if plus and -MAX_NUMERATOR <= x + y <= MAX_NUMERATOR:
+                        add(x + y)
+                    if minus and -MAX_NUMERATOR <= x - y <= MAX_NUMERATOR:
+                        add(x - y)
+                        add(y - x)
+                    if times and -MAX_NUMERATOR <= x * y <= MAX_NUMERATOR:
+                        add(x * y)
+                    if divide:
+                        for n, d in ((x, y), (y, x)):
+                            if d:
+                                if n % d == 0:
+                                    add(n // d)
+                                else:
+                                    f = Fraction(n, d)  # |n| <= 10,000 already
+                                    if f.denominator <= MAX_DENOMINATOR:
+                                        add(f)
+                    if power:
+                        for base, e in ((x, y), (y, x)):
+                            v = apply("^", base, e)
+                            if v is not None:
+                                add(v)
+                others = frac_b
+            else:
+                others = rb  # type: ignore[assignment]
+            for y in others:
+                for sym in ops:
+                    v = apply(sym, x, y)
+                    if v is not None:
+                        add(v)
+                    if sym in "-/^":
+                        v = apply(sym, y, x)
+                        if v is not None:
+                            add(v)
 
     def contains(self, reach: frozenset[Value], value: Value) -> bool:
         return value in reach
@@ -712,8 +747,12 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
     Cost: at tiers 1-2 every intermediate is a whole number 0..bound, so bit sets of every
     sub-multiset answer it (tens of ms on eight operands). At tier 3 intermediates may be
     fractions p/q (|p| <= 10,000, q <= 1,000): the whole-step bit sets over -10,000..10,000
-    answer almost every "yes" in tens of ms; what they miss (every "no", and a "yes" that
-    needs a fraction) goes to the exact fraction search, seconds to minutes on 7-8 operands.
+    answer almost every "yes" in tens of ms. Without / no step makes a fraction, so they are
+    the whole answer there too, and a negative target without - or X is a "no" at once. What
+    is left (a "no", or a "yes" that needs a fraction, with /) goes to the exact fraction
+    search: sets of up to four cards built whole and looked up, larger ones split, pruned by
+    bounds on what they make, and built whole once asked often enough. It is not bounded:
+    on 6-8 operands it takes about 0.1-3 s (benchmarks/bench_solver.py measures it).
     """
     values = [v for v in card_values(list(operands)) if v is not None]
     if len(values) < 2 or type(target) is not int:
@@ -724,6 +763,8 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
         return False
     ms = tuple(sorted(X if v == "X" else v for v in values))  # type: ignore[misc]
     sizes = [len(ms)] if use_all else range(2, len(ms) + 1)
+    if target < 0 and "-" not in (rules.operators or "") and all(v != X and v >= 0 for v in ms):
+        return False  # + * / ^ on numbers >= 0 never go below 0 (an X could)
     if all(v == X or rules.x_low <= v <= rules.x_high for v in ms):
         # Whole intermediates: the whole answer at tiers 1-2, and every "yes" found with
         # whole steps at tier 3 (most of them), in a few big-int operations per value.
@@ -737,7 +778,9 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
             for subset in _operand_sets(ms, size)
         ):
             return True
-        if rules.tier < 3:
+        if rules.tier < 3 or "/" not in (rules.operators or ""):
+            # Without / no step makes a fraction (a power's exponent is whole, R2.2), so the
+            # whole-number bit sets were already the whole answer.
             return False
     if rules.tier == 3:
         search = _Tier3Target(rules)
@@ -795,6 +838,9 @@ class _Tier3Target:
         self.rules = rules
         self.ops = rules.operators or ""
         self.memo: dict[tuple[tuple[int, ...], Value], bool] = {}
+        self.bounds: dict[tuple[int, ...], tuple[Value, Value, int, bool]] = {}
+        self.asked: dict[tuple[int, ...], int] = {}
+        self.costs: dict[tuple[int, ...], tuple[int, int]] = {}
 
     def has(self, ms: tuple[int, ...], target: Value | str) -> bool:
         if target == _ANY or target == _ANY_NONZERO:
@@ -826,8 +872,8 @@ class _Tier3Target:
         if len(ms) == 1:
             return self._x_fits(t) if ms[0] == X else ms[0] == t
         n_x = ms.count(X)
-        if n_x == 0 and len(ms) <= _MATERIALISE:
-            return self._has_small(ms, t)  # only the parts' reach sets are built
+        if n_x == 0:
+            return self._has_cards(ms, t)
         concrete = [v for v in ms if v != X]
         if n_x >= 2 and type(t) is int and sum(abs(v) for v in concrete) <= MAX_NUMERATOR:
             # (S + X1) + X2 = t with S the sum of the other cards, X1 = -S and X2 = t: every
@@ -898,22 +944,172 @@ class _Tier3Target:
         for y, _sym, _e_left in self._wanted(e, t):
             yield self.has(rest, y)
 
-    def _has_small(self, ms: tuple[int, ...], t: Value) -> bool:
-        """`t in reach(ms)` from the parts' materialised sets, each needed value looked up."""
+    def _has_cards(self, ms: tuple[int, ...], t: Value) -> bool:
+        """`t in reach(ms)` for cards without X: small sets looked up, larger ones split."""
         reach = self.arith.reach
+        if len(ms) <= _MATERIALISE:
+            return t in reach(ms)
+        built = self.arith.cache.get(ms)
+        if built is not None:
+            return t in built
+        high, _low, _den, negative = self._bounds(ms)
+        if abs(t) > high or (t < 0 and not negative):
+            return False
+        # Asked often enough, a set is cheaper built whole than searched for each value: it
+        # is built once the searches have cost as much as building it (at most twice the
+        # better of the two, whatever the questions).
+        asked = self.asked[ms] = self.asked.get(ms, 0) + 1
+        costs = self._costs(ms)
+        if costs is not None and asked * costs[0] >= costs[1]:
+            return t in reach(ms)
         for a, b in _balanced_splits(ms):
-            ra, rb = reach(a), reach(b)
-            if len(ra) > len(rb):
-                ra, rb = rb, ra
+            if len(a) > len(b):
+                a, b = b, a
+            ra = reach(a)  # the smaller part: at most 4 of 8 cards
+            if len(b) <= _MATERIALISE:
+                rb = reach(b)
+                if len(ra) > len(rb):
+                    ra, rb = rb, ra
+                for e in ra:
+                    for y in self._needs(e, t):
+                        if type(y) is str:
+                            if any(v != 0 for v in rb) if y == _ANY_NONZERO else bool(rb):
+                                return True
+                        elif y in rb:
+                            return True
+                continue
             for e in ra:
-                for y, _sym, _e_left in self._wanted(e, t):
-                    if type(y) is str:
-                        found = bool(rb) if y == _ANY else any(v != 0 for v in rb)
-                    else:
-                        found = y in rb
-                    if found:
+                for y in self._needs(e, t):
+                    if self.has(b, y):
                         return True
         return False
+
+    def _costs(self, ms: tuple[int, ...]) -> tuple[int, int] | None:
+        """(the work of one search in `ms`, the work of building its set), or None when a
+        part is neither small nor built (its set would be built too)."""
+        if ms in self.costs:
+            return self.costs[ms]
+        search = build = 0
+        found: tuple[int, int] | None = None
+        cache = self.arith.cache
+        for a, b in _balanced_splits(ms):
+            sizes = []
+            for part in (a, b):
+                if len(part) <= _MATERIALISE:
+                    sizes.append(len(self.arith.reach(part)))
+                elif part in cache:
+                    sizes.append(len(cache[part]))
+                else:
+                    break
+            else:
+                search += 8 * min(sizes)
+                build += 12 * sizes[0] * sizes[1]  # ~10 steps a pair, ~8 a searched value
+                continue
+            break
+        else:
+            found = (search, build)
+        if found is not None:
+            self.costs[ms] = found
+        return found
+
+    def _needs(self, e: Value, t: Value) -> list[Value | str]:
+        """Each y with `e sym y` or `y sym e` equal to t, within the tier's bounds (R2.2)."""
+        ops = self.ops
+        out: list[Value | str] = []
+        whole = type(e) is int and type(t) is int
+        if "+" in ops:
+            out.append(t - e)
+        if "-" in ops:
+            out.append(e - t)
+            out.append(t + e)
+        if "*" in ops:
+            if e:
+                if whole:
+                    out.append(t // e if t % e == 0 else Fraction(t, e))
+                else:
+                    out.append(_normal(Fraction(t) / e))
+            elif t == 0:
+                out.append(_ANY)
+        if "/" in ops:
+            if t:
+                if e:  # e / y = t
+                    if whole:
+                        out.append(e // t if e % t == 0 else Fraction(e, t))
+                    else:
+                        out.append(_normal(Fraction(e) / t))
+            elif e == 0:
+                out.append(_ANY_NONZERO)  # 0 / y = 0 for any y but 0
+            if e:  # y / e = t
+                out.append(t * e if whole else _normal(t * Fraction(e)))
+        if "^" in ops:
+            apply = self.arith.apply
+            out.extend(y for y in _exponents(e, t) if apply("^", e, y) == t)
+            if type(e) is int and 0 <= e <= MAX_EXPONENT:
+                if e == 0:
+                    if t == 1:
+                        out.append(_ANY_NONZERO)
+                else:
+                    out.extend(y for y in _rational_root(t, e) if apply("^", y, e) == t)
+        return [y for y in out if type(y) is str or _in_bounds(y)]
+
+    def _bounds(self, ms: tuple[int, ...]) -> tuple[Value, Value, int, bool]:
+        """(the largest |v|, the smallest nonzero |v|, the largest denominator, whether some v
+        is negative), over every v the cards make: exact for small sets, else bounds."""
+        found = self.bounds.get(ms)
+        if found is not None:
+            return found
+        ops = self.ops
+        if len(ms) <= _MATERIALISE:
+            values = self.arith.reach(ms)
+            nonzero = [abs(v) for v in values if v]
+            found = (
+                max((abs(v) for v in values), default=0),
+                min(nonzero, default=MAX_NUMERATOR),
+                max((Fraction(v).denominator for v in values), default=1),
+                any(v < 0 for v in values),
+            )
+        else:
+            high: Value = 0
+            low: Value = MAX_NUMERATOR
+            den = 1
+            negative = "-" in ops
+            for a, b in _balanced_splits(ms):
+                ha, la, da, na = self._bounds(a)
+                hb, lb, db, nb = self._bounds(b)
+                negative = negative or na or nb
+                his: list[Value] = []
+                lows: list[Value] = []
+                dens: list[Value] = []
+                if "+" in ops or "-" in ops:
+                    his.append(ha + hb)
+                    lows.append(Fraction(1, da * db))
+                    dens.append(da * db)
+                if "*" in ops:
+                    his.append(ha * hb)
+                    lows.append(la * lb)
+                    dens.append(da * db)
+                if "/" in ops:
+                    his += [Fraction(ha) / lb, Fraction(hb) / la]
+                    lows += [Fraction(la) / hb if hb else la, Fraction(lb) / ha if ha else lb]
+                    dens += [da * hb * db, db * ha * da]
+                if "^" in ops:
+                    for (hx, lx, dx), hy in (((ha, la, da), hb), ((hb, lb, db), ha)):
+                        top = int(min(MAX_EXPONENT, hy))
+                        his.append(max(1, min(hx, MAX_NUMERATOR + 1) ** top))
+                        lows.append(min(1, Fraction(lx) ** top))
+                        dens.append(min(dx, MAX_DENOMINATOR + 1) ** top)
+                high = max(high, *his)
+                low = min(low, *lows)
+                den = max(den, *dens)
+            den = min(int(den), MAX_DENOMINATOR)
+            found = (
+                min(high, MAX_NUMERATOR),
+                max(low, Fraction(1, den)),
+                den,
+                negative,
+            )
+        self.bounds[ms] = found
+        return found
 
 
 # --- can_make: whole-number reach sets as bit sets (R2.2, R3.4) ------------------------------
