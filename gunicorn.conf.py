@@ -43,3 +43,23 @@ else:
     threads = int(os.environ.get("GUNICORN_THREADS", "4"))
     worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gthread" if threads > 1 else "sync")
     keepalive = 10  # longer than the 2 s poll interval, so a tablet keeps its connection
+
+
+def pre_fork(server, worker):
+    """Move what the preloaded master built (modules, URLs, templates: kavet_site/warmup.py)
+    out of the garbage collector's sight before each fork: a worker's collections then walk
+    only its own objects (short pauses, and the shared pages are not touched, so not copied)."""
+    import gc
+
+    gc.freeze()
+
+
+def post_fork(server, worker):
+    """Collect the youngest objects less often than Python's default (700 allocations): a
+    worker holding a thousand open streams makes many short-lived objects per event, and each
+    collection stops its event loop."""
+    import gc
+
+    gc.set_threshold(
+        *(int(v) for v in os.environ.get("KAVET_GC_THRESHOLD", "7000,20,20").split(","))
+    )

@@ -1,0 +1,24 @@
+"""The server's warm-up before it forks (kavet_site/warmup.py): the lazy first-request work."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connections
+
+from kavet_site import warmup
+
+
+def test_warm_up_loads_every_project_template_without_the_database():
+    names = warmup._project_templates()
+    assert "games/table.html" in names and "base.html" in names
+    assert not any(name.startswith("admin/") for name in names)  # only the project's own
+    # No django_db mark: pytest-django fails any query made here.
+    warmup.warm_up()
+    # Forked workers must not share a connection the master opened (nor a pool).
+    assert all(conn.connection is None for conn in connections.all())
+
+
+@pytest.mark.django_db
+def test_the_site_answers_after_the_warm_up(client):
+    warmup.warm_up()
+    assert client.get("/healthz").status_code in (200, 503)
