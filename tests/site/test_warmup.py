@@ -12,6 +12,8 @@ def test_warm_up_loads_every_project_template_without_the_database():
     names = warmup._project_templates()
     assert "games/table.html" in names and "base.html" in names
     assert not any(name.startswith("admin/") for name in names)  # only the project's own
+    for conn in connections.all():
+        conn.close()  # the test database's set-up may have left one open
     # No django_db mark: pytest-django fails any query made here.
     warmup.warm_up()
     # Forked workers must not share a connection the master opened (nor a pool).
