@@ -327,6 +327,24 @@ def game_for_seat(*, user, game_id: int) -> tuple[Game, Seat]:
     return seat.game, seat
 
 
+def table_for_seat(*, user, game_id: int) -> tuple[Game, Seat, list[Seat]]:
+    """game_for_seat with the whole table, in one statement: the game (and its class), this
+    user's seat at it and every seat, for the table's board; 404 for a game they do not sit at."""
+    mine = Seat.objects.filter(own_seats(user), game_id=OuterRef("game_id"))
+    seats = list(
+        Seat.objects.filter(Exists(mine), game_id=game_id)
+        .select_related("game__classroom", "student")
+        .order_by("position")
+    )
+    seat = next((s for s in seats if s.student is not None and s.student.user_id == user.pk), None)
+    if seat is None:
+        raise Http404("no such game")
+    game = seat.game
+    for other in seats:
+        other.game = game  # one game object for the whole table
+    return game, seat, seats
+
+
 def job_get(user, pk: int) -> ReportJob:
     """A build request, seen only by someone who may still see its student or class."""
     return get_readable_or_404(

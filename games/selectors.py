@@ -118,9 +118,18 @@ NEWS_LINES = 5
 HISTORY_MOVES = 40
 
 
-def table_context(*, game: Game, seat: Seat | None, since: int | None = None) -> dict[str, Any]:
-    """Everything the table page shows to one seat (never the draw pile, R1.5)."""
-    seats = name_seats(Seat.objects.filter(game=game))
+def table_context(
+    *,
+    game: Game,
+    seat: Seat | None,
+    since: int | None = None,
+    seats: Sequence[Seat] | None = None,
+) -> dict[str, Any]:
+    """Everything the table page shows to one seat (never the draw pile, R1.5).
+
+    `seats`: the whole table when the caller has it already (a move's answer: the seats the
+    service read under its lock), else they are read here."""
+    seats = name_seats(seats if seats is not None else Seat.objects.filter(game=game))
     position = seat.position if seat is not None else None
     ctx: dict[str, Any] = {
         "game": game,

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -82,6 +82,9 @@ class MoveOutcome:
     events: list[dict] = field(default_factory=list)
     refusal_code: str | None = None
     message: str = ""
+    # The table as read under the lock and as the move left it (scores, places, last moves):
+    # the board the answer shows needs no second read. None where the seats were not read.
+    seats: list[Seat] | None = None
 
 
 # --- creating and running a game ---------------------------------------------------------------
@@ -265,7 +268,12 @@ def practice_create(
 def _locked(game: Game | int) -> Game:
     pk = game.pk if isinstance(game, Game) else game
     # no_key: a move never changes the game's key, so seats and moves may still reference it.
-    return Game.objects.select_for_update(no_key=True).get(pk=pk)
+    # The class comes in the same statement (the board's reading-aloud setting), unlocked.
+    return (
+        Game.objects.select_related("classroom")
+        .select_for_update(no_key=True, of=("self",))
+        .get(pk=pk)
+    )
 
 
 def _locked_in(game: Game, status: str, code: str, message: str) -> Game:
@@ -635,7 +643,7 @@ def move_submit(
                 message=refusal_message("bot_seat"),
             )
         if seen_version != game.version and not _same_window(game, move, seen_version):
-            return _stale_outcome(game, move)
+            return replace(_stale_outcome(game, move), seats=list(seats.values()))
         now = timezone.now()
         try:
             events = _apply_locked(game, move, by=by, now=now, seats=seats)
@@ -645,9 +653,10 @@ def move_submit(
                 game=game,
                 refusal_code=refusal.code,
                 message=refusal_message(refusal.code, refusal.params),
+                seats=list(seats.values()),
             )
         _changed(game)
-    return MoveOutcome(applied=True, game=game, events=events)
+    return MoveOutcome(applied=True, game=game, events=events, seats=list(seats.values()))
 
 
 def _same_window(game: Game, move: dict, seen_version: int) -> bool:
@@ -679,6 +688,7 @@ def _apply_locked(
     acting = move.get("seat")
     if acting in seats and move.get("type") != "replace":
         Seat.objects.filter(pk=seats[acting].pk).update(last_move_at=now)
+        seats[acting].last_move_at = now
     game.state = after.to_dict()
     game.version = number
     game.last_move_at = now

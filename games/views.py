@@ -104,10 +104,15 @@ def table(request: HttpRequest, game_id: int) -> HttpResponse:
         and poll_unchanged(request, game_id)
     ):
         return HttpResponse(status=204)
-    game, seat = permissions.game_for_seat(user=request.user, game_id=game_id)
+    game, seat, seats = permissions.table_for_seat(user=request.user, game_id=game_id)
+    read = (game.version, game.status)
     game = services.table_visit(game=game, seat=seat)
     ctx = selectors.table_context(
-        game=game, seat=seat, since=_since(request) if request.htmx else None
+        game=game,
+        seat=seat,
+        since=_since(request) if request.htmx else None,
+        # The seats as read, unless a due move was applied meanwhile (scores, places).
+        seats=seats if (game.version, game.status) == read else None,
     )
     ctx["poll_token"] = poll_token(game, seat.position, request.user.pk)
     return render(request, "games/table.html#board" if request.htmx else "games/table.html", ctx)
@@ -147,7 +152,9 @@ def table_move(request: HttpRequest, game_id: int) -> HttpResponse:
             messages.warning(request, outcome.message)
         return redirect("games:table", game_id=game.pk)
     game = outcome.game
-    ctx = selectors.table_context(game=game, seat=seat, since=seen if outcome.applied else None)
+    ctx = selectors.table_context(
+        game=game, seat=seat, since=seen if outcome.applied else None, seats=outcome.seats
+    )
     ctx.update(
         flash=outcome.message,
         applied=outcome.applied,

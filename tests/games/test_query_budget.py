@@ -21,9 +21,14 @@ HX = {"HTTP_HX_REQUEST": "true"}
 # The move itself: lock the game, read its seats, insert the move, insert the plays, stamp the
 # acting seat, save the game.
 MOVE_BUDGET = 6
-# Around it the view reads the session, the user and the user's seat (with the game), and the
-# board it answers with reads the seats, the recent moves and the class's keypad level.
-VIEW_READS = 3 + 4
+# Around it the view reads the session (the cache in production), the user and the user's seat,
+# and the board it answers with reads the recent moves and the class's lowest level (reading
+# aloud); the seats are the ones the move read under its lock, the class came with the game.
+VIEW_READS = 3 + 2
+# The board a tablet fetches when the push channel says its table changed: the poll's check,
+# the session, the user, the whole table with its game and class (one statement), the recent
+# moves, the class's lowest level.
+BOARD_READS = 6
 CONTROL = ("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE")
 
 
@@ -108,3 +113,26 @@ def test_a_stale_presence_stamp_costs_postgresql_nothing_more(
         )
     assert response.status_code == 204
     assert Seat.objects.get(game=game, position=0).last_seen_at > old
+
+
+def test_the_board_fetched_after_a_change_reads_the_table_once(
+    client, make_game, anna, bo, django_assert_max_num_queries
+):  # R4.3: each tablet sees the move at once; issue 11: what that costs the server
+    from games.polling import poll_token
+
+    game = make_game([{"student": anna}, {"student": bo}])
+    client.force_login(bo.user)
+    client.get(reverse("games:table", args=[game.pk]))  # the page: the tablet is present now
+    services.move_submit(game_id=game.pk, seat=0, seen_version=0, move={"type": "nothing"})
+    query = {"v": 0, "s": "running", "t": poll_token(game, 1, bo.user.pk)}
+    with django_assert_max_num_queries(BOARD_READS) as captured:
+        response = client.get(
+            reverse("games:table", args=[game.pk]), query, HTTP_X_KAVET_POLL="1", **HX
+        )
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert 'data-version="1"' in body and "Anna says: nothing to do." in body
+    seat_reads = [
+        q for q in data_statements(captured) if q.startswith("SELECT") and 'FROM "games_seat"' in q
+    ]
+    assert len(seat_reads) == 1
