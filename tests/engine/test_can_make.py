@@ -131,3 +131,132 @@ def test_eight_operands_answers(use_all: bool) -> None:
     assert (
         can_make([20, 20, 20, 20, 20, 20, "X", "X"], 400, RuleSet(tier=2), use_all=use_all) is True
     )
+
+
+# --- tier 3 past the whole-number bit sets: fractions, and "no" answers ----------------------
+
+FRACTION_RULES = [
+    RuleSet(tier=3),
+    RuleSet(tier=3, operators="+-*/"),
+    RuleSet(tier=3, operators="+-/"),
+    RuleSet(tier=3, operators="+/"),
+    RuleSet(tier=3, operators="+*/"),
+    RuleSet(tier=3, operators="+/^"),
+]
+
+
+@cache
+def _fraction_reference(ms: tuple[int, ...], rules: RuleSet) -> frozenset[Fraction]:
+    """Every value of every expression on all of ms, fractions included, by the reference."""
+    if len(ms) == 1:
+        return frozenset({Fraction(ms[0])})
+    out: set[Fraction] = set()
+    n = len(ms)
+    for mask in range(1, (1 << n) - 1):
+        left = tuple(ms[i] for i in range(n) if mask >> i & 1)
+        right = tuple(ms[i] for i in range(n) if not mask >> i & 1)
+        for a in _fraction_reference(left, rules):
+            for b in _fraction_reference(right, rules):
+                for sym in rules.operators or "":
+                    value = reference_step(sym, a, b, rules)
+                    if value is not None:
+                        out.add(value)
+    return frozenset(out)
+
+
+def _made(ms: tuple[int, ...], rules: RuleSet, use_all: bool) -> set[int]:
+    """The whole values some subset of at least two (or all) of ms makes (R3.1)."""
+    sizes = [len(ms)] if use_all else range(2, len(ms) + 1)
+    made: set[int] = set()
+    for size in sizes:
+        for mask in range(1 << len(ms)):
+            if bin(mask).count("1") == size:
+                sub = tuple(sorted(ms[i] for i in range(len(ms)) if mask >> i & 1))
+                made |= {int(v) for v in _fraction_reference(sub, rules) if v.denominator == 1}
+    return made
+
+
+def _whole_steps(ms: tuple[int, ...], rules: RuleSet, use_all: bool, target: int) -> bool:
+    whole = _WholeReach(rules)
+    sizes = [len(ms)] if use_all else range(2, len(ms) + 1)
+    return any(
+        whole.has(tuple(sorted(ms[i] for i in range(len(ms)) if mask >> i & 1)), target)
+        for size in sizes
+        for mask in range(1 << len(ms))
+        if bin(mask).count("1") == size
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.integers(0, 12), min_size=2, max_size=5),
+    st.sampled_from(FRACTION_RULES),
+    st.booleans(),
+    st.integers(0, 10**6),
+)
+def test_tier3_answers_past_whole_steps_agree_with_brute_force(
+    cards: list[int], rules: RuleSet, use_all: bool, seed: int
+) -> None:
+    # R2.2, R3.3, R9.4: every "yes" that needs a fraction on the way, and "no" answers (the
+    # targets the whole-number bit sets cannot make), exactly as the brute force says
+    ms = tuple(sorted(cards))
+    made = _made(ms, rules, use_all)
+    rng = random.Random(seed)
+    candidates = [*rng.sample(range(-10_000, 10_001), 30), *range(-30, 31)]
+    candidates += rng.sample(sorted(made), min(len(made), 30))
+    past_whole = [t for t in candidates if not _whole_steps(ms, rules, use_all, t)]
+    for target in past_whole[:12]:
+        assert can_make(list(ms), target, rules, use_all=use_all) == (target in made), target
+
+
+@pytest.mark.parametrize(
+    ("cards", "target", "operators", "use_all", "made"),
+    [
+        # R3.3: 24 = 8 / (3 - 8 / 3), a fraction on the way (R2.2: none at tier 2)
+        ([3, 3, 8, 8], 24, "+-*/", True, True),
+        ([1, 5, 5, 5], 24, "+-*/", True, True),  # 5 * (5 - 1 / 5)
+        ([3, 3, 7, 7], 24, "+-*/", True, True),  # 7 * (3 + 3 / 7)
+        ([1, 3, 4, 6], 24, "+-*/", True, True),  # 6 / (1 - 3 / 4)
+        ([1, 4, 5, 6], 24, "+-*/", True, True),  # 4 / (1 - 5 / 6)
+        ([1, 1, 1, 1, 1], 9973, "+-*/^", True, False),  # R2.2: far above what five 1s make
+        ([2, 3, 5, 7, 11], -9991, "+-/", False, False),
+        ([0, 0, 1, 2, 3], 7, "+/^", True, False),
+    ],
+)
+def test_small_tier3_cases_agree_with_brute_force(
+    cards: list[int], target: int, operators: str, use_all: bool, made: bool
+) -> None:
+    # R2.2, R3.3: the brute force's answer, and none of them made with whole steps alone
+    rules = RuleSet(tier=3, operators=operators)
+    assert not _whole_steps(tuple(sorted(cards)), rules, use_all, target)
+    assert (target in _made(tuple(sorted(cards)), rules, use_all)) is made
+    assert can_make(cards, target, rules, use_all=use_all) is made
+
+
+@pytest.mark.parametrize(
+    ("cards", "target", "operators", "use_all", "made"),
+    [
+        # Answers the earlier exact fraction search gave (a different algorithm); eight
+        # operands are beyond the brute force of a test. R2.2: bounds on every step.
+        ([12, 6, 9, 3, 0, 3, 18, 0], 9024, "+-*/", False, False),
+        ([17, 6, 8, 9, 18, 8, 14], -9005, "+-*/", False, False),
+        ([16, 6, 11, 16, 0, 12, 18, 13], 1010, "+/", False, False),
+        ([10, 16, 16, 0, 16, 3, 4, 10], -8140, "+*/", False, False),  # no -, no X: never < 0
+        ([11, 12, 2, 18, 1, 4, 1, 16], 9439, "+/", True, False),
+        ([9, 0, 2, 2, 0, 12, 8, 14], -8689, "+-/", True, False),
+        ([12, 9, 14, 19, 10, 17, 16, 5], -1804, "+*/^", True, False),
+        ([16, 3, 5, 16, 12, 11, 15, 0], 292, "+/", True, True),  # R3.3: via a fraction
+        ([9, 0, 5, 6, 10, 18, 4, 10], 9715, "+-/^", True, True),
+        ([17, 0, 6, 16, 14, 18, 0, 0], -52, "+-/", False, True),
+        ([12, 3, 19, 4, 8, 9, 20, 19], -291, "+-/", False, True),
+        ([3, 13, 19, 11, 18, 14], 9370, "+-*/^", True, False),
+        ([4, 2, 20, 16, 1, 17, 7, 3], -10, "+*^", False, False),  # no /: whole steps only
+    ],
+)
+def test_eight_operand_tier3_answers_past_whole_steps(
+    cards: list[int], target: int, operators: str, use_all: bool, made: bool
+) -> None:
+    # R2.2, R3.3, R9.4: "no" answers and answers that need a fraction, on 6-8 operands
+    rules = RuleSet(tier=3, operators=operators)
+    assert not _whole_steps(tuple(sorted(cards)), rules, use_all, target)
+    assert can_make(cards, target, rules, use_all=use_all) is made
