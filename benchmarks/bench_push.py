@@ -6,10 +6,16 @@
 Seeds tables of four students in class games (a teacher per class game). Then, loopback only:
 
 1. push: `gunicorn -c gunicorn.conf.py kavet_site.asgi` (uvicorn workers); a listener process
-   (asyncio, raw sockets) opens N streams spread over the seats and the teachers; an idle
-   period measures the server's CPU per connected tablet; then moves are posted through the
-   real HTTP move endpoint on some tables, and every stream's arrival time is recorded:
-   delay from the move's commit to each other tablet, and the spread of arrival at one table.
+   (asyncio, raw sockets) opens N streams, one per seat (2,000 tablets: 500 tables) and 2% for
+   the teachers; an idle period measures the server's CPU per connected tablet; then moves are
+   posted through the real HTTP move endpoint at some tables (each table starts at a random
+   moment, the server warmed by one page per table), and every stream's arrival time is
+   recorded: delay from the move's sending to each other tablet, the spread of arrival at one
+   table. As a tablet does (static/js/table.js), each stream told of a change fetches the new
+   board with its poll request on a connection of its own: the delay and spread of the new
+   board, and the server's CPU per move with its fetches, are reported too (every tablet of
+   the table fetches, the mover's own too: a real mover's tablet has the board in its answer
+   and gets a 204, so this is pessimistic). --no-fetch: streams only.
 2. polling: `gunicorn -c gunicorn.conf.py kavet_site.wsgi` (threads) with the simulated tablets
    of benchmarks/tablets.py polling every 2 s, the same moves; CPU per tablet, move latency.
    A polling tablet sees a move at its next poll: the delay is uniform over the interval plus
@@ -161,6 +167,72 @@ async def _readline(reader) -> bytes:
     return await reader.readline()
 
 
+async def _read_response(reader) -> tuple[int, bytes]:
+    """One HTTP/1.1 response: its status and body (Content-Length or chunked)."""
+    status = int((await reader.readline()).split()[1])
+    length, chunked = 0, False
+    while True:
+        line = await reader.readline()
+        if line in (b"\r\n", b""):
+            break
+        name, _, value = line.partition(b":")
+        if name.lower() == b"content-length":
+            length = int(value)
+        elif name.lower() == b"transfer-encoding" and b"chunked" in value.lower():
+            chunked = True
+    if not chunked:
+        return status, await reader.readexactly(length) if length else b""
+    body = b""
+    while True:
+        size = int((await reader.readline()).strip() or b"0", 16)
+        chunk = await reader.readexactly(size + 2)
+        if size == 0:
+            return status, body
+        body += chunk[:-2]
+
+
+class BoardFetcher:
+    """What a tablet does when its stream says "version N": it asks for the board (the same
+    request as its poll, answered with the new board), on a keep-alive connection of its own,
+    one request at a time. Records when each version's board has arrived."""
+
+    def __init__(self, index, host, port, fetch, cookie, boards, errors) -> None:
+        self.index, self.host, self.port = index, host, port
+        self.fetch, self.cookie, self.boards, self.errors = fetch, cookie, boards, errors
+        self.conn = None
+        self.lock = asyncio.Lock()
+        self.have = -1
+
+    async def changed(self, version: int) -> None:
+        async with self.lock:
+            if version <= self.have:
+                return  # a board fetched meanwhile is already this new
+            try:
+                if self.conn is None:
+                    self.conn = await asyncio.open_connection(self.host, self.port)
+                reader, writer = self.conn
+                writer.write(
+                    f"GET {self.fetch.format(v=version - 1)} HTTP/1.1\r\nHost: {self.host}\r\n"
+                    f"Cookie: {self.cookie}\r\nHX-Request: true\r\nX-Kavet-Poll: 1\r\n\r\n".encode()
+                )
+                await writer.drain()
+                status, body = await _read_response(reader)
+            except (OSError, asyncio.IncompleteReadError, ValueError, IndexError) as exc:
+                self.errors.append(f"fetch {type(exc).__name__}")
+                self.conn = None
+                return
+            if status != 200 or b'data-version="' not in body:
+                self.errors.append(f"fetch status {status}")
+                return
+            got = int(body.split(b'data-version="', 1)[1].split(b'"', 1)[0])
+            self.have = got
+            self.boards.append((self.index, got, time.monotonic()))
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn[1].close()
+
+
 async def sse_connection(
     index: int,
     host: str,
@@ -171,6 +243,7 @@ async def sse_connection(
     hellos: set,
     errors: list,
     stop: asyncio.Event,
+    fetcher: BoardFetcher | None = None,
 ) -> None:
     try:
         reader, writer = await asyncio.open_connection(host, port)
@@ -235,25 +308,31 @@ async def sse_connection(
                     arrivals.append(
                         (index, data.get("game"), data.get("game_version", data["version"]), now)
                     )
+                    if fetcher is not None and index in hellos:
+                        asyncio.ensure_future(fetcher.changed(int(data["version"])))
         stopper.cancel()
     except (OSError, asyncio.IncompleteReadError, ValueError, TimeoutError) as exc:
         errors.append(type(exc).__name__)
     finally:
         writer.close()
+        if fetcher is not None:
+            fetcher.close()
 
 
 async def listen_main(plan: list, host: str, port: int, concurrency: int) -> dict:
     arrivals: list = []
+    boards: list = []
     hellos: set = set()
     errors: list = []
     stop = asyncio.Event()
     gate = asyncio.Semaphore(concurrency)
     tasks = []
 
-    async def opened(i, path, cookie):
+    async def opened(i, path, cookie, fetch):
+        fetcher = BoardFetcher(i, host, port, fetch, cookie, boards, errors) if fetch else None
         async with gate:
             task = asyncio.ensure_future(
-                sse_connection(i, host, port, path, cookie, arrivals, hellos, errors, stop)
+                sse_connection(i, host, port, path, cookie, arrivals, hellos, errors, stop, fetcher)
             )
             tasks.append(task)
             t0 = time.monotonic()
@@ -261,14 +340,18 @@ async def listen_main(plan: list, host: str, port: int, concurrency: int) -> dic
                 await asyncio.sleep(0.005)
 
     started = time.monotonic()
-    await asyncio.gather(*(opened(i, p["path"], p["cookie"]) for i, p in enumerate(plan)))
+    await asyncio.gather(
+        *(opened(i, p["path"], p["cookie"], p.get("fetch")) for i, p in enumerate(plan))
+    )
     print(f"READY {len(hellos)} {time.monotonic() - started:.1f} {len(errors)}", flush=True)
     loop = asyncio.get_running_loop()
     await loop.run_in_executor(None, sys.stdin.readline)  # the parent says when to stop
     stop.set()
     await asyncio.gather(*tasks, return_exceptions=True)
+    await asyncio.sleep(0)
     return {
         "arrivals": arrivals,
+        "boards": boards,
         "connected": len(hellos),
         "errors": errors[:20],
         "n_errors": len(errors),
@@ -326,6 +409,12 @@ def mover(
     from games.models import Game
 
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
+    # Warm: the table's page once (the connection, the worker's first database connection),
+    # then start at a random moment of the first interval: tables don't all move in one
+    # millisecond, and ten first moves at once would only measure a queue of ten.
+    conn.request("GET", f"/play/{table['game']}/", headers={"Cookie": table["seats"][0]["cookie"]})
+    conn.getresponse().read()
+    time.sleep(random.uniform(0, pace))
     while time.monotonic() < until:
         game = Game.objects.get(pk=table["game"])
         state = GameState.from_dict(game.state)
@@ -440,8 +529,11 @@ def stream_plan(seeded: dict, n: int, teacher_share: float) -> list[dict]:
             {
                 "kind": "seat",
                 "game": table["game"],
+                "seat": seat["position"],
                 "cookie": seat["cookie"],
                 "path": f"/push/table/{table['game']}/?v={table['version']}&t={quote(seat['token'])}",
+                # the tablet's poll request, which answers the new board once the table moved
+                "fetch": f"/play/{table['game']}/?v={{v}}&s=running&t={quote(seat['token'])}",
             }
         )
     for i in range(n_teachers):
@@ -462,7 +554,17 @@ def push_phase(args, env, seeded, move_tables, publish) -> dict:
 
     plan = stream_plan(seeded, args.connections, 0.02)
     listing = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
-    json.dump([{"path": p["path"], "cookie": p["cookie"]} for p in plan], listing)
+    json.dump(
+        [
+            {
+                "path": p["path"],
+                "cookie": p["cookie"],
+                "fetch": p.get("fetch") if args.fetch else None,
+            }
+            for p in plan
+        ],
+        listing,
+    )
     listing.close()
     with asgi_server(args.port, args.workers, env) as server:
         listener = subprocess.Popen(
@@ -483,10 +585,12 @@ def push_phase(args, env, seeded, move_tables, publish) -> dict:
         cpu0, t0 = tree_cpu(server.pid), time.monotonic()
         time.sleep(args.idle)
         idle_cpu = (tree_cpu(server.pid) - cpu0) / (time.monotonic() - t0)
+        cpu1, t1 = tree_cpu(server.pid), time.monotonic()
         log, latencies, failures = run_moves(
             args.port, move_tables, args.seconds, args.move_pace, publish
         )
-        time.sleep(1.0)  # the last events on their way
+        time.sleep(1.0)  # the last events on their way (and the boards they ask for)
+        busy_cpu = tree_cpu(server.pid) - cpu1 - idle_cpu * (time.monotonic() - t1)
         listener.stdin.write("stop\n")
         listener.stdin.flush()
         out, _ = listener.communicate(timeout=120)
@@ -504,21 +608,38 @@ def push_phase(args, env, seeded, move_tables, publish) -> dict:
         key = (index, g, version)
         if key not in first_seen:
             first_seen[key] = t
-    delays, teacher_delays, spreads = [], [], []
+    delays, teacher_delays, spreads, versus_answer = [], [], [], []
     by_move: dict[tuple, list[float]] = {}
     for (index, g, version), t in first_seen.items():
         move = origin.get((g, version))
         if move is None:
             continue
-        start = move["published"] or move["answered"]
+        # From the moment the move was sent: the move's own work (its commit) and the delivery,
+        # an upper bound on "a move is made -> the other tablets know". Beside it, the same
+        # arrival against the mover's own answer (negative: the others heard it first).
+        start = move["published"] or move["sent"]
         if plan[index]["kind"] == "seat":
             delays.append((t - start) * 1000)
+            versus_answer.append((t - move["answered"]) * 1000)
             by_move.setdefault((g, version), []).append(t)
         else:
             teacher_delays.append((t - start) * 1000)
     for times in by_move.values():
         if len(times) > 1:
             spreads.append((max(times) - min(times)) * 1000)
+    # The new board on each other tablet (the mover's own tablet has it in its answer).
+    boards = []
+    board_seen: dict[tuple, float] = {}
+    for index, version, t in result["boards"]:
+        board_seen.setdefault((index, version), t)
+    board_times: dict[tuple, list[float]] = {}
+    for (index, version), t in board_seen.items():
+        move = origin.get((plan[index]["game"], version))
+        if move is not None and plan[index]["seat"] != move["seat"]:
+            boards.append((t - move["sent"]) * 1000)
+            board_times.setdefault((plan[index]["game"], version), []).append(t)
+    # When the new board (the challenge window's countdown, R5.1) is up on every other tablet.
+    board_spreads = [(max(v) - min(v)) * 1000 for v in board_times.values() if len(v) > 1]
     expected = sum(
         len([p for p in plan if p["kind"] == "seat" and p["game"] == m["game"]]) for m in log
     )
@@ -527,7 +648,11 @@ def push_phase(args, env, seeded, move_tables, publish) -> dict:
         "planned": len(plan),
         "connect_s": connect_s,
         "idle_cpu": idle_cpu,
+        "cpu_per_move": busy_cpu / max(1, len(log)),
         "delays": delays,
+        "boards": boards,
+        "board_spreads": board_spreads,
+        "versus_answer": versus_answer,
         "teacher_delays": teacher_delays,
         "spreads": spreads,
         "moves": latencies,
@@ -576,7 +701,9 @@ def main() -> None:
     parser.add_argument(
         "--connections", type=int, default=2000, help="SSE streams in the push phase"
     )
-    parser.add_argument("--tables", type=int, default=50, help="tables of four students")
+    parser.add_argument(
+        "--tables", type=int, default=500, help="tables of four students (a stream per seat)"
+    )
     parser.add_argument(
         "--per-session", type=int, default=10, help="tables per class game (teacher)"
     )
@@ -596,11 +723,17 @@ def main() -> None:
     parser.add_argument("--connect-concurrency", type=int, default=16)
     parser.add_argument("--port", type=int, default=8191)
     parser.add_argument("--skip-poll", action="store_true")
+    parser.add_argument(
+        "--no-fetch",
+        dest="fetch",
+        action="store_false",
+        help="streams only: the tablets do not fetch the new board when told",
+    )
     args = parse_args(
         parser,
         quick={
             "connections": 200,
-            "tables": 10,
+            "tables": 50,
             "move_tables": 3,
             "seconds": 5,
             "idle": 4,
@@ -652,7 +785,7 @@ def main() -> None:
             "the mover's publish right after the move's answer (services does not "
             "publish on commit yet)"
             if publish
-            else "the server, on commit; timed from the move's answer"
+            else "the server, on commit; timed from the moment the move was sent"
         )
     )
     print(f"{'measure':<44}{'n':>7}{'p50':>9}{'p95':>9}{'p99':>9}{'max':>9}")
@@ -663,13 +796,21 @@ def main() -> None:
             f"{pct(values, 99):>9.1f}{max(values, default=float('nan')):>9.1f}{unit}"
         )
 
-    row("push: move -> other tablets (ms)", d)
+    row("push: move sent -> other tablets (ms)", d)
+    row("push: other tablets' event - mover's answer (ms)", pushed["versus_answer"])
+    if args.fetch:
+        row("push: move sent -> new board on the others (ms)", pushed["boards"])
+        row("push: spread of the new board across a table (ms)", pushed["board_spreads"])
     row("push: spread across one table (ms)", s)
     row("push: move -> teacher's view (ms)", td)
     row("push: move answer, under the streams (ms)", pushed["moves"])
     print(
         f"push: delivered {pushed['delivered']}/{pushed['expected']} tablet events; move failures "
         f"{len(pushed['failures'])}"
+    )
+    print(
+        f"push: server CPU per move {pushed['cpu_per_move'] * 1000:.1f} ms (the move, its events"
+        + (", and the new board fetched by each tablet of the table)" if args.fetch else ")")
     )
     per_tablet = pushed["idle_cpu"] * 1e6 / max(1, pushed["connected"])
     print(
