@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from functools import cache, lru_cache
 from itertools import combinations, product
+from math import gcd
 from typing import Any
 
 from .checker import Node, Value, card_values, judge
@@ -59,6 +60,8 @@ def clear_caches() -> None:
     """Forget every memoised reachable set (for benchmarks that want a cold start)."""
     _caches.clear()
     _set_values.clear()
+    _key_sets.clear()
+    _key_set_values[0] = 0
 
 
 def _bits(mask: int) -> list[int]:
@@ -750,9 +753,12 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
     answer almost every "yes" in tens of ms. Without / no step makes a fraction, so they are
     the whole answer there too, and a negative target without - or X is a "no" at once. What
     is left (a "no", or a "yes" that needs a fraction, with /) goes to the exact fraction
-    search: sets of up to four cards built whole and looked up, larger ones split, pruned by
-    bounds on what they make, and built whole once asked often enough. It is not bounded:
-    on 6-8 operands it takes about 0.1-3 s (benchmarks/bench_solver.py measures it).
+    search on int keys (p * 1024 + q, no Fraction): sets of up to four cards built whole,
+    larger ones split, pruned by bounds on what they make, and built whole once asked often
+    enough; two built parts meet in one set intersection per operator. Without use_all it is
+    one search in which every card may be left out, not one per subset. It is not bounded:
+    on 6-8 operands most answers take 10-300 ms, the worst found about 1.5 s
+    (benchmarks/bench_solver.py measures it).
     """
     values = [v for v in card_values(list(operands)) if v is not None]
     if len(values) < 2 or type(target) is not int:
@@ -783,6 +789,8 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
             # whole-number bit sets were already the whole answer.
             return False
     if rules.tier == 3:
+        if X not in ms:
+            return _Tier3Keys(rules).makes(ms, target, some=not use_all)
         search = _Tier3Target(rules)
         return any(
             search.has(subset, target) for size in sizes for subset in _operand_sets(ms, size)
@@ -838,9 +846,7 @@ class _Tier3Target:
         self.rules = rules
         self.ops = rules.operators or ""
         self.memo: dict[tuple[tuple[int, ...], Value], bool] = {}
-        self.bounds: dict[tuple[int, ...], tuple[Value, Value, int, bool]] = {}
-        self.asked: dict[tuple[int, ...], int] = {}
-        self.costs: dict[tuple[int, ...], tuple[int, int]] = {}
+        self.keys = _Tier3Keys(rules)
 
     def has(self, ms: tuple[int, ...], target: Value | str) -> bool:
         if target == _ANY or target == _ANY_NONZERO:
@@ -862,7 +868,7 @@ class _Tier3Target:
             return True if len(ms) == 1 else any(self.has(ms, v) for v in (1, -1, 2))
         if len(ms) <= _MATERIALISE:
             return (
-                any(v != 0 for v in self.arith.reach(ms)) if nonzero else bool(self.arith.reach(ms))
+                any(v != 0 for v in self.keys.values(ms)) if nonzero else bool(self.keys.values(ms))
             )
         return any(self.has(ms, v) for v in (*([0] if not nonzero else []), *range(1, 40)))
 
@@ -894,7 +900,7 @@ class _Tier3Target:
                 # A large part is enumerated last and its plain sum tried first: X + S = t.
                 if any(self._closes(sum(a), b, t)):
                     return True
-            for e in _sorted_values(self.arith.reach(a)):
+            for e in self.keys.values(a):
                 if any(self._closes(e, b, t)):
                     return True
         return False
@@ -945,171 +951,9 @@ class _Tier3Target:
             yield self.has(rest, y)
 
     def _has_cards(self, ms: tuple[int, ...], t: Value) -> bool:
-        """`t in reach(ms)` for cards without X: small sets looked up, larger ones split."""
-        reach = self.arith.reach
-        if len(ms) <= _MATERIALISE:
-            return t in reach(ms)
-        built = self.arith.cache.get(ms)
-        if built is not None:
-            return t in built
-        high, _low, _den, negative = self._bounds(ms)
-        if abs(t) > high or (t < 0 and not negative):
-            return False
-        # Asked often enough, a set is cheaper built whole than searched for each value: it
-        # is built once the searches have cost as much as building it (at most twice the
-        # better of the two, whatever the questions).
-        asked = self.asked[ms] = self.asked.get(ms, 0) + 1
-        costs = self._costs(ms)
-        if costs is not None and asked * costs[0] >= costs[1]:
-            return t in reach(ms)
-        for a, b in _balanced_splits(ms):
-            if len(a) > len(b):
-                a, b = b, a
-            ra = reach(a)  # the smaller part: at most 4 of 8 cards
-            if len(b) <= _MATERIALISE:
-                rb = reach(b)
-                if len(ra) > len(rb):
-                    ra, rb = rb, ra
-                for e in ra:
-                    for y in self._needs(e, t):
-                        if type(y) is str:
-                            if any(v != 0 for v in rb) if y == _ANY_NONZERO else bool(rb):
-                                return True
-                        elif y in rb:
-                            return True
-                continue
-            for e in ra:
-                for y in self._needs(e, t):
-                    if self.has(b, y):
-                        return True
-        return False
-
-    def _costs(self, ms: tuple[int, ...]) -> tuple[int, int] | None:
-        """(the work of one search in `ms`, the work of building its set), or None when a
-        part is neither small nor built (its set would be built too)."""
-        if ms in self.costs:
-            return self.costs[ms]
-        search = build = 0
-        found: tuple[int, int] | None = None
-        cache = self.arith.cache
-        for a, b in _balanced_splits(ms):
-            sizes = []
-            for part in (a, b):
-                if len(part) <= _MATERIALISE:
-                    sizes.append(len(self.arith.reach(part)))
-                elif part in cache:
-                    sizes.append(len(cache[part]))
-                else:
-                    break
-            else:
-                search += 8 * min(sizes)
-                build += 12 * sizes[0] * sizes[1]  # ~10 steps a pair, ~8 a searched value
-                continue
-            break
-        else:
-            found = (search, build)
-        if found is not None:
-            self.costs[ms] = found
-        return found
-
-    def _needs(self, e: Value, t: Value) -> list[Value | str]:
-        """Each y with `e sym y` or `y sym e` equal to t, within the tier's bounds (R2.2)."""
-        ops = self.ops
-        out: list[Value | str] = []
-        whole = type(e) is int and type(t) is int
-        if "+" in ops:
-            out.append(t - e)
-        if "-" in ops:
-            out.append(e - t)
-            out.append(t + e)
-        if "*" in ops:
-            if e:
-                if whole:
-                    out.append(t // e if t % e == 0 else Fraction(t, e))
-                else:
-                    out.append(_normal(Fraction(t) / e))
-            elif t == 0:
-                out.append(_ANY)
-        if "/" in ops:
-            if t:
-                if e:  # e / y = t
-                    if whole:
-                        out.append(e // t if e % t == 0 else Fraction(e, t))
-                    else:
-                        out.append(_normal(Fraction(e) / t))
-            elif e == 0:
-                out.append(_ANY_NONZERO)  # 0 / y = 0 for any y but 0
-            if e:  # y / e = t
-                out.append(t * e if whole else _normal(t * Fraction(e)))
-        if "^" in ops:
-            apply = self.arith.apply
-            out.extend(y for y in _exponents(e, t) if apply("^", e, y) == t)
-            if type(e) is int and 0 <= e <= MAX_EXPONENT:
-                if e == 0:
-                    if t == 1:
-                        out.append(_ANY_NONZERO)
-                else:
-                    out.extend(y for y in _rational_root(t, e) if apply("^", y, e) == t)
-        return [y for y in out if type(y) is str or _in_bounds(y)]
-
-    def _bounds(self, ms: tuple[int, ...]) -> tuple[Value, Value, int, bool]:
-        """(the largest |v|, the smallest nonzero |v|, the largest denominator, whether some v
-        is negative), over every v the cards make: exact for small sets, else bounds."""
-        found = self.bounds.get(ms)
-        if found is not None:
-            return found
-        ops = self.ops
-        if len(ms) <= _MATERIALISE:
-            values = self.arith.reach(ms)
-            nonzero = [abs(v) for v in values if v]
-            found = (
-                max((abs(v) for v in values), default=0),
-                min(nonzero, default=MAX_NUMERATOR),
-                max((Fraction(v).denominator for v in values), default=1),
-                any(v < 0 for v in values),
-            )
-        else:
-            high: Value = 0
-            low: Value = MAX_NUMERATOR
-            den = 1
-            negative = "-" in ops
-            for a, b in _balanced_splits(ms):
-                ha, la, da, na = self._bounds(a)
-                hb, lb, db, nb = self._bounds(b)
-                negative = negative or na or nb
-                his: list[Value] = []
-                lows: list[Value] = []
-                dens: list[Value] = []
-                if "+" in ops or "-" in ops:
-                    his.append(ha + hb)
-                    lows.append(Fraction(1, da * db))
-                    dens.append(da * db)
-                if "*" in ops:
-                    his.append(ha * hb)
-                    lows.append(la * lb)
-                    dens.append(da * db)
-                if "/" in ops:
-                    his += [Fraction(ha) / lb, Fraction(hb) / la]
-                    lows += [Fraction(la) / hb if hb else la, Fraction(lb) / ha if ha else lb]
-                    dens += [da * hb * db, db * ha * da]
-                if "^" in ops:
-                    for (hx, lx, dx), hy in (((ha, la, da), hb), ((hb, lb, db), ha)):
-                        top = int(min(MAX_EXPONENT, hy))
-                        his.append(max(1, min(hx, MAX_NUMERATOR + 1) ** top))
-                        lows.append(min(1, Fraction(lx) ** top))
-                        dens.append(min(dx, MAX_DENOMINATOR + 1) ** top)
-                high = max(high, *his)
-                low = min(low, *lows)
-                den = max(den, *dens)
-            den = min(int(den), MAX_DENOMINATOR)
-            found = (
-                min(high, MAX_NUMERATOR),
-                max(low, Fraction(1, den)),
-                den,
-                negative,
-            )
-        self.bounds[ms] = found
-        return found
+        """`t in reach(ms)` for cards without X: the int-key search."""
+        key = _value_key(t)
+        return key is not None and self.keys.has(ms, key)
 
 
 # --- can_make: whole-number reach sets as bit sets (R2.2, R3.4) ------------------------------
@@ -1439,3 +1283,538 @@ def _int_roots(t: int, k: int) -> list[int]:
     if t < 0:
         return [-r]
     return [r, -r] if k % 2 == 0 and r else [r]
+
+
+# --- can_make, tier 3: the exact search on int keys ------------------------------------------
+
+# A tier 3 value p/q (reduced, q > 0) is the int p * 1024 + q: q <= 1,000 fits the low ten
+# bits, so q = key & 1023 and p = key >> 10, and sets of keys hash and compare as plain ints
+# (several times cheaper than Fraction, whose every operation builds an object and a gcd).
+_KEY = 1024
+_SHIFT = 10
+_LOW = _KEY - 1
+_ANY_KEY, _ANY_NONZERO_KEY = -(1 << 62), -(1 << 62) + 1  # below every key: "any value" markers
+# Materialised tier-3 key sets of small card multisets (with the rules' key), shared by every
+# can_make call of the process (tables repeat their small sub-multisets), bounded by the
+# values they hold; clear_caches() empties it.
+_key_sets: dict[tuple[Any, ...], frozenset[int]] = {}
+_key_set_values = [0]
+_KEY_SET_VALUES_LIMIT = 2_000_000
+
+
+def _fkey(n: int, d: int) -> int | None:
+    """The key of n/d (d != 0) reduced, or None outside the tier's bounds (R2.2)."""
+    if d < 0:
+        n, d = -n, -d
+    g = gcd(n, d)
+    if g != 1:
+        n //= g
+        d //= g
+    if d > MAX_DENOMINATOR or not -MAX_NUMERATOR <= n <= MAX_NUMERATOR:
+        return None
+    return n * _KEY + d
+
+
+def _key_value(key: int) -> Value:
+    p, q = key >> _SHIFT, key & _LOW
+    return p if q == 1 else Fraction(p, q)
+
+
+def _value_key(value: Value) -> int | None:
+    if type(value) is int:
+        return value * _KEY + 1 if -MAX_NUMERATOR <= value <= MAX_NUMERATOR else None
+    f = Fraction(value)
+    return _fkey(f.numerator, f.denominator)
+
+
+def _combine_keys(
+    la: list[tuple[int, int]], lb: list[tuple[int, int]], ops: str, out: set[int]
+) -> None:
+    """Adds to `out` every `a sym b` and `b sym a` in bounds, a from la and b from lb."""
+    add = out.add
+    plus, minus, times, divide = "+" in ops, "-" in ops, "*" in ops, "/" in ops
+    N, D, K = MAX_NUMERATOR, MAX_DENOMINATOR, _KEY
+    for p1, q1 in la:
+        for p2, q2 in lb:
+            if q1 == 1 and q2 == 1:
+                if plus:
+                    s = p1 + p2
+                    if -N <= s <= N:
+                        add(s * K + 1)
+                if minus:
+                    s = p1 - p2
+                    if -N <= s <= N:
+                        add(s * K + 1)
+                        add(1 - s * K)
+                if times:
+                    s = p1 * p2
+                    if -N <= s <= N:
+                        add(s * K + 1)
+                if divide:
+                    if p2:
+                        g = gcd(p1, p2)
+                        n, d = p1 // g, p2 // g
+                        if d < 0:
+                            n, d = -n, -d
+                        if d <= D:
+                            add(n * K + d)
+                    if p1:
+                        g = gcd(p1, p2)
+                        n, d = p2 // g, p1 // g
+                        if d < 0:
+                            n, d = -n, -d
+                        if d <= D:
+                            add(n * K + d)
+                continue
+            if plus or minus:
+                d = q1 * q2
+                x, y = p1 * q2, p2 * q1
+                if plus:
+                    s = x + y
+                    g = gcd(s, d)
+                    n, e = s // g, d // g
+                    if e <= D and -N <= n <= N:
+                        add(n * K + e)
+                if minus:
+                    s = x - y
+                    g = gcd(s, d)
+                    n, e = s // g, d // g
+                    if e <= D and -N <= n <= N:
+                        add(n * K + e)
+                        add(e - n * K)
+            if times:
+                n, d = p1 * p2, q1 * q2
+                g = gcd(n, d)
+                n, d = n // g, d // g
+                if d <= D and -N <= n <= N:
+                    add(n * K + d)
+            if divide:
+                if p2:
+                    k = _fkey(p1 * q2, q1 * p2)
+                    if k is not None:
+                        add(k)
+                if p1:
+                    k = _fkey(p2 * q1, q2 * p1)
+                    if k is not None:
+                        add(k)
+    if "^" in ops:
+        for base, exps in ((la, lb), (lb, la)):
+            es = sorted({p for p, q in exps if q == 1 and 0 <= p <= MAX_EXPONENT})
+            if not es:
+                continue
+            for p, q in base:
+                for e in es:
+                    if e == 0:
+                        if p:
+                            add(K + 1)
+                        continue
+                    if q**e > D:
+                        break
+                    n = p**e if -22 < p < 22 or e <= 2 else N + 1
+                    if not -N <= n <= N:
+                        break
+                    add(n * K + q**e)
+
+
+@lru_cache(maxsize=65_536)
+def _rational_roots_key(tp: int, tq: int, n: int) -> tuple[int, ...]:
+    """The keys of the rational y with y ** n == tp / tq (n >= 1, reduced)."""
+    if n == 1:
+        return (tp * _KEY + tq,)
+    if tp < 0 and n % 2 == 0:
+        return ()
+
+    def iroot(k: int) -> int | None:
+        r = round(k ** (1.0 / n)) if k else 0
+        for c in (r - 1, r, r + 1):
+            if c >= 0 and c**n == k:
+                return c
+        return None
+
+    rn, rd = iroot(abs(tp)), iroot(tq)
+    if rn is None or rd is None:
+        return ()
+    root = -rn if tp < 0 else rn
+    out = [root * _KEY + rd]
+    if n % 2 == 0 and rn:
+        out.append(-root * _KEY + rd)
+    return tuple(out)
+
+
+def _needs_key(ops: str, ep: int, eq: int, tp: int, tq: int) -> list[int]:
+    """The keys y with `e sym y` or `y sym e` equal to t (e = ep/eq, t = tp/tq), each within
+    the tier's bounds (R2.2); _ANY_KEY / _ANY_NONZERO_KEY when any value (but 0) will do."""
+    out: list[int] = []
+    if eq == 1 and tq == 1:
+        N = MAX_NUMERATOR
+        if "+" in ops and -N <= tp - ep <= N:
+            out.append((tp - ep) * _KEY + 1)
+        if "-" in ops:
+            if -N <= ep - tp <= N:
+                out.append((ep - tp) * _KEY + 1)
+            if -N <= tp + ep <= N:
+                out.append((tp + ep) * _KEY + 1)
+    else:
+        if "+" in ops:
+            k = _fkey(tp * eq - ep * tq, tq * eq)
+            if k is not None:
+                out.append(k)
+        if "-" in ops:
+            k = _fkey(ep * tq - tp * eq, tq * eq)
+            if k is not None:
+                out.append(k)
+            k = _fkey(tp * eq + ep * tq, tq * eq)
+            if k is not None:
+                out.append(k)
+    if "*" in ops:
+        if ep:
+            k = _fkey(tp * eq, tq * ep)  # e * y = t
+            if k is not None:
+                out.append(k)
+        elif tp == 0:
+            out.append(_ANY_KEY)  # 0 * y = 0 for every y
+    if "/" in ops:
+        if tp:
+            if ep:  # e / y = t
+                k = _fkey(ep * tq, eq * tp)
+                if k is not None:
+                    out.append(k)
+        elif ep == 0:
+            out.append(_ANY_NONZERO_KEY)  # 0 / y = 0 for every y but 0
+        if ep:  # y / e = t
+            k = _fkey(tp * ep, tq * eq)
+            if k is not None:
+                out.append(k)
+    if "^" in ops:
+        # e ^ y = t, y whole from 0 to 10 (0 ^ 0 has no value)
+        if ep == 0:
+            if tp == 0:
+                out.extend(y * _KEY + 1 for y in range(1, MAX_EXPONENT + 1))
+        else:
+            pn, pd = 1, 1
+            for y in range(MAX_EXPONENT + 1):
+                if pn == tp and pd == tq:
+                    out.append(y * _KEY + 1)
+                pn *= ep
+                pd *= eq
+                if abs(pn) > MAX_NUMERATOR or pd > MAX_DENOMINATOR:
+                    break  # |numerator| and denominator only grow from here (e is not +-1)
+        # y ^ e = t, e whole from 0 to 10
+        if eq == 1 and 0 <= ep <= MAX_EXPONENT:
+            if ep == 0:
+                if tp == 1 and tq == 1:
+                    out.append(_ANY_NONZERO_KEY)
+            else:
+                out.extend(_rational_roots_key(tp, tq, ep))
+    return out
+
+
+class _Tier3Keys:
+    """Tier 3, goal-directed, for multisets of cards without X: "do these cards make t?"
+    (`has`), or "does some part of them make t?" (`has_some`, R3.1 without use_all: a card
+    may be left out). Values are int keys (see _KEY).
+
+    Sets of up to four cards are built whole (memoised for the process); a larger set is
+    asked at each split for the value its other part would need, the smaller part's values
+    enumerated, after bounds on what it makes (largest |v|, largest denominator, a negative
+    value at all) have had their say; once asked often enough it is built whole too. With
+    "some part" every card may be left out, so a split's parts make any value of any of
+    their sub-multisets: one search answers for all of them at once.
+    """
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.ops = rules.operators or ""
+        self.rkey = _rules_key(rules)
+        self.memo: dict[tuple[bool, tuple[int, ...], int], bool] = {}
+        self.built: dict[tuple[bool, tuple[int, ...]], frozenset[int]] = {}
+        self.items_memo: dict[tuple[bool, tuple[int, ...]], list[tuple[int, int]]] = {}
+        self.bounds: dict[tuple[bool, tuple[int, ...]], tuple[Fraction, int, bool]] = {}
+        self.asked: dict[tuple[bool, tuple[int, ...]], int] = {}
+        self.costs: dict[tuple[bool, tuple[int, ...]], tuple[int, int] | None] = {}
+        self.values_memo: dict[tuple[int, ...], list[Value]] = {}
+
+    # Sets built whole ------------------------------------------------------------------
+    def reach(self, ms: tuple[int, ...], some: bool = False) -> frozenset[int]:
+        """Every key the cards make (all of them, or with `some` any non-empty part)."""
+        local = self.built.get((some, ms))
+        if local is not None:
+            return local
+        key = (self.rkey, some, ms)
+        found = _key_sets.get(key) if len(ms) <= _MATERIALISE else None
+        if found is None:
+            if len(ms) == 1:
+                found = frozenset((ms[0] * _KEY + 1,))
+            else:
+                out: set[int] = set()
+                if some:
+                    out.update(v * _KEY + 1 for v in ms)
+                for a, b in _balanced_splits(ms):
+                    _combine_keys(self.items(a, some), self.items(b, some), self.ops, out)
+                found = frozenset(out)
+            if len(ms) <= _MATERIALISE:
+                _key_set_values[0] += len(found)
+                if _key_set_values[0] > _KEY_SET_VALUES_LIMIT:
+                    _key_sets.clear()
+                    _key_set_values[0] = len(found)
+                _key_sets[key] = found
+        self.built[(some, ms)] = found
+        return found
+
+    def items(self, ms: tuple[int, ...], some: bool = False) -> list[tuple[int, int]]:
+        """reach(ms) as (p, q) pairs, small magnitudes first."""
+        found = self.items_memo.get((some, ms))
+        if found is None:
+            found = sorted(((k >> _SHIFT, k & _LOW) for k in self.reach(ms, some)), key=_mag)
+            self.items_memo[(some, ms)] = found
+        return found
+
+    def values(self, ms: tuple[int, ...]) -> list[Value]:
+        """reach(ms) as ints and Fractions (for the search with X cards), small first."""
+        found = self.values_memo.get(ms)
+        if found is None:
+            found = [p if q == 1 else Fraction(p, q) for p, q in self.items(ms)]
+            self.values_memo[ms] = found
+        return found
+
+    # Questions -------------------------------------------------------------------------
+    def has(self, ms: tuple[int, ...], y: int, some: bool = False) -> bool:
+        if y == _ANY_KEY:
+            return True  # + is always an operator (R2.5): the cards' sum at least
+        if y == _ANY_NONZERO_KEY:
+            # Cards are >= 0: their sum is a nonzero value unless every card is 0, and then
+            # every value is 0 (0 + 0, 0 - 0, 0 * 0; 0 / 0 and 0 ^ 0 have none).
+            return any(ms)
+        if len(ms) == 1:
+            return y == ms[0] * _KEY + 1
+        built = self.built.get((some, ms))
+        if built is not None:
+            return y in built
+        if len(ms) <= _MATERIALISE:
+            return y in self.reach(ms, some)
+        mkey = (some, ms, y)
+        found = self.memo.get(mkey)
+        if found is None:
+            found = self._has(ms, y, some)
+            self.memo[mkey] = found
+        return found
+
+    def makes(self, ms: tuple[int, ...], t: int, some: bool) -> bool:
+        """Whether t is made from at least two of the cards (all of them without `some`)."""
+        y = t * _KEY + 1
+        if len(ms) <= _MATERIALISE:
+            if not some:
+                return len(ms) >= 2 and y in self.reach(ms)
+            return any(
+                y in self.reach(sub)
+                for size in range(2, len(ms) + 1)
+                for sub in _operand_sets(ms, size)
+            )
+        if not some:
+            return self.has(ms, y)
+        high, _den, negative = self._bounds(ms, True)
+        if (t < 0 and not negative) or abs(t) > high:
+            return False
+        return self._split_search(ms, y, True)
+
+    def _has(self, ms: tuple[int, ...], y: int, some: bool) -> bool:
+        p, q = y >> _SHIFT, y & _LOW
+        if some and q == 1 and p in ms:
+            return True
+        high, den, negative = self._bounds(ms, some)
+        if q > den or (p < 0 and not negative) or abs(p) > high * q:
+            return False
+        # Asked often enough, a set is cheaper built whole than searched for each value: it
+        # is built once the searches have cost as much as building it (at most twice the
+        # better of the two, whatever the questions).
+        skey = (some, ms)
+        asked = self.asked[skey] = self.asked.get(skey, 0) + 1
+        costs = self._costs(ms, some)
+        if costs is not None and asked * costs[0] >= costs[1]:
+            return y in self.reach(ms, some)
+        return self._split_search(ms, y, some)
+
+    def _split_search(self, ms: tuple[int, ...], y: int, some: bool) -> bool:
+        """Whether `a sym b` makes y for a split of ms into parts making a and b."""
+        tp, tq = y >> _SHIFT, y & _LOW
+        ops, has, built = self.ops, self.has, self.built
+        for a, b in _balanced_splits(ms):
+            if len(a) > len(b):
+                a, b = b, a
+            la = self.items(a, some)
+            if len(b) <= _MATERIALISE or (some, b) in built:
+                ra, rb = self.reach(a, some), self.reach(b, some)
+                if len(ra) > len(rb):
+                    a, b, ra, rb = b, a, rb, ra
+                la = self.items(a, some)
+                if len(la) <= 4:  # a few values: solved for one by one, no sets built
+                    for ep, eq in la:
+                        for k in _needs_key(ops, ep, eq, tp, tq):
+                            if k in rb or (k <= _ANY_NONZERO_KEY and has(b, k, some)):
+                                return True
+                elif _meets(ops, la, ra, rb, tp, tq):
+                    return True
+                continue
+            for ep, eq in la:
+                for k in _needs_key(ops, ep, eq, tp, tq):
+                    if has(b, k, some):
+                        return True
+        return False
+
+    def _costs(self, ms: tuple[int, ...], some: bool) -> tuple[int, int] | None:
+        """(the work of one search in `ms`, the work of building its set), or None when a
+        part is neither small nor built (its set would be built too)."""
+        skey = (some, ms)
+        if skey in self.costs:
+            return self.costs[skey]
+        search = build = 0
+        found: tuple[int, int] | None = None
+        for a, b in _balanced_splits(ms):
+            sizes = []
+            for part in (a, b):
+                if len(part) <= _MATERIALISE or (some, part) in self.built:
+                    sizes.append(len(self.reach(part, some)))
+                else:
+                    break
+            else:
+                search += 2 * min(sizes)
+                build += 6 * sizes[0] * sizes[1]  # ~5 steps a pair, ~2 a searched value
+                continue
+            break
+        else:
+            found = (search, build)
+        if found is not None:
+            self.costs[skey] = found
+        return found
+
+    def _bounds(self, ms: tuple[int, ...], some: bool) -> tuple[Fraction, int, bool]:
+        """(the largest |v|, the largest denominator, whether some v is negative) over every
+        v the cards make: exact for built sets, else bounds from the parts' bounds."""
+        return self._bounds4(ms, some)[:3]  # type: ignore[return-value]
+
+    def _bounds4(self, ms: tuple[int, ...], some: bool) -> tuple[Fraction, int, bool, Fraction]:
+        skey = (some, ms)
+        found = self.bounds.get(skey)  # type: ignore[assignment]
+        if found is not None:
+            return found  # type: ignore[return-value]
+        if len(ms) <= _MATERIALISE or skey in self.built:
+            pairs = self.items(ms, some)
+            high = max((Fraction(abs(p), q) for p, q in pairs), default=Fraction(0))
+            low = min((Fraction(abs(p), q) for p, q in pairs if p), default=Fraction(MAX_NUMERATOR))
+            result = (
+                high,
+                max((q for _, q in pairs), default=1),
+                any(p < 0 for p, _ in pairs),
+                low,
+            )
+        else:
+            ops = self.ops
+            high = Fraction(max(ms))
+            low = Fraction(min((v for v in ms if v), default=MAX_NUMERATOR))
+            den = 1
+            negative = "-" in ops
+            for a, b in _balanced_splits(ms):
+                ha, da, na, la = self._bounds4(a, some)
+                hb, db, nb, lb = self._bounds4(b, some)
+                negative = negative or na or nb
+                his: list[Fraction] = [ha + hb]  # + is always an operator (R2.5)
+                lows: list[Fraction] = [Fraction(1, da * db)]
+                dens: list[int] = [da * db]
+                if "*" in ops:
+                    his.append(ha * hb)
+                    lows.append(la * lb)
+                    dens.append(da * db)
+                if "/" in ops:
+                    his += [ha / lb, hb / la]
+                    lows += [la / hb if hb else la, lb / ha if ha else lb]
+                    dens += [int(da * hb * db), int(db * ha * da)]  # |p| <= |v| * q
+                if "^" in ops:
+                    for (hx, lx, dx), hy in (((ha, la, da), hb), ((hb, lb, db), ha)):
+                        top = int(min(MAX_EXPONENT, hy))
+                        his.append(max(Fraction(1), min(hx, Fraction(MAX_NUMERATOR + 1)) ** top))
+                        lows.append(min(Fraction(1), lx**top))
+                        dens.append(min(dx, MAX_DENOMINATOR + 1) ** top)
+                high = max(high, *his)
+                low = min(low, *lows)
+                den = max(den, *dens)
+            den = min(den, MAX_DENOMINATOR)
+            result = (min(high, Fraction(MAX_NUMERATOR)), den, negative, max(low, Fraction(1, den)))
+        self.bounds[skey] = result  # type: ignore[assignment]
+        return result
+
+
+def _rkey(n: int, d: int) -> int:
+    """The key of n/d (d != 0) reduced; -1 (no set's key: q 1,023) past the denominators."""
+    if d < 0:
+        n, d = -n, -d
+    g = gcd(n, d)
+    d //= g
+    return (n // g) * _KEY + d if d <= MAX_DENOMINATOR else -1
+
+
+def _meets(
+    ops: str, la: list[tuple[int, int]], ra: frozenset[int], rb: frozenset[int], tp: int, tq: int
+) -> bool:
+    """Whether `a sym b` or `b sym a` is tp/tq for some key a of ra (as pairs: la) and b of rb.
+
+    Each operator is one pass over la building the b it would need, then one set
+    intersection. A key n * 1024 + q with q <= 1,000 names one fraction even when |n| is past
+    the bounds, and such a key is in no set: the needed values are not bound-checked.
+    """
+    K = _KEY
+    zero_a, zero_b = 1 in ra, 1 in rb  # 0 is the key 1
+    nonzero_a, nonzero_b = len(ra) > zero_a, len(rb) > zero_b
+    disjoint = rb.isdisjoint
+    if tq == 1:
+        t = tp
+        if "+" in ops and not disjoint({(t * q - p) * K + q for p, q in la}):
+            return True  # p/q + b = t: b = (tq - p)/q, already reduced
+        if "-" in ops and (
+            not disjoint({(p - t * q) * K + q for p, q in la})
+            or not disjoint({(t * q + p) * K + q for p, q in la})
+        ):
+            return True
+        if "*" in ops:
+            if t == 0:
+                if (zero_a and rb) or zero_b:
+                    return True
+            elif not disjoint({_rkey(t * q, p) for p, q in la if p}):
+                return True
+        if "/" in ops:
+            if t == 0:
+                if (zero_a and nonzero_b) or (zero_b and nonzero_a):
+                    return True  # 0 / b = 0 for every b but 0
+            elif not disjoint({_rkey(p, q * t) for p, q in la if p}) or not disjoint(
+                {_rkey(t * p, q) for p, q in la if p}
+            ):
+                return True  # a / b = t and b / a = t
+    else:
+        if "+" in ops and not disjoint({_rkey(tp * q - p * tq, tq * q) for p, q in la}):
+            return True
+        if "-" in ops and (
+            not disjoint({_rkey(p * tq - tp * q, tq * q) for p, q in la})
+            or not disjoint({_rkey(tp * q + p * tq, tq * q) for p, q in la})
+        ):
+            return True
+        if "*" in ops and not disjoint({_rkey(tp * q, tq * p) for p, q in la if p}):
+            return True  # t is not 0
+        if "/" in ops and (
+            not disjoint({_rkey(p * tq, q * tp) for p, q in la if p})
+            or not disjoint({_rkey(tp * p, tq * q) for p, q in la if p})
+        ):
+            return True
+    if "^" in ops:
+        # base ^ n = t, n whole from 0 to 10 (0 ^ 0 has no value): the base is an n-th root
+        for bases, nonzero_bases, exps in ((ra, nonzero_a, rb), (rb, nonzero_b, ra)):
+            for n in range(MAX_EXPONENT + 1):
+                if n * K + 1 in exps:
+                    if n == 0:
+                        if tp == 1 and tq == 1 and nonzero_bases:
+                            return True
+                    elif any(k in bases for k in _rational_roots_key(tp, tq, n)):
+                        return True
+    return False
+
+
+def _mag(pq: tuple[int, int]) -> tuple[int, int, int]:
+    p, q = pq
+    return (abs(p) // q, q, p)

@@ -260,3 +260,47 @@ def test_eight_operand_tier3_answers_past_whole_steps(
     rules = RuleSet(tier=3, operators=operators)
     assert not _whole_steps(tuple(sorted(cards)), rules, use_all, target)
     assert can_make(cards, target, rules, use_all=use_all) is made
+
+
+def test_9024_with_every_operator_is_made_and_the_checker_agrees() -> None:
+    # R3.3, R2.2: (6 - 3 ^ 0 + (9 ^ 3 + 18)) * 12 = 9024 (found by the search, checked by
+    # the judge), while without ^ it cannot be made (the case above)
+    from games.engine.checker import card_values, judge
+
+    rules = RuleSet(tier=3)
+    cards = [12, 6, 9, 3, 0, 3, 18, 0, "X"]
+    tree = (
+        "op",
+        "*",
+        (
+            "op",
+            "+",
+            ("op", "-", ("card", 1), ("op", "^", ("card", 3), ("card", 4))),
+            ("op", "+", ("op", "^", ("card", 2), ("card", 5)), ("card", 6)),
+        ),
+        ("card", 0),
+    )
+    verdict = judge(tree, 8, card_values(cards), {8: 9024}, rules)
+    assert verdict.ok, verdict
+    assert can_make(cards[:8], 9024, rules) is True
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, 20), min_size=2, max_size=6),
+    st.sampled_from(FRACTION_RULES),
+    st.integers(-10_000, 10_000),
+)
+def test_some_part_search_is_every_sub_multiset(cards: list[int], rules: RuleSet, t: int) -> None:
+    # R3.1: without use_all any cards may be left out; the one search where every card may be
+    # skipped answers as the exact search of every sub-multiset of at least two cards
+    from games.engine.solver import _operand_sets, _Tier3Keys
+
+    ms = tuple(sorted(cards))
+    keys = _Tier3Keys(rules)
+    expected = any(
+        keys.makes(sub, t, some=False)
+        for size in range(2, len(ms) + 1)
+        for sub in _operand_sets(ms, size)
+    )
+    assert _Tier3Keys(rules).makes(ms, t, some=True) == expected, (ms, t)
