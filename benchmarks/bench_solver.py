@@ -353,16 +353,18 @@ def bench_tier3_past_whole_steps(quick: bool, limit: float) -> None:
         ([0, 0, 1, 3, 6, 9, 10, 10], 7477, True),
         ([1, 1, 1, 1, 1, 1, 1, 1], 9973, True),
         ([12, 6, 9, 3, 0, 3, 18, 0], 9024, False),
+        ([12, 6, 9, 3, 0, 3, 18, 0], 9024, False, "+-*/"),
+        ([19, 6, 15, 2, 20, 19, 17, 16], 9529, False, "+-/^"),  # was > 10 s
     ]
-    rules = RuleSet(tier=3)
-    for operands, target, use_all in hard[:2] if quick else hard:
+    for operands, target, use_all, *ops in hard[:2] if quick else hard:
+        rules = RuleSet(tier=3, operators=ops[0] if ops else None)
         clear_caches()
         t, answer = _capped(
-            lambda o=operands, g=target, u=use_all: can_make(o, g, rules, use_all=u), limit
+            lambda o=operands, g=target, u=use_all, r=rules: can_make(o, g, r, use_all=u), limit
         )
         shown = "over the cap" if answer is None else f"answer {answer}"
         print(
-            f"  tier 3: {operands} -> {target}, use_all={use_all}: {t * 1000:.0f} ms "
+            f"  tier 3 {rules.operators}: {operands} -> {target}, use_all={use_all}: {t * 1000:.0f} ms "
             f"(x{t * 1000 / yard:.0f} yardstick), {shown}"
         )
 
