@@ -47,7 +47,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.quick import parse_args  # noqa: E402
-from benchmarks.serve import bench_env, ensure_database, gunicorn, serving  # noqa: E402
+from benchmarks.serve import gunicorn, serving, use_bench_env  # noqa: E402
+from benchmarks.stats import pct  # noqa: E402
 
 CSRF = "benchcsrftokenbenchcsrftoken0123"
 
@@ -58,13 +59,6 @@ def raise_fd_limit(want: int) -> int:
     if target > soft:
         resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-
-
-def pct(values: list[float], p: float) -> float:
-    if not values:
-        return float("nan")
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
 # --- seeding --------------------------------------------------------------------------------
@@ -741,21 +735,12 @@ def main() -> None:
         },
     )
     fds = raise_fd_limit(args.connections * 2 + 1000)
-    os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/kavet_bench_push")
+    database = os.environ.setdefault(
+        "DATABASE_URL", "postgres://postgres@127.0.0.1:5432/kavet_bench_push"
+    )
     os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/9")
-    os.environ.setdefault(
-        "KAVET_PUSH_CHANNEL", "kavet:push:bench-" + os.environ["DATABASE_URL"].rsplit("/", 1)[-1]
-    )
-    env = bench_env()
-    os.environ.update(
-        {
-            k: v
-            for k, v in env.items()
-            if k not in os.environ or k in ("KAVET_URLCONF", "DEBUG", "LOG_LEVEL", "ALLOWED_HOSTS")
-        }
-    )
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kavet_site.settings")
-    ensure_database(env)
+    os.environ.setdefault("KAVET_PUSH_CHANNEL", "kavet:push:bench-" + database.rsplit("/", 1)[-1])
+    env = use_bench_env(database)
     t0 = time.monotonic()
     seeded = seed(args.tables, args.per_session)
     print(

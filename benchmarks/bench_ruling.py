@@ -43,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.quick import parse_args  # noqa: E402
+from benchmarks.stats import pct  # noqa: E402
 
 CHROMIUM = os.environ.get("KAVET_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -95,13 +96,6 @@ ROUND_TRIP = """async (url) => {
   await r.text();
   return [performance.now() - t, r.status];
 }"""
-
-
-def pct(values: list[float], p: float) -> float:
-    if not values:
-        return float("nan")
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
 def _reachable(url: str, port: int) -> bool:

@@ -28,7 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.quick import parse_args  # noqa: E402
-from benchmarks.serve import bench_env, ensure_database, gunicorn  # noqa: E402
+from benchmarks.serve import gunicorn, use_bench_env  # noqa: E402
+from benchmarks.stats import pct  # noqa: E402
 
 CSRF = "benchcsrftokenbenchcsrftoken0123"  # a fixed CSRF secret, sent as cookie and header
 
@@ -187,13 +188,6 @@ def mover(
         time.sleep(pace)
 
 
-def pct(values: list[float], p: float) -> float:
-    if not values:
-        return float("nan")
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tablets", type=int, default=600)
@@ -212,17 +206,7 @@ def main() -> None:
         parser, quick={"tablets": 60, "seconds": 8, "move_tables": 2, "workers": 2, "threads": 2}
     )
 
-    os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/kavet_bench_table")
-    env = bench_env()
-    os.environ.update(
-        {
-            k: v
-            for k, v in env.items()
-            if k not in os.environ or k in ("KAVET_URLCONF", "DEBUG", "LOG_LEVEL", "ALLOWED_HOSTS")
-        }
-    )
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kavet_site.settings")
-    ensure_database(env)
+    env = use_bench_env("postgres://postgres@127.0.0.1:5432/kavet_bench_table")
     t0 = time.monotonic()
     tablets, movers = seed(args.tablets, args.move_tables)
     print(

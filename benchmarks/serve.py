@@ -29,6 +29,18 @@ def bench_env(**extra: str) -> dict[str, str]:
     return env
 
 
+def use_bench_env(default_database: str) -> dict[str, str]:
+    """bench_env() for the servers a benchmark starts, the same settings in its own process
+    (which seeds and reads the same database through Django), and the database migrated."""
+    os.environ.setdefault("DATABASE_URL", default_database)
+    env = bench_env()
+    own = ("KAVET_URLCONF", "DEBUG", "LOG_LEVEL", "ALLOWED_HOSTS")
+    os.environ.update({k: v for k, v in env.items() if k not in os.environ or k in own})
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kavet_site.settings")
+    ensure_database(env)
+    return env
+
+
 def ensure_database(env: dict[str, str]) -> None:
     """Create the benchmark database if needed and migrate it."""
     name = env["DATABASE_URL"].rsplit("/", 1)[-1]

@@ -15,6 +15,10 @@ import json
 import random
 import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.stats import pct  # noqa: E402
 
 
 async def tablet(
@@ -98,13 +102,6 @@ async def exchange(
     return status, close
 
 
-def percentile(values: list[float], p: float) -> float:
-    if not values:
-        return float("nan")
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
-
-
 async def main_async(args: argparse.Namespace) -> dict:
     targets = json.load(open(args.targets))
     loop = asyncio.get_running_loop()
@@ -134,9 +131,9 @@ async def main_async(args: argparse.Namespace) -> dict:
     return {
         "requests": len(latencies),
         "seconds": args.seconds,
-        "p50": percentile(latencies, 50),
-        "p95": percentile(latencies, 95),
-        "p99": percentile(latencies, 99),
+        "p50": pct(latencies, 50),
+        "p95": pct(latencies, 95),
+        "p99": pct(latencies, 99),
         "max": max(latencies, default=float("nan")),
         "statuses": statuses,
         "errors": len(errors),
