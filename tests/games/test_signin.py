@@ -120,6 +120,8 @@ def test_idle_outside_a_game_signs_out(client, classroom, anna):
         reverse("games:student_home"), HTTP_HX_REQUEST="true", HTTP_X_KAVET_POLL="1"
     )
     assert response.status_code == 204 and response["HX-Redirect"] == reverse("games:tablet_signin")
+    # The signing-out answer passes through the security headers' middleware like any other.
+    assert "Content-Security-Policy" in response and response["X-Frame-Options"] == "DENY"
     assert client.get(reverse("games:student_home")).status_code == 302
 
 
