@@ -585,16 +585,52 @@ def push_phase(args, env, seeded, move_tables, publish) -> dict:
         )
         time.sleep(1.0)  # the last events on their way (and the boards they ask for)
         busy_cpu = tree_cpu(server.pid) - cpu1 - idle_cpu * (time.monotonic() - t1)
+        # Capacity: the same tables, moving faster, the 2,000 streams still open.
+        sweep = []
+        for pace in args.sweep:
+            c0, s0 = tree_cpu(server.pid), time.monotonic()
+            s_log, s_latencies, s_failures = run_moves(
+                args.port, move_tables, args.sweep_seconds, pace, publish
+            )
+            seconds = time.monotonic() - s0
+            time.sleep(1.0)
+            s_cpu = tree_cpu(server.pid) - c0 - idle_cpu * (time.monotonic() - s0)
+            sweep.append((pace, s_log, s_latencies, s_failures, s_cpu, seconds))
         listener.stdin.write("stop\n")
         listener.stdin.flush()
         out, _ = listener.communicate(timeout=120)
     result = json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:])
-    # Delays: for every move, every stream of its table (but the mover's own seat streams).
+    out = {
+        "connected": connected,
+        "planned": len(plan),
+        "connect_s": connect_s,
+        "idle_cpu": idle_cpu,
+        "errors": result["n_errors"],
+        "error_kinds": result["errors"],
+        **_analyse(plan, result, log),
+        "cpu_per_move": busy_cpu / max(1, len(log)),
+        "rate": len(log) / args.seconds,
+        "moves": latencies,
+        "failures": failures,
+        "sweep": [],
+    }
+    for pace, s_log, s_latencies, s_failures, s_cpu, s_seconds in sweep:
+        out["sweep"].append(
+            {
+                "pace": pace,
+                "rate": len(s_log) / s_seconds,
+                "cpu_per_move": s_cpu / max(1, len(s_log)),
+                "moves": s_latencies,
+                "failures": s_failures,
+                **_analyse(plan, result, s_log),
+            }
+        )
+    return out
+
+
+def _analyse(plan: list, result: dict, log: list) -> dict:
+    """What the tablets saw of the moves in `log`: delays, spreads, boards."""
     origin = {(m["game"], m["version"]): m for m in log}
-    seat_of = {}
-    for i, p in enumerate(plan):
-        if p["kind"] == "seat":
-            seat_of[i] = p
     first_seen: dict[tuple, float] = {}
     for index, game, version, t in result["arrivals"]:
         p = plan[index]
@@ -638,23 +674,14 @@ def push_phase(args, env, seeded, move_tables, publish) -> dict:
         len([p for p in plan if p["kind"] == "seat" and p["game"] == m["game"]]) for m in log
     )
     return {
-        "connected": connected,
-        "planned": len(plan),
-        "connect_s": connect_s,
-        "idle_cpu": idle_cpu,
-        "cpu_per_move": busy_cpu / max(1, len(log)),
         "delays": delays,
         "boards": boards,
         "board_spreads": board_spreads,
         "versus_answer": versus_answer,
         "teacher_delays": teacher_delays,
         "spreads": spreads,
-        "moves": latencies,
-        "failures": failures,
         "delivered": len(delays),
         "expected": expected,
-        "errors": result["n_errors"],
-        "error_kinds": result["errors"],
     }
 
 
@@ -718,6 +745,13 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8191)
     parser.add_argument("--skip-poll", action="store_true")
     parser.add_argument(
+        "--sweep",
+        type=lambda v: [float(x) for x in v.split(",") if x],
+        default=[0.5, 0.3],
+        help="then the same tables again, a move every P seconds each (comma list; '' for none)",
+    )
+    parser.add_argument("--sweep-seconds", type=float, default=12)
+    parser.add_argument(
         "--no-fetch",
         dest="fetch",
         action="store_false",
@@ -732,6 +766,8 @@ def main() -> None:
             "seconds": 5,
             "idle": 4,
             "poll_tablets": 60,
+            "sweep": [0.5],
+            "sweep_seconds": 4,
         },
     )
     fds = raise_fd_limit(args.connections * 2 + 1000)
@@ -773,6 +809,10 @@ def main() -> None:
             else "the server, on commit; timed from the moment the move was sent"
         )
     )
+    print(
+        f"moves: {len(move_tables)} tables, a move every {args.move_pace} s each = "
+        f"{pushed['rate']:.1f} moves/s"
+    )
     print(f"{'measure':<44}{'n':>7}{'p50':>9}{'p95':>9}{'p99':>9}{'max':>9}")
 
     def row(name, values, unit=""):
@@ -797,6 +837,19 @@ def main() -> None:
         f"push: server CPU per move {pushed['cpu_per_move'] * 1000:.1f} ms (the move, its events"
         + (", and the new board fetched by each tablet of the table)" if args.fetch else ")")
     )
+    for phase in pushed["sweep"]:
+        print(
+            f"\ncapacity: the {len(move_tables)} tables, a move every {phase['pace']} s each = "
+            f"{phase['rate']:.1f} moves/s, server CPU per move {phase['cpu_per_move'] * 1000:.1f} ms"
+        )
+        row("  move answer (ms)", phase["moves"])
+        row("  move sent -> other tablets (ms)", phase["delays"])
+        if args.fetch:
+            row("  move sent -> new board on the others (ms)", phase["boards"])
+        row("  spread across one table (ms)", phase["spreads"])
+        print(
+            f"  delivered {phase['delivered']}/{phase['expected']}; failures {len(phase['failures'])}"
+        )
     per_tablet = pushed["idle_cpu"] * 1e6 / max(1, pushed["connected"])
     print(
         f"push: server CPU idle {pushed['idle_cpu'] * 100:.2f}% of a core for "
