@@ -1698,8 +1698,19 @@ class _Tier3Keys:
             return found  # type: ignore[return-value]
         if len(ms) <= _MATERIALISE or skey in self.built:
             pairs = self.items(ms, some)
-            high = max((Fraction(abs(p), q) for p, q in pairs), default=Fraction(0))
-            low = min((Fraction(abs(p), q) for p, q in pairs if p), default=Fraction(MAX_NUMERATOR))
+            # Two values p/q apart differ by >= 1/(q q') >= 1e-6 on magnitudes <= 1e4: floats
+            # (53 bits) order them exactly, so the extreme pair is found without a Fraction.
+            sizes = [abs(p) / q for p, q in pairs]
+            high = low = Fraction(0)
+            if sizes:
+                i = max(range(len(sizes)), key=sizes.__getitem__)
+                high = Fraction(abs(pairs[i][0]), pairs[i][1])
+            nonzero = [i for i, s in enumerate(sizes) if s]
+            if nonzero:
+                i = min(nonzero, key=sizes.__getitem__)
+                low = Fraction(abs(pairs[i][0]), pairs[i][1])
+            else:
+                low = Fraction(MAX_NUMERATOR)
             result = (
                 high,
                 max((q for _, q in pairs), default=1),
@@ -1742,15 +1753,6 @@ class _Tier3Keys:
         return result
 
 
-def _rkey(n: int, d: int) -> int:
-    """The key of n/d (d != 0) reduced; -1 (no set's key: q 1,023) past the denominators."""
-    if d < 0:
-        n, d = -n, -d
-    g = gcd(n, d)
-    d //= g
-    return (n // g) * _KEY + d if d <= MAX_DENOMINATOR else -1
-
-
 def _meets(
     ops: str, la: list[tuple[int, int]], ra: frozenset[int], rb: frozenset[int], tp: int, tq: int
 ) -> bool:
@@ -1760,7 +1762,11 @@ def _meets(
     intersection. A key n * 1024 + q with q <= 1,000 names one fraction even when |n| is past
     the bounds, and such a key is in no set: the needed values are not bound-checked.
     """
-    K = _KEY
+    K, D = _KEY, MAX_DENOMINATOR
+    # The keys are reduced inline (gcd, sign to the numerator, denominators past 1,000 left
+    # out: such a key would alias another value's), not by a call per value.
+    st, at = (1, tp) if tp >= 0 else (-1, -tp)  # tq == 1: t = tp
+    stp, atp = st, at
     zero_a, zero_b = 1 in ra, 1 in rb  # 0 is the key 1
     nonzero_a, nonzero_b = len(ra) > zero_a, len(rb) > zero_b
     disjoint = rb.isdisjoint
@@ -1777,29 +1783,78 @@ def _meets(
             if t == 0:
                 if (zero_a and rb) or zero_b:
                     return True
-            elif not disjoint({_rkey(t * q, p) for p, q in la if p}):
+            elif not disjoint(
+                {
+                    ((t * q if p > 0 else -t * q) // g) * K + e
+                    for p, q in la
+                    if p and (e := abs(p) // (g := gcd(t * q, p))) <= D
+                }
+            ):
                 return True
         if "/" in ops:
             if t == 0:
                 if (zero_a and nonzero_b) or (zero_b and nonzero_a):
                     return True  # 0 / b = 0 for every b but 0
-            elif not disjoint({_rkey(p, q * t) for p, q in la if p}) or not disjoint(
-                {_rkey(t * p, q) for p, q in la if p}
+            elif not disjoint(
+                {
+                    (st * p // g) * K + e
+                    for p, q in la
+                    if p and (e := q * at // (g := gcd(p, q * at))) <= D
+                }
+            ) or not disjoint(
+                {(t * p // g) * K + q // g for p, q in la if p and (g := gcd(t * p, q))}
             ):
                 return True  # a / b = t and b / a = t
     else:
-        if "+" in ops and not disjoint({_rkey(tp * q - p * tq, tq * q) for p, q in la}):
-            return True
-        if "-" in ops and (
-            not disjoint({_rkey(p * tq - tp * q, tq * q) for p, q in la})
-            or not disjoint({_rkey(tp * q + p * tq, tq * q) for p, q in la})
+        if "+" in ops and not disjoint(
+            {
+                (n // g) * K + d // g
+                for p, q in la
+                if (d := tq * q) // (g := gcd(n := tp * q - p * tq, d)) <= D
+            }
         ):
             return True
-        if "*" in ops and not disjoint({_rkey(tp * q, tq * p) for p, q in la if p}):
+        if "-" in ops and (
+            not disjoint(
+                {
+                    (n // g) * K + d // g
+                    for p, q in la
+                    if (d := tq * q) // (g := gcd(n := p * tq - tp * q, d)) <= D
+                }
+            )
+            or not disjoint(
+                {
+                    (n // g) * K + d // g
+                    for p, q in la
+                    if (d := tq * q) // (g := gcd(n := tp * q + p * tq, d)) <= D
+                }
+            )
+        ):
+            return True
+        if "*" in ops and not disjoint(
+            {
+                (n // g) * K + d // g
+                for p, q in la
+                if p
+                and (d := tq * abs(p)) // (g := gcd(n := (tp * q if p > 0 else -tp * q), d)) <= D
+            }
+        ):
             return True  # t is not 0
         if "/" in ops and (
-            not disjoint({_rkey(p * tq, q * tp) for p, q in la if p})
-            or not disjoint({_rkey(tp * p, tq * q) for p, q in la if p})
+            not disjoint(
+                {
+                    (n // g) * K + d // g
+                    for p, q in la
+                    if p and (d := q * atp) // (g := gcd(n := stp * p * tq, d)) <= D
+                }
+            )
+            or not disjoint(
+                {
+                    (n // g) * K + d // g
+                    for p, q in la
+                    if p and (d := tq * q) // (g := gcd(n := tp * p, d)) <= D
+                }
+            )
         ):
             return True
     if "^" in ops:

@@ -304,3 +304,48 @@ def test_some_part_search_is_every_sub_multiset(cards: list[int], rules: RuleSet
         for sub in _operand_sets(ms, size)
     )
     assert _Tier3Keys(rules).makes(ms, t, some=True) == expected, (ms, t)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_meets_is_every_pair_of_fractions(seed: int) -> None:
+    """_meets (keys reduced inline: sign to the numerator, gcd, denominators past 1,000 left
+    out) against every pair of two small sets of fractions, negative and fractional targets
+    included. R2.2: every intermediate p/q has |p| <= 10,000 and q <= 1,000; R3.3 the
+    operators; R2.2 a power's exponent is whole 0..10 and 0 ^ 0 has no value."""
+    from games.engine.solver import _KEY, _meets
+
+    rng = random.Random(seed)
+    rules = RuleSet(tier=3, operators=rng.choice(["+-*/^", "+-/", "+*/", "+/^", "+-*"]))
+
+    def some_fraction() -> Fraction:
+        q = rng.choice([1, 1, 1, 2, 3, 4, 6, 7, 12, 40, 999, 1000])
+        return Fraction(rng.randint(-60, 60) * rng.choice([1, 1, 50]), q)
+
+    def in_bounds(v: Fraction) -> bool:
+        return abs(v.numerator) <= 10_000 and v.denominator <= 1_000
+
+    A = {v for v in (some_fraction() for _ in range(rng.randint(1, 12))) if in_bounds(v)}
+    B = {v for v in (some_fraction() for _ in range(rng.randint(1, 12))) if in_bounds(v)}
+    A.add(Fraction(rng.randint(0, 4)))  # small whole numbers: exponents, 0 and 1
+    B.add(Fraction(rng.randint(0, 4)))
+    made = set()
+    for a in A:
+        for b in B:
+            for sym in rules.operators:
+                for x, y in ((a, b), (b, a)):
+                    v = reference_step(sym, x, y, rules)
+                    if v is not None:
+                        made.add(v)
+
+    def key(v: Fraction) -> int:
+        return v.numerator * _KEY + v.denominator
+
+    la = sorted((v.numerator, v.denominator) for v in A)
+    ra, rb = frozenset(key(v) for v in A), frozenset(key(v) for v in B)
+    targets = {v for v in made if rng.random() < 0.3} | {some_fraction() for _ in range(20)}
+    targets |= {-v for v in targets}
+    for t in targets:
+        if not in_bounds(t):
+            continue
+        got = _meets(rules.operators, la, ra, rb, t.numerator, t.denominator)
+        assert got == (t in made), (rules.operators, sorted(A), sorted(B), t)
