@@ -236,9 +236,17 @@
   document.addEventListener("kavet:stream-up", function () { streamUp = true; schedulePoll(); });
   document.addEventListener("kavet:stream-down", function () { streamUp = false; schedulePoll(); });
   var heardVersion = -1;  // the newest version the push channel told of
+  // This tablet's own move on its way: its answer is the new board. The push event of that very
+  // move usually comes first; fetching the board for it would only ask for what the answer
+  // brings, so it waits for the answer, and catchUp() fetches if the table moved further.
+  var moveInFlight = false;
+  function isMove(ev) { return ev.detail && ev.detail.elt && ev.detail.elt.id === "move-form"; }
+  document.addEventListener("htmx:beforeRequest", function (ev) { if (isMove(ev)) moveInFlight = true; });
+  document.addEventListener("htmx:afterRequest", function (ev) { if (isMove(ev)) moveInFlight = false; });
   document.addEventListener("kavet:changed", function (ev) {
     var b = board(), v = ev.detail && ev.detail.version;
     if (v !== null && v !== undefined) heardVersion = Math.max(heardVersion, Number(v));
+    if (moveInFlight) return;
     // Same version too: pausing or ending a game changes its status, not its version.
     if (b && (v === null || v === undefined || Number(v) >= Number(b.dataset.version))) poll();
   });

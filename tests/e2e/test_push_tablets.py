@@ -1,0 +1,73 @@
+"""Two tablets at one table on the push channel (issue 11; R5.1: the first call wins, so every
+tablet must see a move at the same moment).
+
+The other tablet shows the move well before its slow safety poll (10 s while the stream is up);
+the mover's own tablet does not fetch the board for its own move's event: the move's answer is
+that board.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from playwright.sync_api import expect
+
+from games import services
+from tests import factories
+from tests.e2e.helpers import open_table, sign_in_context
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+STREAM_UP = """
+window.__kvUp = false;
+document.addEventListener("kavet:stream-up", function () { window.__kvUp = true; });
+document.addEventListener("kavet:stream-down", function () { window.__kvUp = false; });
+"""
+
+
+def tablet(new_context, live_server, student, game):
+    context = new_context(viewport={"width": 1024, "height": 768})
+    context.add_init_script(STREAM_UP)
+    sign_in_context(context, live_server, student.user)
+    page = context.new_page()
+    open_table(page, live_server, game)
+    page.wait_for_function("window.__kvUp === true", timeout=10_000)
+    return page
+
+
+def test_a_move_reaches_the_other_tablet_by_push_and_the_mover_fetches_nothing_more(
+    new_context, live_server
+):  # R4.3, R5.1
+    classroom = factories.classroom(school=factories.school())
+    anna = factories.student(classroom=classroom, name="Anna", picture_code="0-1-2")
+    bo = factories.student(classroom=classroom, name="Bo", picture_code="3-4-5")
+    game = services.game_create(
+        school=classroom.school,
+        classroom=classroom,
+        label="Table 1",
+        players=[{"student": anna}, {"student": bo}],
+        settings={"challenge_window": 30, "turn_time": 0},
+    )
+    services.game_start(game=game)
+    a = tablet(new_context, live_server, anna, game)
+    b = tablet(new_context, live_server, bo, game)
+    boards = []  # the boards Anna's tablet fetched (200s of the table's poll URL)
+    a.on(
+        "response",
+        lambda r: (
+            boards.append(r.url) if f"/play/{game.pk}/?v=" in r.url and r.status == 200 else None
+        ),
+    )
+    expect(a.locator(".whose-turn")).to_contain_text("Your turn!")
+    start = time.monotonic()
+    a.click("button.act-nothing")
+    # Bo's tablet: the window to challenge Anna's "nothing to do" is open, pushed (not polled).
+    expect(b.locator("#board")).to_have_attribute("data-version", "1", timeout=5_000)
+    seen_after = time.monotonic() - start
+    expect(b.locator("button.act-challenge")).to_be_visible()
+    assert seen_after < 5, seen_after  # the safety poll would take up to 10 s
+    expect(a.locator("#board")).to_have_attribute("data-version", "1")
+    a.wait_for_timeout(1_500)  # time for a needless fetch to happen, if one were made
+    assert boards == [], boards
+    assert b.evaluate("window.__kvUp") is True
