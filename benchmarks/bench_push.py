@@ -13,9 +13,10 @@ Seeds tables of four students in class games (a teacher per class game). Then, l
    recorded: delay from the move's sending to each other tablet, the spread of arrival at one
    table. As a tablet does (static/js/table.js), each stream told of a change fetches the new
    board with its poll request on a connection of its own: the delay and spread of the new
-   board, and the server's CPU per move with its fetches, are reported too (every tablet of
-   the table fetches, the mover's own too: a real mover's tablet has the board in its answer
-   and gets a 204, so this is pessimistic). --no-fetch: streams only.
+   board, and the server's CPU per move with its fetches, are reported too. The mover's own
+   tablet waits for its move's answer instead (the parent tells the listener when a seat's
+   move is sent and answered), and fetches only if the table moved further. --no-fetch:
+   streams only.
 2. polling: `gunicorn -c gunicorn.conf.py kavet_site.wsgi` (threads) with the simulated tablets
    of benchmarks/tablets.py polling every 2 s, the same moves; CPU per tablet, move latency.
    A polling tablet sees a move at its next poll: the delay is uniform over the interval plus
@@ -196,6 +197,24 @@ class BoardFetcher:
         self.conn = None
         self.lock = asyncio.Lock()
         self.have = -1
+        self.heard = -1
+        self.moving = False  # this tablet's own move is on its way (table.js: moveInFlight)
+
+    def told(self, version: int) -> None:
+        """The stream said "version N": fetch, unless this tablet's own move is on its way."""
+        self.heard = max(self.heard, version)
+        if not self.moving:
+            asyncio.ensure_future(self.changed(version))
+
+    def move_sent(self) -> None:
+        self.moving = True
+
+    def move_answered(self, version: int) -> None:
+        """The move's answer was the board at `version`; fetch only if the table moved on."""
+        self.moving = False
+        self.have = max(self.have, version)
+        if self.heard > self.have:
+            asyncio.ensure_future(self.changed(self.heard))
 
     async def changed(self, version: int) -> None:
         async with self.lock:
@@ -303,7 +322,7 @@ async def sse_connection(
                         (index, data.get("game"), data.get("game_version", data["version"]), now)
                     )
                     if fetcher is not None and index in hellos:
-                        asyncio.ensure_future(fetcher.changed(int(data["version"])))
+                        fetcher.told(int(data["version"]))
         stopper.cancel()
     except (OSError, asyncio.IncompleteReadError, ValueError, TimeoutError) as exc:
         errors.append(type(exc).__name__)
@@ -322,8 +341,12 @@ async def listen_main(plan: list, host: str, port: int, concurrency: int) -> dic
     gate = asyncio.Semaphore(concurrency)
     tasks = []
 
-    async def opened(i, path, cookie, fetch):
+    fetchers: dict[tuple[int, int], BoardFetcher] = {}
+
+    async def opened(i, path, cookie, fetch, seat):
         fetcher = BoardFetcher(i, host, port, fetch, cookie, boards, errors) if fetch else None
+        if fetcher is not None:
+            fetchers[tuple(seat)] = fetcher
         async with gate:
             task = asyncio.ensure_future(
                 sse_connection(i, host, port, path, cookie, arrivals, hellos, errors, stop, fetcher)
@@ -335,11 +358,29 @@ async def listen_main(plan: list, host: str, port: int, concurrency: int) -> dic
 
     started = time.monotonic()
     await asyncio.gather(
-        *(opened(i, p["path"], p["cookie"], p.get("fetch")) for i, p in enumerate(plan))
+        *(
+            opened(i, p["path"], p["cookie"], p.get("fetch"), p.get("seat"))
+            for i, p in enumerate(plan)
+        )
     )
     print(f"READY {len(hellos)} {time.monotonic() - started:.1f} {len(errors)}", flush=True)
     loop = asyncio.get_running_loop()
-    await loop.run_in_executor(None, sys.stdin.readline)  # the parent says when to stop
+
+    def heard(line: str) -> None:
+        # The parent posts the moves: "sent G S" before, "answered G S V" after (the mover's
+        # own tablet then behaves as table.js does with its own move).
+        words = line.split()
+        fetcher = fetchers.get((int(words[1]), int(words[2])))
+        if fetcher is not None and words[0] == "sent":
+            fetcher.move_sent()
+        elif fetcher is not None:
+            fetcher.move_answered(int(words[3]))
+
+    while True:  # the parent says when to stop
+        line = await loop.run_in_executor(None, sys.stdin.readline)
+        if not line or line.startswith("stop"):
+            break
+        heard(line)
     stop.set()
     await asyncio.gather(*tasks, return_exceptions=True)
     await asyncio.sleep(0)
@@ -396,8 +437,12 @@ def mover(
     latencies: list,
     failures: list,
     publish: bool,
+    tell=None,
 ) -> None:
-    """Plays one table: the active seat says "nothing", the others press OK; and again."""
+    """Plays one table: the active seat says "nothing", the others press OK; and again.
+
+    `tell(line)`, when given, tells the listener that the seat's own tablet sent a move
+    ("sent G S") and got its answer, the board at version V ("answered G S V")."""
     from games import push
     from games.engine.game import GameState, legal_moves
     from games.models import Game
@@ -430,6 +475,8 @@ def mover(
             "HX-Request": "true",
             "Content-Type": "application/x-www-form-urlencoded",
         }
+        if tell:
+            tell(f"sent {table['game']} {seat}")
         sent = time.monotonic()
         try:
             conn.request(
@@ -446,6 +493,13 @@ def mover(
             continue
         answered = time.monotonic()
         latencies.append((answered - sent) * 1000)
+        if tell:
+            shown = (
+                html.split('data-version="', 1)[1].split('"', 1)[0]
+                if "data-version" in html
+                else -1
+            )
+            tell(f"answered {table['game']} {seat} {shown}")
         if response.status != 200 or 'data-applied="1"' not in html:
             failures.append(f"{response.status} {kind} v{game.version}")
             time.sleep(pace)
@@ -466,7 +520,7 @@ def mover(
         time.sleep(pace * random.uniform(0.8, 1.2))
 
 
-def run_moves(port: int, tables: list, seconds: float, pace: float, publish: bool):
+def run_moves(port: int, tables: list, seconds: float, pace: float, publish: bool, tell=None):
     from django.db import connections
 
     log, latencies, failures = [], [], []
@@ -474,7 +528,7 @@ def run_moves(port: int, tables: list, seconds: float, pace: float, publish: boo
 
     def one(table):
         try:
-            mover(port, table, until, pace, log, latencies, failures, publish)
+            mover(port, table, until, pace, log, latencies, failures, publish, tell)
         finally:
             connections.close_all()
 
@@ -554,6 +608,7 @@ def push_phase(args, env, seeded, move_tables, publish) -> dict:
                 "path": p["path"],
                 "cookie": p["cookie"],
                 "fetch": p.get("fetch") if args.fetch else None,
+                "seat": (p["game"], p["seat"]) if p["kind"] == "seat" else None,
             }
             for p in plan
         ],
@@ -574,6 +629,13 @@ def push_phase(args, env, seeded, move_tables, publish) -> dict:
             stdout=subprocess.PIPE,
             text=True,
         )
+        lock = threading.Lock()
+
+        def tell(line: str) -> None:
+            with lock:
+                listener.stdin.write(line + "\n")
+                listener.stdin.flush()
+
         ready = listener.stdout.readline().split()
         connected, connect_s = int(ready[1]), float(ready[2])
         cpu0, t0 = tree_cpu(server.pid), time.monotonic()
@@ -581,7 +643,7 @@ def push_phase(args, env, seeded, move_tables, publish) -> dict:
         idle_cpu = (tree_cpu(server.pid) - cpu0) / (time.monotonic() - t0)
         cpu1, t1 = tree_cpu(server.pid), time.monotonic()
         log, latencies, failures = run_moves(
-            args.port, move_tables, args.seconds, args.move_pace, publish
+            args.port, move_tables, args.seconds, args.move_pace, publish, tell
         )
         time.sleep(1.0)  # the last events on their way (and the boards they ask for)
         busy_cpu = tree_cpu(server.pid) - cpu1 - idle_cpu * (time.monotonic() - t1)
@@ -590,14 +652,13 @@ def push_phase(args, env, seeded, move_tables, publish) -> dict:
         for pace in args.sweep:
             c0, s0 = tree_cpu(server.pid), time.monotonic()
             s_log, s_latencies, s_failures = run_moves(
-                args.port, move_tables, args.sweep_seconds, pace, publish
+                args.port, move_tables, args.sweep_seconds, pace, publish, tell
             )
             seconds = time.monotonic() - s0
             time.sleep(1.0)
             s_cpu = tree_cpu(server.pid) - c0 - idle_cpu * (time.monotonic() - s0)
             sweep.append((pace, s_log, s_latencies, s_failures, s_cpu, seconds))
-        listener.stdin.write("stop\n")
-        listener.stdin.flush()
+        tell("stop")
         out, _ = listener.communicate(timeout=120)
     result = json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:])
     out = {
