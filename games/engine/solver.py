@@ -1315,11 +1315,6 @@ def _fkey(n: int, d: int) -> int | None:
     return n * _KEY + d
 
 
-def _key_value(key: int) -> Value:
-    p, q = key >> _SHIFT, key & _LOW
-    return p if q == 1 else Fraction(p, q)
-
-
 def _value_key(value: Value) -> int | None:
     if type(value) is int:
         return value * _KEY + 1 if -MAX_NUMERATOR <= value <= MAX_NUMERATOR else None
