@@ -39,22 +39,27 @@ def _step(sym: str, a: int, b: int, rules: RuleSet) -> int | None:
 
 
 @cache
-def _whole_reference(ms: tuple[int, ...], rules: RuleSet) -> frozenset[int]:
-    """Every value of every expression on all of ms whose intermediate results are whole."""
+def _reference(ms: tuple[int, ...], rules: RuleSet, step) -> frozenset:
+    """Every value of every expression on all of ms, each step taken by `step` (None: no value)."""
     if len(ms) == 1:
-        return frozenset(ms)
-    out: set[int] = set()
+        return frozenset({Fraction(ms[0]) if step is reference_step else ms[0]})
+    out: set = set()
     n = len(ms)
     for mask in range(1, (1 << n) - 1):
         left = tuple(ms[i] for i in range(n) if mask >> i & 1)
         right = tuple(ms[i] for i in range(n) if not mask >> i & 1)
-        for a in _whole_reference(left, rules):
-            for b in _whole_reference(right, rules):
+        for a in _reference(left, rules, step):
+            for b in _reference(right, rules, step):
                 for sym in rules.operators or "":
-                    value = _step(sym, a, b, rules)
+                    value = step(sym, a, b, rules)
                     if value is not None:
                         out.add(value)
     return frozenset(out)
+
+
+def _whole_reference(ms: tuple[int, ...], rules: RuleSet) -> frozenset[int]:
+    """Every value of every expression on all of ms whose intermediate results are whole."""
+    return _reference(ms, rules, _step)
 
 
 @settings(max_examples=150, deadline=None)
@@ -145,23 +150,9 @@ FRACTION_RULES = [
 ]
 
 
-@cache
 def _fraction_reference(ms: tuple[int, ...], rules: RuleSet) -> frozenset[Fraction]:
     """Every value of every expression on all of ms, fractions included, by the reference."""
-    if len(ms) == 1:
-        return frozenset({Fraction(ms[0])})
-    out: set[Fraction] = set()
-    n = len(ms)
-    for mask in range(1, (1 << n) - 1):
-        left = tuple(ms[i] for i in range(n) if mask >> i & 1)
-        right = tuple(ms[i] for i in range(n) if not mask >> i & 1)
-        for a in _fraction_reference(left, rules):
-            for b in _fraction_reference(right, rules):
-                for sym in rules.operators or "":
-                    value = reference_step(sym, a, b, rules)
-                    if value is not None:
-                        out.add(value)
-    return frozenset(out)
+    return _reference(ms, rules, reference_step)
 
 
 def _made(ms: tuple[int, ...], rules: RuleSet, use_all: bool) -> set[int]:
