@@ -239,14 +239,21 @@
   // This tablet's own move on its way: its answer is the new board. The push event of that very
   // move usually comes first; fetching the board for it would only ask for what the answer
   // brings, so it waits for the answer, and catchUp() fetches if the table moved further.
-  var moveInFlight = false;
-  function isMove(ev) { return ev.detail && ev.detail.elt && ev.detail.elt.id === "move-form"; }
-  document.addEventListener("htmx:beforeRequest", function (ev) { if (isMove(ev)) moveInFlight = true; });
-  document.addEventListener("htmx:afterRequest", function (ev) { if (isMove(ev)) moveInFlight = false; });
+  // Known by its request: the form itself is swapped out with the board its answer brings, so
+  // htmx tells the end of the request from an ancestor. beforeSend, not beforeRequest: only a
+  // request really sent has an afterRequest (load, error, abort or timeout) to end it.
+  var moveXhr = null;
+  document.addEventListener("htmx:beforeSend", function (ev) {
+    var elt = ev.detail && ev.detail.elt;
+    if (elt && elt.id === "move-form") moveXhr = ev.detail.xhr;
+  });
+  document.addEventListener("htmx:afterRequest", function (ev) {
+    if (moveXhr && ev.detail && ev.detail.xhr === moveXhr) moveXhr = null;
+  });
   document.addEventListener("kavet:changed", function (ev) {
     var b = board(), v = ev.detail && ev.detail.version;
     if (v !== null && v !== undefined) heardVersion = Math.max(heardVersion, Number(v));
-    if (moveInFlight) return;
+    if (moveXhr) return;
     // Same version too: pausing or ending a game changes its status, not its version.
     if (b && (v === null || v === undefined || Number(v) >= Number(b.dataset.version))) poll();
   });

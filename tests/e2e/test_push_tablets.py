@@ -2,8 +2,8 @@
 tablet must see a move at the same moment).
 
 The other tablet shows the move well before its slow safety poll (10 s while the stream is up);
-the mover's own tablet does not fetch the board for its own move's event: the move's answer is
-that board.
+the mover's own tablet does not fetch the board for its own move's event (the move's answer is
+that board), and still hears the next move of the others.
 """
 
 from __future__ import annotations
@@ -70,4 +70,10 @@ def test_a_move_reaches_the_other_tablet_by_push_and_the_mover_fetches_nothing_m
     expect(a.locator("#board")).to_have_attribute("data-version", "1")
     a.wait_for_timeout(1_500)  # time for a needless fetch to happen, if one were made
     assert boards == [], boards
-    assert b.evaluate("window.__kvUp") is True
+    # ... and Anna's tablet still hears the others: Bo's OK reaches it by push at once.
+    start = time.monotonic()
+    b.click("button.act-ok")
+    expect(a.locator("#board")).to_have_attribute("data-version", "2", timeout=5_000)
+    assert time.monotonic() - start < 5
+    assert len(boards) == 1, boards  # the one board Bo's move changed
+    assert a.evaluate("window.__kvUp") is True and b.evaluate("window.__kvUp") is True
