@@ -111,7 +111,7 @@ class Seat(models.Model):
     # When this seat's tablet last had the table open (games.polling, every 30 s at most): the
     # live view's "tablet has gone quiet", and the first turn's fair start (R4.9).
     last_seen_at = models.DateTimeField(null=True, blank=True)
-    last_move_at = models.DateTimeField(null=True, blank=True)
+    # (When a seat last moved is its latest Move row: no stamp of its own to write per move.)
 
     class Meta:
         ordering = ["game", "position"]

@@ -82,7 +82,7 @@ class MoveOutcome:
     events: list[dict] = field(default_factory=list)
     refusal_code: str | None = None
     message: str = ""
-    # The table as read under the lock and as the move left it (scores, places, last moves):
+    # The table as read under the lock and as the move left it (scores and places at the end):
     # the board the answer shows needs no second read. None where the seats were not read.
     seats: list[Seat] | None = None
 
@@ -685,10 +685,6 @@ def _apply_locked(
         game=game, number=number, seat=move.get("seat"), payload=move, events=events, by_user=by
     )
     _record_plays(game, before, after, move, events, move_row, seats, now)
-    acting = move.get("seat")
-    if acting in seats and move.get("type") != "replace":
-        Seat.objects.filter(pk=seats[acting].pk).update(last_move_at=now)
-        seats[acting].last_move_at = now
     game.state = after.to_dict()
     game.version = number
     game.last_move_at = now

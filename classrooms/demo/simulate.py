@@ -345,9 +345,8 @@ def live_refresh(*, session: ClassSession, now: datetime) -> timedelta:
     games.update(**{name: F(name) + shift for name in (*clocks, "bot_due_at")})  # NULL stays NULL
     Move.objects.filter(game__in=games).update(created_at=F("created_at") + shift)
     Play.objects.filter(game__in=games).update(at=F("at") + shift)
-    for name in ("last_seen_at", "last_move_at"):
-        Seat.objects.filter(game__in=games, **{f"{name}__isnull": False}).update(
-            **{name: F(name) + shift}
-        )
+    Seat.objects.filter(game__in=games, last_seen_at__isnull=False).update(
+        last_seen_at=F("last_seen_at") + shift
+    )
     ClassSession.objects.filter(pk=session.pk).update(created_at=F("created_at") + shift)
     return shift

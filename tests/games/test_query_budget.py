@@ -18,9 +18,10 @@ from tests.games.conftest import card, tokens
 
 pytestmark = pytest.mark.django_db(transaction=True)
 HX = {"HTTP_HX_REQUEST": "true"}
-# The move itself: lock the game, read its seats, insert the move, insert the plays, stamp the
-# acting seat, save the game.
-MOVE_BUDGET = 6
+# The move itself: lock the game (its class with it), read its seats, insert the move, insert
+# the plays, save the game. (Issue 11 asked for 6 at most; the seat's own "last moved" stamp
+# went, its latest Move row says it.)
+MOVE_BUDGET = 5
 # Around it the view reads the session (the cache in production), the user and the user's seat,
 # and the board it answers with reads the recent moves and the class's lowest level (reading
 # aloud); the seats are the ones the move read under its lock, the class came with the game.
@@ -42,7 +43,7 @@ def data_statements(captured) -> list[str]:
     return [q["sql"] for q in captured.captured_queries if not q["sql"].startswith(CONTROL)]
 
 
-def test_a_move_costs_at_most_six_statements(
+def test_a_move_costs_at_most_five_statements(
     make_game, anna, bo, django_assert_max_num_queries
 ):  # R4.3
     game = make_game([{"student": anna}, {"student": bo}])
@@ -68,7 +69,7 @@ def test_a_move_through_the_view_stays_within_budget(
     assert Game.objects.get(pk=game.pk).version == 1
 
 
-def test_a_computer_players_turn_costs_at_most_six_statements(
+def test_a_computer_players_turn_costs_at_most_five_statements(
     make_game, anna, django_assert_max_num_queries
 ):  # R8.2
     game = make_game([{"student": anna}, {"bot": "hard"}], turn_time=0, challenge_window=0)
