@@ -440,6 +440,27 @@ def tree_cpu(pid: int) -> float:
     return total
 
 
+def _cpu_of_others(server_pid: int) -> dict[str, float]:
+    """CPU seconds so far of what shares the 2 cores with the server: the load generator (the
+    listener and this process, the mover) and PostgreSQL and Redis."""
+    out = {"load generator": 0.0, "postgresql + redis": 0.0}
+    ticks = os.sysconf("SC_CLK_TCK")
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            raw = stat.read_text()
+            name = raw[raw.index("(") + 1 : raw.rindex(")")]
+            fields = raw.rsplit(")", 1)[1].split()
+            cmd = (stat.parent / "cmdline").read_bytes()
+        except (OSError, ValueError):
+            continue
+        cpu = (int(fields[11]) + int(fields[12])) / ticks
+        if b"bench_push.py" in cmd:
+            out["load generator"] += cpu
+        elif name.startswith(("postgres", "redis-server")):
+            out["postgresql + redis"] += cpu
+    return out
+
+
 def mover(
     port: int,
     table: dict,
@@ -654,11 +675,16 @@ def push_phase(args, env, seeded, move_tables, publish) -> dict:
         time.sleep(args.idle)
         idle_cpu = (tree_cpu(server.pid) - cpu0) / (time.monotonic() - t0)
         cpu1, t1 = tree_cpu(server.pid), time.monotonic()
+        others1 = _cpu_of_others(server.pid)
         log, latencies, failures = run_moves(
             args.port, move_tables, args.seconds, args.move_pace, publish, tell
         )
         time.sleep(1.0)  # the last events on their way (and the boards they ask for)
         busy_cpu = tree_cpu(server.pid) - cpu1 - idle_cpu * (time.monotonic() - t1)
+        others = {
+            k: (v - others1[k]) / (time.monotonic() - t1)
+            for k, v in _cpu_of_others(server.pid).items()
+        }
         # Capacity: the same tables, moving faster, the 2,000 streams still open.
         sweep = []
         for pace in args.sweep:
@@ -682,6 +708,7 @@ def push_phase(args, env, seeded, move_tables, publish) -> dict:
         "error_kinds": result["errors"],
         **_analyse(plan, result, log),
         "cpu_per_move": busy_cpu / max(1, len(log)),
+        "others_cpu": others,
         "rate": len(log) / args.seconds,
         "moves": latencies,
         "failures": failures,
@@ -906,6 +933,10 @@ def main() -> None:
     print(
         f"push: delivered {pushed['delivered']}/{pushed['expected']} tablet events; move failures "
         f"{len(pushed['failures'])}"
+    )
+    print(
+        "on the same 2 cores meanwhile: "
+        + ", ".join(f"{k} {v * 100:.0f}% of a core" for k, v in pushed["others_cpu"].items())
     )
     print(
         f"push: server CPU per move {pushed['cpu_per_move'] * 1000:.1f} ms (the move, its events"
