@@ -836,7 +836,12 @@ def main() -> None:
     parser.add_argument(
         "--idle", type=float, default=16, help="idle seconds measured (> heartbeat)"
     )
-    parser.add_argument("--workers", type=int, default=2, help="uvicorn workers")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=(os.cpu_count() or 1) * 2,
+        help="uvicorn workers (gunicorn.conf.py's default: 2 per core)",
+    )
     parser.add_argument("--poll-tablets", type=int, default=300)
     parser.add_argument("--poll-workers", type=int, default=2)
     parser.add_argument("--poll-threads", type=int, default=4)
