@@ -394,6 +394,29 @@ async def listen_main(plan: list, host: str, port: int, concurrency: int) -> dic
     }
 
 
+def ratio(values: list[float], yardstick: list[float], p: float) -> float:
+    base = pct(yardstick, p)
+    return pct(values, p) / base if base and base == base else float("nan")
+
+
+def settle_database() -> None:
+    """After the seeding's writes, as pgbench does before its runs: statistics for the planner,
+    dead rows vacuumed and a checkpoint taken, so neither autovacuum nor a checkpoint forced by
+    the seeding's WAL lands in the middle of a measurement."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        for table in ("games_game", "games_seat", "games_move", "games_play", "django_session"):
+            cursor.execute(f"VACUUM ANALYZE {table}")
+        try:
+            cursor.execute("CHECKPOINT")
+        except Exception as exc:  # not a superuser: the measurement just runs without it
+            print(f"(no CHECKPOINT: {exc})")
+    connection.close()
+
+
 def quiet_collector() -> None:
     """The load generator's own garbage collections must not pause its clocks (a full one over
     2,000 connections' objects takes tens of ms): what exists now is frozen, and young
@@ -565,12 +588,32 @@ def run_moves(port: int, tables: list, seconds: float, pace: float, publish: boo
         finally:
             connections.close_all()
 
+    def yardstick():
+        # The bare Django view of benchmarks/urls.py, ten times a second on the same server at
+        # the same moments: what the machine and the server's queue cost any request.
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
+        while time.monotonic() < until:
+            t0 = time.monotonic()
+            try:
+                conn.request("GET", "/bench/bare")
+                conn.getresponse().read()
+                bare.append((time.monotonic() - t0) * 1000)
+            except (OSError, http.client.HTTPException):
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
+            time.sleep(max(0.0, 0.1 - (time.monotonic() - t0)))
+
+    bare: list[float] = []
     threads = [threading.Thread(target=one, args=(t,)) for t in tables]
+    threads.append(threading.Thread(target=yardstick))
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    BARE.extend(bare)
     return log, latencies, failures
+
+
+BARE: list[float] = []  # the yardstick of the last run_moves (read by the caller right after)
 
 
 @contextlib.contextmanager
@@ -676,9 +719,11 @@ def push_phase(args, env, seeded, move_tables, publish) -> dict:
         idle_cpu = (tree_cpu(server.pid) - cpu0) / (time.monotonic() - t0)
         cpu1, t1 = tree_cpu(server.pid), time.monotonic()
         others1 = _cpu_of_others(server.pid)
+        BARE.clear()
         log, latencies, failures = run_moves(
             args.port, move_tables, args.seconds, args.move_pace, publish, tell
         )
+        bare = list(BARE)
         time.sleep(1.0)  # the last events on their way (and the boards they ask for)
         busy_cpu = tree_cpu(server.pid) - cpu1 - idle_cpu * (time.monotonic() - t1)
         others = {
@@ -689,13 +734,14 @@ def push_phase(args, env, seeded, move_tables, publish) -> dict:
         sweep = []
         for pace in args.sweep:
             c0, s0 = tree_cpu(server.pid), time.monotonic()
+            BARE.clear()
             s_log, s_latencies, s_failures = run_moves(
                 args.port, move_tables, args.sweep_seconds, pace, publish, tell
             )
             seconds = time.monotonic() - s0
             time.sleep(1.0)
             s_cpu = tree_cpu(server.pid) - c0 - idle_cpu * (time.monotonic() - s0)
-            sweep.append((pace, s_log, s_latencies, s_failures, s_cpu, seconds))
+            sweep.append((pace, s_log, s_latencies, s_failures, s_cpu, seconds, list(BARE)))
         tell("stop")
         out, _ = listener.communicate(timeout=120)
     result = json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:])
@@ -711,16 +757,18 @@ def push_phase(args, env, seeded, move_tables, publish) -> dict:
         "others_cpu": others,
         "rate": len(log) / args.seconds,
         "moves": latencies,
+        "bare": bare,
         "failures": failures,
         "sweep": [],
     }
-    for pace, s_log, s_latencies, s_failures, s_cpu, s_seconds in sweep:
+    for pace, s_log, s_latencies, s_failures, s_cpu, s_seconds, s_bare in sweep:
         out["sweep"].append(
             {
                 "pace": pace,
                 "rate": len(s_log) / s_seconds,
                 "cpu_per_move": s_cpu / max(1, len(s_log)),
                 "moves": s_latencies,
+                "bare": s_bare,
                 "failures": s_failures,
                 **_analyse(plan, result, s_log),
             }
@@ -888,6 +936,7 @@ def main() -> None:
         f"seeded {len(seeded['tables'])} tables of 4, {len(seeded['teachers'])} class games "
         f"in {time.monotonic() - t0:.1f} s; open files limit {fds}; {os.cpu_count()} cores"
     )
+    settle_database()
     from games import services
 
     publish = "table_changed" not in inspect.getsource(services)
@@ -935,6 +984,11 @@ def main() -> None:
     row("push: spread across one table (ms)", s)
     row("push: move -> teacher's view (ms)", td)
     row("push: move answer, under the streams (ms)", pushed["moves"])
+    row("yardstick: the bare view, same moments (ms)", pushed["bare"])
+    print(
+        f"push: move answer / bare view: p50 {ratio(pushed['moves'], pushed['bare'], 50):.1f}x, "
+        f"p95 {ratio(pushed['moves'], pushed['bare'], 95):.1f}x"
+    )
     print(
         f"push: delivered {pushed['delivered']}/{pushed['expected']} tablet events; move failures "
         f"{len(pushed['failures'])}"
@@ -953,6 +1007,7 @@ def main() -> None:
             f"{phase['rate']:.1f} moves/s, server CPU per move {phase['cpu_per_move'] * 1000:.1f} ms"
         )
         row("  move answer (ms)", phase["moves"])
+        row("  yardstick: the bare view (ms)", phase["bare"])
         row("  move sent -> other tablets (ms)", phase["delays"])
         if args.fetch:
             row("  move sent -> new board on the others (ms)", phase["boards"])
