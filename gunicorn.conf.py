@@ -25,9 +25,10 @@ preload_app = True
 
 if ASGI:
     # Two event loops per core; each serves pages and moves and holds its share of the open
-    # streams. Django runs a request's sync code in one thread at a time per process (its
-    # thread-sensitive mode), so a worker waiting on PostgreSQL serves no other request
-    # meanwhile: with one worker per core, the boards a move makes every tablet fetch queued
+    # streams. Each request's sync code runs in a thread of its own (Django's per-request
+    # ThreadSensitiveContext), but one process runs Python in one thread at a time (the GIL):
+    # the event loop (streams, new requests) waited behind the request threads, and with one
+    # process per core the boards a move makes every tablet fetch queued in it
     # (benchmarks/bench_push.py, 2,000 tablets, 2 cores: move p95 82-144 ms with 2 workers,
     # 56-75 ms with 4).
     workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2))
