@@ -8,8 +8,8 @@ tablets' news (games.push.table_changed).
 
 One lock order everywhere: the game row first (`select_for_update(no_key=True)`, by id when
 there are several), then its seats and moves; a student row is locked only after their games
-(student_games_erase). A move costs at most six statements: lock the game, read its seats
-once, insert the move, insert the plays, stamp the acting seat, save the game.
+(student_games_erase). A move costs at most five statements: lock the game (its class read
+in the same statement), read its seats once, insert the move, insert the plays, save the game.
 
 Requests never apply due moves on their own: with workers, the computer player's task and the
 beat sweep do (games.tasks); in the embedded default (no worker) the table view applies them
