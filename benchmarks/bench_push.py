@@ -577,6 +577,8 @@ def mover(
 
 
 def run_moves(port: int, tables: list, seconds: float, pace: float, publish: bool, tell=None):
+    """Every table played by its own thread for `seconds`: the moves' log, their answer times,
+    the failures, and the yardstick's answer times in the same moments."""
     from django.db import connections
 
     log, latencies, failures = [], [], []
@@ -609,11 +611,7 @@ def run_moves(port: int, tables: list, seconds: float, pace: float, publish: boo
         t.start()
     for t in threads:
         t.join()
-    BARE.extend(bare)
-    return log, latencies, failures
-
-
-BARE: list[float] = []  # the yardstick of the last run_moves (read by the caller right after)
+    return log, latencies, failures, bare
 
 
 @contextlib.contextmanager
@@ -719,11 +717,9 @@ def push_phase(args, env, seeded, move_tables, publish) -> dict:
         idle_cpu = (tree_cpu(server.pid) - cpu0) / (time.monotonic() - t0)
         cpu1, t1 = tree_cpu(server.pid), time.monotonic()
         others1 = _cpu_of_others(server.pid)
-        BARE.clear()
-        log, latencies, failures = run_moves(
+        log, latencies, failures, bare = run_moves(
             args.port, move_tables, args.seconds, args.move_pace, publish, tell
         )
-        bare = list(BARE)
         time.sleep(1.0)  # the last events on their way (and the boards they ask for)
         busy_cpu = tree_cpu(server.pid) - cpu1 - idle_cpu * (time.monotonic() - t1)
         others = {
@@ -734,14 +730,13 @@ def push_phase(args, env, seeded, move_tables, publish) -> dict:
         sweep = []
         for pace in args.sweep:
             c0, s0 = tree_cpu(server.pid), time.monotonic()
-            BARE.clear()
-            s_log, s_latencies, s_failures = run_moves(
+            s_log, s_latencies, s_failures, s_bare = run_moves(
                 args.port, move_tables, args.sweep_seconds, pace, publish, tell
             )
             seconds = time.monotonic() - s0
             time.sleep(1.0)
             s_cpu = tree_cpu(server.pid) - c0 - idle_cpu * (time.monotonic() - s0)
-            sweep.append((pace, s_log, s_latencies, s_failures, s_cpu, seconds, list(BARE)))
+            sweep.append((pace, s_log, s_latencies, s_failures, s_cpu, seconds, s_bare))
         tell("stop")
         out, _ = listener.communicate(timeout=120)
     result = json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:])
@@ -858,7 +853,7 @@ def poll_phase(args, env, seeded, move_tables) -> dict:
         cpu0, t0 = tree_cpu(server.pid), time.monotonic()
         time.sleep(args.idle)
         idle_cpu = (tree_cpu(server.pid) - cpu0) / (time.monotonic() - t0)
-        _log, latencies, failures = run_moves(
+        _log, latencies, failures, _bare = run_moves(
             args.port + 1, move_tables, args.seconds, args.move_pace, publish=False
         )
         p = tablets_result(polls)
