@@ -48,7 +48,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.quick import parse_args  # noqa: E402
-from benchmarks.serve import gunicorn, serving, use_bench_env  # noqa: E402
+from benchmarks.serve import gunicorn, gunicorn_cmd, serving, use_bench_env  # noqa: E402
 from benchmarks.stats import pct  # noqa: E402
 
 CSRF = "benchcsrftokenbenchcsrftoken0123"
@@ -616,18 +616,7 @@ def run_moves(port: int, tables: list, seconds: float, pace: float, publish: boo
 
 @contextlib.contextmanager
 def asgi_server(port: int, workers: int, env: dict):
-    cmd = [
-        str(Path(sys.executable).with_name("gunicorn")),
-        "-c",
-        "gunicorn.conf.py",
-        "--bind",
-        f"127.0.0.1:{port}",
-        "--workers",
-        str(workers),
-        "--backlog",
-        "4096",
-        "kavet_site.asgi",
-    ]
+    cmd = gunicorn_cmd("kavet_site.asgi", port, "--workers", str(workers), "--backlog", "4096")
     with serving(
         cmd,
         env={**env, "CONN_MAX_AGE": "0"},

@@ -43,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.quick import parse_args  # noqa: E402
+from benchmarks.serve import gunicorn_cmd  # noqa: E402
 from benchmarks.stats import pct  # noqa: E402
 
 CHROMIUM = os.environ.get("KAVET_CHROMIUM", "/usr/bin/chromium")
@@ -156,14 +157,7 @@ def ensure_database(url: str) -> None:
 
 def start_server(kind: str, port: int, env: dict[str, str]) -> subprocess.Popen:
     if kind == "asgi":
-        cmd = [
-            str(Path(sys.executable).with_name("gunicorn")),
-            "-c",
-            "gunicorn.conf.py",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "kavet_site.asgi",
-        ]
+        cmd = gunicorn_cmd("kavet_site.asgi", port)
     else:
         cmd = [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"]
     server_log = open(f"/tmp/bench_ruling-{kind}.log", "wb")  # noqa: SIM115 - lives with the server

@@ -67,23 +67,21 @@ def ensure_database(env: dict[str, str]) -> None:
     )
 
 
+def gunicorn_cmd(app: str, port: int, *options: str) -> list[str]:
+    """The production command (gunicorn.conf.py) for `app` (kavet_site.wsgi / .asgi) on a
+    loopback port, with extra command-line options (--workers N, ...)."""
+    gunicorn_bin = str(Path(sys.executable).with_name("gunicorn"))
+    return [gunicorn_bin, "-c", "gunicorn.conf.py", "--bind", f"127.0.0.1:{port}", *options, app]
+
+
 @contextlib.contextmanager
 def gunicorn(
     port: int, *, workers: int = 4, threads: int = 4, env: dict[str, str] | None = None
 ) -> Iterator[subprocess.Popen]:
     env = env or bench_env()
-    cmd = [
-        str(Path(sys.executable).with_name("gunicorn")),
-        "-c",
-        "gunicorn.conf.py",
-        "--bind",
-        f"127.0.0.1:{port}",
-        "--workers",
-        str(workers),
-        "--threads",
-        str(threads),
-        "kavet_site.wsgi",
-    ]
+    cmd = gunicorn_cmd(
+        "kavet_site.wsgi", port, "--workers", str(workers), "--threads", str(threads)
+    )
     with serving(
         cmd, env=env, port=port, start_timeout=30, stop_timeout=15, what="gunicorn"
     ) as proc:
