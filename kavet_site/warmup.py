@@ -50,8 +50,9 @@ def warm_up() -> None:
     from django.urls import get_resolver
     from django.utils import translation
 
-    get_resolver().url_patterns  # noqa: B018 - imports every URL module and its views
-    get_resolver()._populate()  # the reverse() tables
+    resolver = get_resolver()
+    resolver.url_patterns  # noqa: B018 - imports every URL module and its views
+    resolver.reverse_dict  # noqa: B018 - builds the reverse() tables
     for name in _project_templates():
         try:
             get_template(name)  # compiled into the cached loader
