@@ -3,7 +3,8 @@
 Wrong tries are counted on what the client cannot choose: a tablet id the server signs and hands
 out (minting new ids is itself limited per client address, so throwing the cookie away buys no
 tries), per (tablet, child) and per tablet. A classmate guessing on one tablet never keeps the
-child out on another, and the teacher can lift a pause from the student's page.
+child out on another, and the teacher can lift a pause from the student's page. The counts live
+in the database (kavet_site.throttles.counters), so they hold while Redis is down.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import time
 
 from django.conf import settings
 from django.contrib.auth import login, logout
-from django.core.cache import cache
 from django.core.signing import BadSignature
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -25,6 +25,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from classrooms.models import Classroom, Student
 from classrooms.pictures import CODE_LENGTH, PICTURE_COUNT, PICTURES, decode, encode
 from kavet_site.clientip import client_bucket
+from kavet_site.throttles import counters
 
 CLASS_COOKIE = "kavet_class"
 TABLET_COOKIE = "kavet_tablet"
@@ -120,61 +121,48 @@ def _key(kind: str, ident: object) -> str:
 
 def _count(kind: str, ident: object, window: int) -> int:
     """Add one to a counter whose window starts at its first count; the new value."""
-    key = _key(kind, ident)
-    # add() starts the window; incr() counts within it without extending it.
-    if cache.add(key, 1, window):
-        return 1
-    try:
-        return cache.incr(key)
-    except ValueError:  # expired in between
-        cache.set(key, 1, window)
-        return 1
-
-
-def _generation(student: Student) -> str:
-    return cache.get(_key("gen", student.pk)) or "0"
+    return counters.hit(_key(kind, ident), window)
 
 
 def _pair_key(student: Student, tablet: str) -> str:
-    return f"{student.pk}:{_generation(student)}:{tablet}"
+    return _key("st", f"{student.pk}:{tablet}")
+
+
+def _lock_key(student: Student, tablet: str = "") -> str:
+    return _key("lock", f"{student.pk}:{tablet}")
 
 
 def tries_left(*, student: Student, tablet: str | None) -> int:
     """How many wrong tries are left on this tablet before a pause; 0 means wait."""
     if tablet is None:
         return STUDENT_TRIES
-    used_pair = cache.get(_key("st", _pair_key(student, tablet)), 0)
-    used_tablet = cache.get(_key("t", tablet), 0)
+    used = counters.counts([_pair_key(student, tablet), _key("t", tablet)])
+    used_pair, used_tablet = used.values()
     return max(0, min(STUDENT_TRIES - used_pair, TABLET_TRIES - used_tablet))
 
 
 def _note_lock(student: Student, tablet: str) -> None:
     """Remember that this child is kept out on this tablet, for the teacher's page."""
-    key = _key("locks", student.pk)
-    locks = cache.get(key) or {}
-    now = time.time()
-    locks = {t: until for t, until in locks.items() if until > now}
-    locks[tablet] = now + TRY_WINDOW
-    cache.set(key, locks, TRY_WINDOW)
+    counters.mark(_lock_key(student, tablet), TRY_WINDOW)
+
+
+def _locked_tablets(student: Student) -> list[str]:
+    prefix = _lock_key(student)
+    return [bucket[len(prefix) :] for bucket in counters.live(prefix)]
 
 
 def signin_locks(student: Student) -> int:
     """On how many tablets this child's sign-in is paused right now."""
-    locks = cache.get(_key("locks", student.pk)) or {}
-    now = time.time()
     return sum(
-        1
-        for tablet, until in locks.items()
-        if until > now and tries_left(student=student, tablet=tablet) <= 0
+        1 for tablet in _locked_tablets(student) if tries_left(student=student, tablet=tablet) <= 0
     )
 
 
 def signin_unlock(student: Student) -> None:
     """The teacher lets the child sign in again at once, on every tablet where it was paused."""
-    cache.set(_key("gen", student.pk), secrets.token_hex(6), None)  # every per-tablet count: gone
-    for tablet in cache.get(_key("locks", student.pk)) or {}:
-        cache.delete(_key("t", tablet))
-    cache.delete(_key("locks", student.pk))
+    tablets = _locked_tablets(student)
+    counters.clear(*(_key("t", tablet) for tablet in tablets), prefix=_pair_key(student, ""))
+    counters.clear(prefix=_lock_key(student))
 
 
 def signin_check(*, student: Student, pictures: tuple[int, ...], tablet: str) -> str | None:
@@ -183,9 +171,9 @@ def signin_check(*, student: Student, pictures: tuple[int, ...], tablet: str) ->
         _note_lock(student, tablet)
         return _too_many()
     if encode(pictures) == student.picture_code:
-        cache.delete(_key("st", _pair_key(student, tablet)))
+        counters.clear(_pair_key(student, tablet))
         return None
-    _count("st", _pair_key(student, tablet), TRY_WINDOW)
+    _count("st", f"{student.pk}:{tablet}", TRY_WINDOW)
     _count("t", tablet, TRY_WINDOW)
     if tries_left(student=student, tablet=tablet) <= 0:
         _note_lock(student, tablet)
@@ -232,7 +220,7 @@ def tablet_signin(request: HttpRequest) -> HttpResponse:
         tablet = tablet_id(request, mint=True)
         raw = request.POST.get("code", "")
         code, error = _class_code(raw)
-        if cache.get(_key("code", tablet), 0) >= TABLET_TRIES:
+        if counters.count(_key("code", tablet)) >= TABLET_TRIES:
             error = _too_many()
         elif not error:
             found = Classroom.objects.filter(code=code, archived_at__isnull=True).first()

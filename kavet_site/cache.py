@@ -1,7 +1,8 @@
 """A Redis cache that degrades instead of failing: with Redis down, reads miss and writes are dropped.
 
 Every user of the cache here can live without it (sessions are read from the database, the
-solver recomputes, sign-in counters start again), so a dead Redis must not turn pages into 500s.
+solver recomputes; rate limits count in the database, kavet_site/throttles), so a dead Redis
+must not turn pages into 500s.
 
 - Connection and timeout errors are caught: reads return their default, writes do nothing,
   `add` says "added" (nothing else holds the key), `incr` raises ValueError like a missing key.

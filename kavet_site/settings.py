@@ -61,6 +61,8 @@ INSTALLED_APPS = [
     "classrooms.reports.mail",
     "games",
     "classgames",
+    # Rate-limit counters in the database (they must hold while Redis is down).
+    "kavet_site.throttles",
     # Password-login throttling (per account and per client); keep it last (axes' docs).
     "axes",
 ]
@@ -253,6 +255,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         # Hourly: parents whose children's reports of last week are built get them by email.
         "task": "classrooms.reports.mail.tasks.schedule_weekly_emails",
         "schedule": crontab(minute=35),
+    },
+    "throttles-sweep": {
+        # Hourly: rate-limit counters whose window is over are deleted (reads ignore them).
+        "task": "kavet_site.throttles.tasks.sweep_counters",
+        "schedule": crontab(minute=50),
     },
     "retention-erase-weekly": {
         # Sunday night, no class playing: play data past KAVET_RETENTION_YEARS is erased.

@@ -13,7 +13,6 @@ from urllib.parse import urlsplit
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -29,6 +28,7 @@ from classgames import selectors as class_game_selectors
 from classrooms import permissions
 from classrooms.models import Classroom, User
 from kavet_site.clientip import client_bucket
+from kavet_site.throttles import counters
 
 from . import selectors, services
 from .charts import report_charts
@@ -60,7 +60,8 @@ def _error_text(error: ValidationError) -> str:
 # --- wrong-code rate limit --------------------------------------------------------------------
 # Counted per client address (as the trusted proxies saw it: never the load balancer's, which
 # would be every parent at once), per signed-in account, and per code typed. Each key locks only
-# the one client, account or code, for at most one window.
+# the one client, account or code, for at most one window. In the database
+# (kavet_site.throttles.counters), so a Redis outage lifts no limit.
 
 
 def _code_keys(request: HttpRequest, code: str = "") -> list[str]:
@@ -75,16 +76,12 @@ def _code_keys(request: HttpRequest, code: str = "") -> list[str]:
 
 
 def _too_many_code_tries(request: HttpRequest, code: str = "") -> bool:
-    return any((cache.get(key) or 0) >= CODE_TRIES for key in _code_keys(request, code))
+    return any(n >= CODE_TRIES for n in counters.counts(_code_keys(request, code)).values())
 
 
 def _count_code_try(request: HttpRequest, code: str = "") -> None:
     for key in _code_keys(request, code):
-        if not cache.add(key, 1, timeout=CODE_TRIES_WINDOW):
-            try:
-                cache.incr(key)
-            except ValueError:
-                cache.set(key, 1, timeout=CODE_TRIES_WINDOW)
+        counters.hit(key, CODE_TRIES_WINDOW)
 
 
 def _has_junk(*values: str) -> bool:

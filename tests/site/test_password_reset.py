@@ -176,3 +176,37 @@ def test_broken_links_never_give_a_500(client, path):
     assert response.status_code in (200, 404)
     if response.status_code == 200:
         assert not response.context["validlink"]
+
+
+# --- asking is rate-limited (kavet_site.auth_forms) ---------------------------------------------
+
+
+def test_an_address_asked_for_too_often_gets_the_same_page_and_no_more_emails(client, school):
+    from kavet_site.auth_forms import RESET_EMAIL_TRIES
+
+    factories.teacher(school=school, email="flooded@school.example")
+    pages = [
+        without_csrf(ask_reset(client, "Flooded@school.example", follow=True))
+        for _ in range(RESET_EMAIL_TRIES + 2)
+    ]
+    assert len(mail.outbox) == RESET_EMAIL_TRIES  # the mailbox is not flooded
+    assert len(set(pages)) == 1  # and the page never tells that anything changed
+
+
+def test_one_client_asking_too_often_is_told_to_wait_in_its_language(client, school):
+    from kavet_site.auth_forms import RESET_CLIENT_TRIES
+
+    factories.teacher(school=school, email="real@school.example")
+    for i in range(RESET_CLIENT_TRIES):
+        assert (
+            ask_reset(client, f"guess{i}@school.example", REMOTE_ADDR="198.51.100.9").status_code
+            == 302
+        )
+    refused = ask_reset(
+        client, "real@school.example", REMOTE_ADDR="198.51.100.9", HTTP_ACCEPT_LANGUAGE="fr"
+    )
+    assert refused.status_code == 429 and mail.outbox == []
+    assert "Trop de demandes" in refused.content.decode()
+    # Another client is not held up.
+    assert ask_reset(client, "real@school.example", REMOTE_ADDR="203.0.113.50").status_code == 302
+    assert len(mail.outbox) == 1

@@ -195,7 +195,9 @@ SAFE_STATUSES = {204, 301, 302, 303, 307, 308, 400, 403, 404, 405}
 TEXT_TYPES = ("text/html", "text/plain", "text/csv", "application/json")
 # Rows a request writes by design whoever sends it: the session (expiry, messages, the tablet's
 # last activity) is the requester's own and no party's data.
-UNHASHED = {"sessions.session"}
+# Sessions change with every sign-in; a refused try is counted by the rate limits (that is
+# their job: kavet_site.throttles), so neither is "a row the request changed".
+UNHASHED = {"sessions.session", "throttles.counter"}
 CELL_FLOOR = 2000
 # The POSTs that, sent by the owner (own rows), do change rows: so the same POST with another
 # party's ids is a real attempt, and its "no row changed" means something. Kept as a floor.
@@ -447,7 +449,7 @@ def _run(
 ) -> str | None:
     """One cell, in a savepoint rolled back after it; `writes`: no row may change; `measure`:
     the models it changed are noted in world["stats"]["owner_writes"] (the owner's POSTs)."""
-    cache.clear()  # sign-in and code throttles start afresh in every cell
+    cache.clear()  # the cache starts afresh in every cell (the throttles: the savepoint below)
     point = transaction.savepoint()
     try:
         before = _rows_fingerprint() if writes or measure else None
