@@ -14,10 +14,11 @@ Play data is:
 - the class games (classgames.ClassSession) created before the cut-off, once none of their
   tables is left;
 - the weekly reports, week tallies, report-build requests and weekly-email logs of weeks that
-  lie wholly before the cut-off (classrooms.reports.retention).
+  lie wholly before the cut-off, and the level recommendations made before it (their evidence
+  is counted from the plays) (classrooms.reports.retention).
 
 Not play data, and never erased here: schools, accounts, classes, students, their levels and
-level history, level recommendations, parent links and invites, email preferences. The
+level history, parent links and invites, email preferences. The
 students of an archived class are erased by the existing erase flow
 (classrooms.services.student_erase), not by this rule.
 
@@ -53,6 +54,7 @@ KINDS = (
     "reports.WeeklyReport",
     "reports.WeekTally",
     "reports.ReportJob",
+    "reports.LevelRecommendation",
     "reports_mail.WeeklyEmail",
 )
 
@@ -151,6 +153,9 @@ def _kind_words(label: str, n: int) -> str:
         "reports.WeekTally": ngettext("%(count)d week tally", "%(count)d week tallies", n),
         "reports.ReportJob": ngettext(
             "%(count)d report-build request", "%(count)d report-build requests", n
+        ),
+        "reports.LevelRecommendation": ngettext(
+            "%(count)d level recommendation", "%(count)d level recommendations", n
         ),
         "reports_mail.WeeklyEmail": ngettext(
             "%(count)d weekly-email record", "%(count)d weekly-email records", n

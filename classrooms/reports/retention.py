@@ -1,5 +1,9 @@
 """The reports' part of the retention rule (classrooms.retention): old weeks' rows erased.
 
+Level recommendations are erased with them once made before the cut-off, whatever became of
+them: their evidence (how many tries, how many right, how fast) is counted from the plays, so
+it is play data too. What a teacher decided is kept where it belongs, in the level history.
+
 A week belongs to the school year of its days; a week is erased only once it lies wholly
 before the cut-off day (its Monday at least seven days earlier), so a week that straddles
 1 August is kept with the later year. These rows are derived from the plays: nothing locks
@@ -8,12 +12,13 @@ them but the row itself, and nobody rebuilds a week that old.
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date, datetime, time, timedelta
 
 from classrooms.models import School
 
 from .mail.models import WeeklyEmail
-from .models import ReportJob, WeeklyReport, WeekTally
+from .models import LevelRecommendation, ReportJob, WeeklyReport, WeekTally
+from .selectors import school_tz
 
 WEEK = timedelta(days=7)
 
@@ -24,12 +29,17 @@ def _last_erased_monday(before: date) -> date:
 
 
 def reports_erase_before(*, school: School, before: date, dry_run: bool = False) -> dict[str, int]:
-    """Erase the school's weekly reports, week tallies and build requests of weeks before `before`."""
+    """Erase the school's weekly reports, week tallies and build requests of weeks before
+    `before`, and its level recommendations made before `before` (in the school's time zone)."""
     last = _last_erased_monday(before)
+    first_moment = datetime.combine(before, time(), tzinfo=school_tz(school))
     rows = [
         WeeklyReport.objects.filter(student__classroom__school=school, week_start__lte=last),
         WeekTally.objects.filter(student__classroom__school=school, week_start__lte=last),
         ReportJob.objects.filter(school=school, week_start__lte=last),
+        LevelRecommendation.objects.filter(
+            student__classroom__school=school, created_at__lt=first_moment
+        ),
     ]
     return {queryset.model._meta.label: _erase(queryset, dry_run) for queryset in rows}
 

@@ -20,7 +20,7 @@ from classrooms import retention
 from classrooms.models import Classroom, LevelChange, ParentLink, Student, User
 from classrooms.reports import services as report_services
 from classrooms.reports.mail.models import WeeklyEmail
-from classrooms.reports.models import ReportJob, WeeklyReport, WeekTally
+from classrooms.reports.models import LevelRecommendation, ReportJob, WeeklyReport, WeekTally
 from classrooms.services import school_year_current
 from classrooms.tasks import retention_erase_weekly
 from games import services
@@ -30,7 +30,18 @@ from tests.reports.plays import clock_at, finish, one_move, paris, table
 
 TODAY = paris(2026, 11, 20, 10, 0)
 CUTOFF = paris(2024, 8, 1)
-MODELS = (Game, Seat, Move, Play, ClassSession, WeeklyReport, WeekTally, ReportJob, WeeklyEmail)
+MODELS = (
+    Game,
+    Seat,
+    Move,
+    Play,
+    ClassSession,
+    WeeklyReport,
+    WeekTally,
+    ReportJob,
+    LevelRecommendation,
+    WeeklyEmail,
+)
 UNTOUCHED = (Student, Classroom, User, ParentLink, LevelChange)
 WORDS = {
     Game: "games?",
@@ -41,6 +52,7 @@ WORDS = {
     WeeklyReport: "weekly reports?",
     WeekTally: "week tall(?:y|ies)",
     ReportJob: "report-build requests?",
+    LevelRecommendation: "level recommendations?",
     WeeklyEmail: "weekly-email records?",
 }
 
@@ -135,6 +147,23 @@ def history(classroom, students):
     # The week of 22 July 2024 ends before the cut-off; that of 29 July 2024 runs across it.
     for week in (date(2023, 10, 9), date(2024, 7, 22), date(2024, 7, 29), date(2025, 3, 10)):
         WeeklyEmail.objects.create(parent=parent, week_start=week, status=WeeklyEmail.Status.SENT)
+    # Level recommendations: two made before the cut-off (one dismissed, one never decided),
+    # one made on the evening before it (22:00 in UTC), and one of 2025 that a teacher accepted.
+    for student, status, at in (
+        (anna, LevelRecommendation.Status.DISMISSED, paris(2023, 11, 20, 9)),
+        (brieuc, LevelRecommendation.Status.OPEN, paris(2024, 7, 31, 23, 30)),
+        (anna, LevelRecommendation.Status.ACCEPTED, paris(2025, 1, 13, 9)),
+    ):
+        rec = LevelRecommendation.objects.create(
+            student=student,
+            from_number_range=10,
+            from_tier=1,
+            number_range=20,
+            tier=1,
+            evidence={"direction": "up", "n": 60, "right": 57, "accuracy": 0.95},
+            status=status,
+        )
+        LevelRecommendation.objects.filter(pk=rec.pk).update(created_at=at)
     return {"games": games, "sessions": sessions, "parent": parent}
 
 
@@ -213,6 +242,8 @@ def test_retention_command_on_a_dated_history(history):
         date(2025, 3, 10),
         date(2026, 10, 12),
     }
+    kept = LevelRecommendation.objects.values_list("status", flat=True)
+    assert list(kept) == [LevelRecommendation.Status.ACCEPTED]  # made in 2025: kept
     assert set(WeeklyEmail.objects.values_list("week_start", flat=True)) == {
         date(2024, 7, 29),
         date(2025, 3, 10),
