@@ -242,18 +242,28 @@
   // Known by its request: the form itself is swapped out with the board its answer brings, so
   // htmx tells the end of the request from an ancestor. beforeSend, not beforeRequest: only a
   // request really sent has an afterRequest (load, error, abort or timeout) to end it.
-  var moveXhr = null;
+  // The events that came meanwhile are kept: once the answer is in, one event at its version
+  // was this move's own; anything else (a pause or the end of the game, which change the
+  // status and not the version, a resync) still fetches the board at once.
+  var moveXhr = null, heldEvents = [];
   document.addEventListener("htmx:beforeSend", function (ev) {
     var elt = ev.detail && ev.detail.elt;
-    if (elt && elt.id === "move-form") moveXhr = ev.detail.xhr;
+    if (elt && elt.id === "move-form") { moveXhr = ev.detail.xhr; heldEvents = []; }
   });
   document.addEventListener("htmx:afterRequest", function (ev) {
-    if (moveXhr && ev.detail && ev.detail.xhr === moveXhr) moveXhr = null;
+    if (!moveXhr || !ev.detail || ev.detail.xhr !== moveXhr) return;
+    moveXhr = null;
+    var b = board(), held = heldEvents;
+    heldEvents = [];
+    if (!b || !held.length) return;
+    var own = b.dataset.applied === "1" ? held.indexOf(Number(b.dataset.version)) : -1;
+    if (own >= 0) held.splice(own, 1);
+    if (held.length) setTimeout(poll, 50);
   });
   document.addEventListener("kavet:changed", function (ev) {
     var b = board(), v = ev.detail && ev.detail.version;
     if (v !== null && v !== undefined) heardVersion = Math.max(heardVersion, Number(v));
-    if (moveXhr) return;
+    if (moveXhr) { heldEvents.push(v === null || v === undefined ? -1 : Number(v)); return; }
     // Same version too: pausing or ending a game changes its status, not its version.
     if (b && (v === null || v === undefined || Number(v) >= Number(b.dataset.version))) poll();
   });

@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from games import services
+from games.models import Game
 from tests import factories
 from tests.e2e.helpers import open_table, sign_in_context
 
@@ -82,3 +83,38 @@ def test_a_move_reaches_the_other_tablet_by_push_and_the_mover_fetches_nothing_m
     assert time.monotonic() - start < 5
     assert len(boards) == 1, boards  # the one board Bo's move changed
     assert a.evaluate("window.__kvUp") is True and b.evaluate("window.__kvUp") is True
+
+
+def test_a_pause_while_the_tablets_own_move_is_on_its_way_shows_at_once(new_context, live_server):
+    # R4.9: a paused game waits for the teacher, and every tablet says so. The pause's event
+    # (same version: a pause changes the status, not the version) comes while the tablet waits
+    # for its own move's answer, which still shows the game running: it must fetch the board
+    # then, not at its next safety poll, 10 s later.
+    classroom = factories.classroom(school=factories.school())
+    anna = factories.student(classroom=classroom, name="Anna", picture_code="0-1-2")
+    bo = factories.student(classroom=classroom, name="Bo", picture_code="3-4-5")
+    game = services.game_create(
+        school=classroom.school,
+        classroom=classroom,
+        label="Table 1",
+        players=[{"student": anna}, {"student": bo}],
+        settings={"challenge_window": 30, "turn_time": 0},
+    )
+    services.game_start(game=game)
+    a = tablet(new_context, live_server, anna, game)
+    held = []
+    a.route(f"**/play/{game.pk}/move/", lambda route: held.append(route))
+    expect(a.locator(".whose-turn")).to_contain_text("Your turn!")
+    a.click("button.act-nothing")
+    deadline = time.monotonic() + 5
+    while not held:
+        assert time.monotonic() < deadline, "the move was never sent"
+        a.wait_for_timeout(50)
+    answer = held[0].fetch()  # the server applies the move now; its answer is kept back
+    services.game_pause(game=Game.objects.get(pk=game.pk))
+    a.wait_for_timeout(1_000)  # both events (the move's, the pause's) reach the tablet first
+    held[0].fulfill(response=answer)
+    expect(a.locator("#board")).to_have_attribute("data-version", "1")
+    start = time.monotonic()
+    expect(a.locator("#board.is-paused")).to_be_visible(timeout=5_000)
+    assert time.monotonic() - start < 4
