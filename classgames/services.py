@@ -172,7 +172,7 @@ def session_after_game_change(*, session_id: int | None) -> bool:
     if session_id is None:
         return False
     with transaction.atomic():
-        session = ClassSession.objects.select_for_update().filter(pk=session_id).first()
+        session = ClassSession.objects.select_for_update(no_key=True).filter(pk=session_id).first()
         if session is None or session.status == ClassSession.Status.FINISHED:
             return False
         statuses = list(Game.objects.filter(session=session).values_list("status", flat=True))

@@ -194,7 +194,8 @@ def classroom_rename(
     read_aloud: str | None = None,
 ) -> Classroom:
     """Rename a class (and change its tablet sign-out time, read-aloud setting or teachers)."""
-    classroom = Classroom.objects.select_for_update().get(pk=classroom.pk)
+    # no_key=False: the name is in a unique key (PostgreSQL locks FOR UPDATE to change it).
+    classroom = Classroom.objects.select_for_update(no_key=False).get(pk=classroom.pk)
     classroom.name = _classroom_name_check(
         school=classroom.school,
         name=name,
@@ -221,7 +222,7 @@ def classroom_archive(
     *, classroom: Classroom, by: User | None = None, archived: bool = True
 ) -> Classroom:
     """Archive a class (hidden from the tablets and from the teacher's list) or bring it back."""
-    classroom = Classroom.objects.select_for_update().get(pk=classroom.pk)
+    classroom = Classroom.objects.select_for_update(no_key=True).get(pk=classroom.pk)
     classroom.archived_at = timezone.now() if archived else None
     classroom.save(update_fields=["archived_at"])
     return classroom
@@ -391,7 +392,7 @@ def students_bulk_add(
     if errors:
         raise ValidationError(errors, code="paste_refused")
     # Lock the class so two pastes at once cannot hand out the same picture code.
-    Classroom.objects.select_for_update().filter(pk=classroom.pk).first()
+    Classroom.objects.select_for_update(no_key=True).filter(pk=classroom.pk).first()
     codes = _free_picture_codes(classroom, len(parsed.names), rng or random.SystemRandom())
     prefix = f"s-{classroom.code.lower()}-"
     users = []
@@ -449,7 +450,8 @@ def student_update(
     by: User | None = None,
 ) -> Student:
     """Rename a student and/or change their level (the change goes into the level history)."""
-    student = Student.objects.select_for_update().get(pk=student.pk)
+    # no_key=False: the name is in a unique key (PostgreSQL locks FOR UPDATE to change it).
+    student = Student.objects.select_for_update(no_key=False).get(pk=student.pk)
     if name is not None:
         name = student_name_clean(name)
         if not name:
@@ -484,7 +486,8 @@ def student_move(*, student: Student, to_classroom: Classroom, by: User | None =
 
     A picture code already used in the new class is replaced (the teacher reprints the card).
     """
-    student = Student.objects.select_for_update().get(pk=student.pk)
+    # no_key=False: the class and the picture code are in unique keys.
+    student = Student.objects.select_for_update(no_key=False).get(pk=student.pk)
     if to_classroom.school_id != student.classroom.school_id:
         raise ValidationError(
             _("A student can only move to a class of the same school."), code="school_foreign"
@@ -497,7 +500,7 @@ def student_move(*, student: Student, to_classroom: Classroom, by: User | None =
             % {"name": student.name, "class": to_classroom.name},
             code="name_taken",
         )
-    Classroom.objects.select_for_update().filter(pk=to_classroom.pk).first()
+    Classroom.objects.select_for_update(no_key=True).filter(pk=to_classroom.pk).first()
     fields = ["classroom"]
     if Student.objects.filter(classroom=to_classroom, picture_code=student.picture_code).exists():
         student.picture_code = picture_code_new(classroom=to_classroom)
@@ -532,8 +535,9 @@ def student_erase(*, student: Student, by: User | None = None) -> None:
 @transaction.atomic
 def picture_code_reset(*, student: Student, by: User | None = None) -> str:
     """A new picture code (a child told theirs to others, or forgot it); returns it."""
-    Classroom.objects.select_for_update().filter(pk=student.classroom_id).first()
-    student = Student.objects.select_for_update().get(pk=student.pk)
+    Classroom.objects.select_for_update(no_key=True).filter(pk=student.classroom_id).first()
+    # no_key=False: the picture code is in a unique key.
+    student = Student.objects.select_for_update(no_key=False).get(pk=student.pk)
     code = student.picture_code
     while code == student.picture_code:
         code = picture_code_new(classroom=student.classroom)
@@ -559,7 +563,9 @@ def levels_set(
         raise ValidationError(
             _("Choose a number range or an operations tier to set."), code="level_missing"
         )
-    rows = list(Student.objects.select_for_update().filter(pk__in=[s.pk for s in students]))
+    rows = list(
+        Student.objects.select_for_update(no_key=True).filter(pk__in=[s.pk for s in students])
+    )
     changed: list[Student] = []
     for row in rows:
         new_range = row.number_range if number_range is None else number_range
@@ -647,7 +653,7 @@ def teacher_invite_accept(
         raise ValidationError(
             _("This invitation link has expired or was already used."), code="invite_invalid"
         )
-    invite = TeacherInvite.objects.select_for_update().get(pk=invite.pk)
+    invite = TeacherInvite.objects.select_for_update(no_key=True).get(pk=invite.pk)
     if invite.used_at is not None:
         raise ValidationError(
             _("This invitation link has expired or was already used."), code="invite_invalid"

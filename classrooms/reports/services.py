@@ -379,7 +379,7 @@ def recommendation_refresh(
 ) -> LevelRecommendation | None:
     """Keep the open proposal in step with the evidence: create, update or withdraw it."""
     # The student row lock serialises two builds of the same child (one open proposal at most).
-    student = Student.objects.select_for_update().get(pk=student.pk)
+    student = Student.objects.select_for_update(no_key=True).get(pk=student.pk)
     current = LevelRecommendation.objects.filter(
         student=student, status=LevelRecommendation.Status.OPEN
     ).first()
@@ -423,10 +423,10 @@ def recommendation_decide(
     *, recommendation: LevelRecommendation, accept: bool, by: User
 ) -> LevelRecommendation:
     """The teacher's one tap: accept (the level changes, with its history) or dismiss."""
-    rec = LevelRecommendation.objects.select_for_update().get(pk=recommendation.pk)
+    rec = LevelRecommendation.objects.select_for_update(no_key=True).get(pk=recommendation.pk)
     if rec.status != LevelRecommendation.Status.OPEN:
         raise ValidationError(_("This proposal was already decided."), code="decided")
-    student = Student.objects.select_for_update().get(pk=rec.student_id)
+    student = Student.objects.select_for_update(no_key=True).get(pk=rec.student_id)
     if accept and student.level != (rec.from_number_range, rec.from_tier):
         rec.status = LevelRecommendation.Status.WITHDRAWN
         rec.save(update_fields=["status"])
@@ -488,7 +488,7 @@ def _invite_open(code: str) -> ParentInvite:
             _("A link code has 12 letters and digits, like ABCD-EFGH-JK23."), code="invite_format"
         )
     invite = (
-        ParentInvite.objects.select_for_update()
+        ParentInvite.objects.select_for_update(no_key=True)
         .select_related("student")
         .filter(code_hash=_code_hash(normalised))
         .first()

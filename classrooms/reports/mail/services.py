@@ -69,7 +69,9 @@ def email_preference_set(
     """Switch a parent's weekly email on or off (the unsubscribe link and the settings page)."""
     now = now or timezone.now()
     with transaction.atomic():
-        pref, _created = EmailPreference.objects.select_for_update().get_or_create(parent=parent)
+        pref, _created = EmailPreference.objects.select_for_update(no_key=True).get_or_create(
+            parent=parent
+        )
         if pref.weekly != weekly:
             pref.weekly = weekly
             pref.opted_out_at = None if weekly else now
