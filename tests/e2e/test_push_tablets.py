@@ -42,9 +42,8 @@ def tablet(new_context, live_server, student, game):
     return page
 
 
-def test_a_move_reaches_the_other_tablet_by_push_and_the_mover_fetches_nothing_more(
-    new_context, live_server
-):  # R4.3, R5.1
+def anna_and_bo_at_a_table():
+    """Anna's turn first, no turn time limit, a long challenge window."""
     classroom = factories.classroom(school=factories.school())
     anna = factories.student(classroom=classroom, name="Anna", picture_code="0-1-2")
     bo = factories.student(classroom=classroom, name="Bo", picture_code="3-4-5")
@@ -56,6 +55,13 @@ def test_a_move_reaches_the_other_tablet_by_push_and_the_mover_fetches_nothing_m
         settings={"challenge_window": 30, "turn_time": 0},
     )
     services.game_start(game=game)
+    return anna, bo, game
+
+
+def test_a_move_reaches_the_other_tablet_by_push_and_the_mover_fetches_nothing_more(
+    new_context, live_server
+):  # R4.3, R5.1
+    anna, bo, game = anna_and_bo_at_a_table()
     a = tablet(new_context, live_server, anna, game)
     b = tablet(new_context, live_server, bo, game)
     boards = []  # the boards Anna's tablet fetched (200s of the table's poll URL)
@@ -90,17 +96,7 @@ def test_a_pause_while_the_tablets_own_move_is_on_its_way_shows_at_once(new_cont
     # (same version: a pause changes the status, not the version) comes while the tablet waits
     # for its own move's answer, which still shows the game running: it must fetch the board
     # then, not at its next safety poll, 10 s later.
-    classroom = factories.classroom(school=factories.school())
-    anna = factories.student(classroom=classroom, name="Anna", picture_code="0-1-2")
-    bo = factories.student(classroom=classroom, name="Bo", picture_code="3-4-5")
-    game = services.game_create(
-        school=classroom.school,
-        classroom=classroom,
-        label="Table 1",
-        players=[{"student": anna}, {"student": bo}],
-        settings={"challenge_window": 30, "turn_time": 0},
-    )
-    services.game_start(game=game)
+    anna, bo, game = anna_and_bo_at_a_table()
     a = tablet(new_context, live_server, anna, game)
     held = []
     a.route(f"**/play/{game.pk}/move/", lambda route: held.append(route))
