@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
@@ -1523,10 +1524,14 @@ class _Tier3Keys:
         self.memo: dict[tuple[bool, tuple[int, ...], int], bool] = {}
         self.built: dict[tuple[bool, tuple[int, ...]], frozenset[int]] = {}
         self.items_memo: dict[tuple[bool, tuple[int, ...]], list[tuple[int, int]]] = {}
-        self.bounds: dict[tuple[bool, tuple[int, ...]], tuple[Fraction, int, bool]] = {}
+        self.bounds: dict[tuple[bool, tuple[int, ...]], tuple[float, int, bool, float]] = {}
         self.asked: dict[tuple[bool, tuple[int, ...]], int] = {}
         self.costs: dict[tuple[bool, tuple[int, ...]], tuple[int, int] | None] = {}
         self.values_memo: dict[tuple[int, ...], list[Value]] = {}
+        self.sorted_memo: dict[
+            tuple[bool, tuple[int, ...]], tuple[list[tuple[int, int]], list[float]]
+        ] = {}
+        self.powers_memo: dict[tuple[bool, tuple[int, ...]], dict[int, list[int]] | None] = {}
 
     # Sets built whole ------------------------------------------------------------------
     def reach(self, ms: tuple[int, ...], some: bool = False) -> frozenset[int]:
@@ -1562,6 +1567,30 @@ class _Tier3Keys:
             found = sorted(((k >> _SHIFT, k & _LOW) for k in self.reach(ms, some)), key=_mag)
             self.items_memo[(some, ms)] = found
         return found
+
+    def by_value(
+        self, ms: tuple[int, ...], some: bool = False
+    ) -> tuple[list[tuple[int, int]], list[float]]:
+        """reach(ms) as (p, q) pairs sorted by value, and the values as floats (exact order:
+        two values differ by at least 1e-6, far above a float's error at 1e4)."""
+        key = (some, ms)
+        found = self.sorted_memo.get(key)
+        if found is None:
+            pairs = sorted(self.items(ms, some), key=lambda pq: pq[0] / pq[1])
+            found = self.sorted_memo[key] = (pairs, [p / q for p, q in pairs])
+        return found
+
+    def zone(self, ms: tuple[int, ...], some: bool = False) -> tuple[float, float]:
+        """(lowest, highest) value the cards make (from _bounds)."""
+        high, _den, negative, _low = self._bounds(ms, some)
+        return (-high if negative else 0.0, high)
+
+    def powers(self, ms: tuple[int, ...], some: bool = False) -> dict[int, list[int]] | None:
+        """_power_table(items(ms)) with ^ among the operators, else None."""
+        key = (some, ms)
+        if key not in self.powers_memo:
+            self.powers_memo[key] = _power_table(self.items(ms, some)) if "^" in self.ops else None
+        return self.powers_memo[key]
 
     def values(self, ms: tuple[int, ...]) -> list[Value]:
         """reach(ms) as ints and Fractions (for the search with X cards), small first."""
@@ -1604,18 +1633,108 @@ class _Tier3Keys:
                 for size in range(2, len(ms) + 1)
                 for sub in _operand_sets(ms, size)
             )
-        if not some:
-            return self.has(ms, y)
-        high, _den, negative = self._bounds(ms, True)
-        if (t < 0 and not negative) or abs(t) > high:
-            return False
-        return self._split_search(ms, y, True)
+        return self._propagate(ms, y, some)
+
+    def _propagate(self, ms: tuple[int, ...], y: int, some: bool) -> bool:
+        """Whether `ms` makes key y, asked of whole sets of keys at a time, not one by one.
+
+        wanted[u] is the set of keys sub-multiset u would have to make for ms to make y
+        (wanted[ms] = {y}). Sub-multisets are taken largest first, so that every larger set
+        has added what it needs to u's before u is looked at. At each split u = a + b (a
+        the smaller part, its set of at most four cards built and cached), either b is
+        small too and the two sets meet (_meet), or b is large and the keys it would need
+        are added to wanted[b] (_push). A key wanted along many paths (the associativity of
+        + and -) is asked of b once, and each step is a comprehension over sets of keys and
+        a set operation, not a call per key. With `some` every set stands for its
+        non-empty parts too (reach(..., some=True)), so one pass answers for every subset.
+        """
+        n = len(ms)
+        wanted: list[dict[tuple[int, ...], set[int]]] = [{} for _ in range(n + 1)]
+        wanted[n][ms] = {y}
+        for size in range(n, _MATERIALISE, -1):
+            for u, keys in wanted[size].items():
+                live = self._live(u, keys, some, top=size == n)
+                if live is None:
+                    return True
+                if not live:
+                    continue
+                for a, b in _balanced_splits(u):
+                    if len(a) > len(b):
+                        a, b = b, a
+                    if len(b) <= _MATERIALISE or (some, b) in self.built:
+                        if self._meet(a, b, live, some):
+                            return True
+                    elif self._push(a, b, live, wanted[len(b)], some):
+                        return True
+        return False
+
+    def _live(
+        self, u: tuple[int, ...], keys: set[int], some: bool, top: bool
+    ) -> dict[int, tuple[int, int]] | None:
+        """The keys u is asked for that it might make, as {key: (p, q)}: those within the
+        bounds on what it makes (its largest |v|, largest denominator, a negative value at
+        all). None when one is a card of u: with `some` a card alone will do below the top
+        (at the top at least two cards are used)."""
+        if some and not top and not keys.isdisjoint([v * _KEY + 1 for v in u]):
+            return None
+        high, den, negative, _low = self._bounds(u, some)
+        return {
+            k: (p, q)
+            for k in keys
+            if (q := k & _LOW) <= den
+            and ((p := k >> _SHIFT) >= 0 or negative)
+            and (p if p >= 0 else -p) <= high * q
+        }
+
+    def _meet(
+        self, a: tuple[int, ...], b: tuple[int, ...], live: dict[int, tuple[int, int]], some: bool
+    ) -> bool:
+        """Whether `x sym z` or `z sym x` is a key of `live` for x made by a and z by b, both
+        sets built. The keys the smaller set's values would need, intersected with the other
+        set (|live| x |smaller| steps), or, when that is cheaper, the two sets combined and
+        intersected with `live` (|a| x |b| steps)."""
+        ra, rb = self.reach(a, some), self.reach(b, some)
+        if len(ra) > len(rb):
+            a, b, ra, rb = b, a, rb, ra
+        if _PRODUCT_STEP * len(rb) < len(self.ops) * len(live):
+            out: set[int] = set()
+            _combine_keys(self.items(a, some), self.items(b, some), self.ops, out)
+            return not out.isdisjoint(live)
+        nonzero_b = len(rb) > (1 in rb)  # 0 is the key 1
+        (la, lv), powers, zone = self.by_value(a, some), self.powers(a, some), self.zone(b, some)
+        for needed in _needed_sets(self.ops, list(live.values()), la, lv, zone, powers):
+            if not rb.isdisjoint(needed):
+                return True
+            if _ANY_KEY in needed or (_ANY_NONZERO_KEY in needed and nonzero_b):
+                return True
+        return False
+
+    def _push(
+        self,
+        a: tuple[int, ...],
+        b: tuple[int, ...],
+        live: dict[int, tuple[int, int]],
+        level: dict[tuple[int, ...], set[int]],
+        some: bool,
+    ) -> bool:
+        """Adds to level[b] every key b would need to make, with a's values, a key of `live`;
+        True when any value of b will do (0 * z = 0, 0 / z = 0, z ^ 0 = 1): b makes its sum,
+        nonzero unless every card is 0 (and then 0 is all it makes)."""
+        into = level.get(b)
+        if into is None:
+            into = level[b] = set()
+        (la, lv), powers, zone = self.by_value(a, some), self.powers(a, some), self.zone(b, some)
+        for needed in _needed_sets(self.ops, list(live.values()), la, lv, zone, powers):
+            if _ANY_KEY in needed or (_ANY_NONZERO_KEY in needed and any(b)):
+                return True
+            into |= needed
+        return False
 
     def _has(self, ms: tuple[int, ...], y: int, some: bool) -> bool:
         p, q = y >> _SHIFT, y & _LOW
         if some and q == 1 and p in ms:
             return True
-        high, den, negative = self._bounds(ms, some)
+        high, den, negative, _low = self._bounds(ms, some)
         if q > den or (p < 0 and not negative) or abs(p) > high * q:
             return False
         # Asked often enough, a set is cheaper built whole than searched for each value: it
@@ -1681,71 +1800,257 @@ class _Tier3Keys:
             self.costs[skey] = found
         return found
 
-    def _bounds(self, ms: tuple[int, ...], some: bool) -> tuple[Fraction, int, bool]:
-        """(the largest |v|, the largest denominator, whether some v is negative) over every
-        v the cards make: exact for built sets, else bounds from the parts' bounds."""
-        return self._bounds4(ms, some)[:3]  # type: ignore[return-value]
-
-    def _bounds4(self, ms: tuple[int, ...], some: bool) -> tuple[Fraction, int, bool, Fraction]:
+    def _bounds(self, ms: tuple[int, ...], some: bool) -> tuple[float, int, bool, float]:
+        """(the largest |v|, the largest denominator, whether some v is negative, the smallest
+        nonzero |v|) over every v the cards make: exact for built sets, else bounds from the
+        parts' bounds. Floats, rounded outwards at every step (by a relative 1e-12, far above
+        a float's error): a bound may be a little loose, never wrong."""
         skey = (some, ms)
-        found = self.bounds.get(skey)  # type: ignore[assignment]
+        found = self.bounds.get(skey)
         if found is not None:
-            return found  # type: ignore[return-value]
+            return found
+        up, down = _OUTWARDS, 2.0 - _OUTWARDS
         if len(ms) <= _MATERIALISE or skey in self.built:
             pairs = self.items(ms, some)
-            # Two values p/q apart differ by >= 1/(q q') >= 1e-6 on magnitudes <= 1e4: floats
-            # (53 bits) order them exactly, so the extreme pair is found without a Fraction.
             sizes = [abs(p) / q for p, q in pairs]
-            high = low = Fraction(0)
-            if sizes:
-                i = max(range(len(sizes)), key=sizes.__getitem__)
-                high = Fraction(abs(pairs[i][0]), pairs[i][1])
-            nonzero = [i for i, s in enumerate(sizes) if s]
-            if nonzero:
-                i = min(nonzero, key=sizes.__getitem__)
-                low = Fraction(abs(pairs[i][0]), pairs[i][1])
-            else:
-                low = Fraction(MAX_NUMERATOR)
+            nonzero = [s for s in sizes if s]
             result = (
-                high,
+                max(sizes, default=0.0) * up,
                 max((q for _, q in pairs), default=1),
                 any(p < 0 for p, _ in pairs),
-                low,
+                min(nonzero) * down if nonzero else float(MAX_NUMERATOR),
             )
         else:
             ops = self.ops
-            high = Fraction(max(ms))
-            low = Fraction(min((v for v in ms if v), default=MAX_NUMERATOR))
+            high = float(max(ms))
+            low = float(min((v for v in ms if v), default=MAX_NUMERATOR))
             den = 1
             negative = "-" in ops
             for a, b in _balanced_splits(ms):
-                ha, da, na, la = self._bounds4(a, some)
-                hb, db, nb, lb = self._bounds4(b, some)
+                ha, da, na, la = self._bounds(a, some)
+                hb, db, nb, lb = self._bounds(b, some)
                 negative = negative or na or nb
-                his: list[Fraction] = [ha + hb]  # + is always an operator (R2.5)
-                lows: list[Fraction] = [Fraction(1, da * db)]
+                his: list[float] = [ha + hb]  # + is always an operator (R2.5)
+                lows: list[float] = [1 / (da * db)]
                 dens: list[int] = [da * db]
                 if "*" in ops:
                     his.append(ha * hb)
                     lows.append(la * lb)
-                    dens.append(da * db)
                 if "/" in ops:
                     his += [ha / lb, hb / la]
                     lows += [la / hb if hb else la, lb / ha if ha else lb]
-                    dens += [int(da * hb * db), int(db * ha * da)]  # |p| <= |v| * q
+                    dens += [int(da * hb * db * up), int(db * ha * da * up)]  # |p| <= |v| * q
                 if "^" in ops:
                     for (hx, lx, dx), hy in (((ha, la, da), hb), ((hb, lb, db), ha)):
                         top = int(min(MAX_EXPONENT, hy))
-                        his.append(max(Fraction(1), min(hx, Fraction(MAX_NUMERATOR + 1)) ** top))
-                        lows.append(min(Fraction(1), lx**top))
+                        his.append(max(1.0, min(hx, MAX_NUMERATOR + 1.0) ** top))
+                        lows.append(min(1.0, lx**top))
                         dens.append(min(dx, MAX_DENOMINATOR + 1) ** top)
-                high = max(high, *his)
-                low = min(low, *lows)
+                high = max(high, *his) * up
+                low = min(low, *lows) * down
                 den = max(den, *dens)
             den = min(den, MAX_DENOMINATOR)
-            result = (min(high, Fraction(MAX_NUMERATOR)), den, negative, max(low, Fraction(1, den)))
-        self.bounds[skey] = result  # type: ignore[assignment]
+            result = (min(high, float(MAX_NUMERATOR)), den, negative, max(low, down / den))
+        self.bounds[skey] = result
         return result
+
+
+# A product step (one pair of values combined by every operator, _combine_keys) costs about
+# this many needed-key steps (one value solved for one operator inside a comprehension).
+_PRODUCT_STEP = 10
+# Two tier 3 values p/q differ by at least 1e-6 (q <= 1,000); float error on the window ends
+# of _needed_sets (magnitudes up to 1e8) stays below 1e-8: widening them by this loses none.
+_SLACK = 1e-7
+_OUTWARDS = 1 + 1e-12  # _Tier3Keys._bounds: a float bound widened by this at each step
+
+
+def _needed_sets(
+    ops: str,
+    targets: list[tuple[int, int]],
+    la: list[tuple[int, int]],
+    lv: list[float],
+    zone: tuple[float, float],
+    powers: dict[int, list[int]] | None,
+) -> Iterator[set[int]]:
+    """For each operator (and side), the keys z with `x sym z` or `z sym x` equal to a target
+    t = tp/tq, x = p/q from la: one set per operator, + first.
+
+    la is sorted by value (lv: the values as floats) and z must lie in `zone` (the lowest
+    and highest value the other part can make): for each target only the x that can give
+    such a z are enumerated, one or two slices of la found by bisection (widened by _SLACK:
+    floats only choose the slices, the keys are exact).
+    Keys are reduced inline (gcd, sign to the numerator); a denominator past 1,000 is left
+    out (its key would alias another value's) but a numerator past the bounds is not: such
+    a key names one fraction and is in no set. _ANY_KEY / _ANY_NONZERO_KEY in a set: any
+    value (but 0) will do. `powers` (with ^) maps each key x ** z to its exponents z
+    (_power_table(la)). With an integer t and + or -, z has x's own denominator, already
+    reduced: those comprehensions need no gcd.
+    """
+    K, D, E = _KEY, MAX_DENOMINATOR, _SLACK
+    zlo, zhi = zone
+    bl, br = bisect_left, bisect_right
+    whole = [tp for tp, tq in targets if tq == 1]
+    frac = [(tp, tq, tp / tq) for tp, tq in targets if tq != 1]
+    if "+" in ops:  # x + z = t: x from t - zhi to t - zlo
+        s = {
+            (t * q - p) * K + q
+            for t in whole
+            for p, q in la[bl(lv, t - zhi - E) : br(lv, t - zlo + E)]
+        }
+        if frac:
+            s.update(
+                (n // g) * K + d // g
+                for tp, tq, tv in frac
+                for p, q in la[bl(lv, tv - zhi - E) : br(lv, tv - zlo + E)]
+                if (d := tq * q) // (g := gcd(n := tp * q - p * tq, d)) <= D
+            )
+        yield s
+    if "-" in ops:  # x - z = t: x from t + zlo to t + zhi; z - x = t: x from zlo - t to zhi - t
+        s = {
+            (p - t * q) * K + q
+            for t in whole
+            for p, q in la[bl(lv, t + zlo - E) : br(lv, t + zhi + E)]
+        }
+        if frac:
+            s.update(
+                (n // g) * K + d // g
+                for tp, tq, tv in frac
+                for p, q in la[bl(lv, tv + zlo - E) : br(lv, tv + zhi + E)]
+                if (d := tq * q) // (g := gcd(n := p * tq - tp * q, d)) <= D
+            )
+        yield s
+        s = {
+            (t * q + p) * K + q
+            for t in whole
+            for p, q in la[bl(lv, zlo - t - E) : br(lv, zhi - t + E)]
+        }
+        if frac:
+            s.update(
+                (n // g) * K + d // g
+                for tp, tq, tv in frac
+                for p, q in la[bl(lv, zlo - tv - E) : br(lv, zhi - tv + E)]
+                if (d := tq * q) // (g := gcd(n := tp * q + p * tq, d)) <= D
+            )
+        yield s
+    if "*" not in ops and "/" not in ops:
+        if "^" in ops and powers is not None:
+            yield _power_needs(targets, whole, la, powers)
+        return
+    zero_t = 0 in whole
+    nonzero = [t for t in whole if t]
+    zero_x = 0.0 in lv[bl(lv, -E) : br(lv, E)] if zero_t else False
+    # |z| <= top: for x * z = t, |x| >= |t| / top; for x / z = t, |x| <= |t| * top;
+    # for z / x = t, |x| <= top / |t|. Windows on |x| (both signs; x = 0 never divides).
+    top = max(-zlo, zhi, 1e-9)
+    if "*" in ops:  # x * z = t: z = t / x; z = 0 when t = 0 (x not 0); any z when x = t = 0
+        s = {
+            ((t * q if p > 0 else -t * q) // g) * K + e
+            for t in nonzero
+            for p, q in _outside(la, lv, abs(t) / top - E)
+            if (e := abs(p) // (g := gcd(t * q, p))) <= D
+        }
+        if frac:
+            s.update(
+                (n // g) * K + d // g
+                for tp, tq, tv in frac
+                for p, q in _outside(la, lv, abs(tv) / top - E)
+                if (d := tq * abs(p)) // (g := gcd(n := (tp * q if p > 0 else -tp * q), d)) <= D
+            )
+        if zero_t:
+            if len(lv) > zero_x:
+                s.add(1)  # x * 0 = 0
+            if zero_x:
+                s.add(_ANY_KEY)
+        yield s
+    if "/" in ops:
+        # x / z = t: z = x / t (x, t not 0); any z but 0 when x = t = 0
+        s = {
+            ((p if t > 0 else -p) // g) * K + e
+            for t in nonzero
+            for p, q in _inside(la, lv, abs(t) * top + E)
+            if p and (e := q * abs(t) // (g := gcd(p, q * t))) <= D
+        }
+        if frac:
+            s.update(
+                (n // g) * K + d // g
+                for tp, tq, tv in frac
+                for p, q in _inside(la, lv, abs(tv) * top + E)
+                if p
+                and (d := q * abs(tp)) // (g := gcd(n := (p * tq if tp > 0 else -p * tq), d)) <= D
+            )
+        if zero_x:
+            s.add(_ANY_NONZERO_KEY)
+        yield s
+        # z / x = t: z = t * x (x not 0); z = 0 when t = 0
+        s = {
+            (t * p // g) * K + q // g
+            for t in nonzero
+            for p, q in _inside(la, lv, top / abs(t) + E)
+            if p and (g := gcd(t * p, q))
+        }
+        if frac:
+            s.update(
+                (n // g) * K + d // g
+                for tp, tq, tv in frac
+                for p, q in _inside(la, lv, top / abs(tv) + E)
+                if p and (d := tq * q) // (g := gcd(n := tp * p, d)) <= D
+            )
+        if zero_t and len(lv) > zero_x:
+            s.add(1)  # 0 / x = 0
+        yield s
+    if "^" in ops and powers is not None:
+        yield _power_needs(targets, whole, la, powers)
+
+
+def _outside(la: list[tuple[int, int]], lv: list[float], m: float) -> list[tuple[int, int]]:
+    """The x of la (sorted, values lv) with |x| >= m (m > 0)."""
+    if m <= 0:
+        return [x for x, v in zip(la, lv, strict=True) if v]
+    return la[: bisect_right(lv, -m)] + la[bisect_left(lv, m) :]
+
+
+def _inside(la: list[tuple[int, int]], lv: list[float], m: float) -> list[tuple[int, int]]:
+    """The x of la (sorted, values lv) with |x| <= m."""
+    return la[bisect_left(lv, -m) : bisect_right(lv, m)]
+
+
+def _power_needs(
+    targets: list[tuple[int, int]],
+    whole: list[int],
+    la: list[tuple[int, int]],
+    powers: dict[int, list[int]],
+) -> set[int]:
+    """The z with x ^ z = t (z whole 0..10, looked up in x's powers) or z ^ x = t (x whole
+    0..10: z is an x-th root of t; z ^ 0 = 1 for any z but 0). R2.2: 0 ^ 0 has no value."""
+    K = _KEY
+    s = {z * K + 1 for tp, tq in targets for z in powers.get(tp * K + tq, ())}
+    for e in {p for p, q in la if q == 1 and 0 <= p <= MAX_EXPONENT}:
+        if e == 0:
+            if 1 in whole:
+                s.add(_ANY_NONZERO_KEY)
+            continue
+        for tp, tq in targets:
+            s.update(_rational_roots_key(tp, tq, e))
+    return s
+
+
+def _power_table(la: list[tuple[int, int]]) -> dict[int, list[int]]:
+    """{key of x ** z: [z, ...]} over x = p/q of la and z whole 0..10 within the bounds
+    (R2.2; 0 ** 0 has no value). p/q reduced makes p**z/q**z reduced."""
+    N, D, K = MAX_NUMERATOR, MAX_DENOMINATOR, _KEY
+    table: dict[int, list[int]] = {}
+    for p, q in la:
+        if p == 0:
+            table.setdefault(1, []).extend(range(1, MAX_EXPONENT + 1))
+            continue
+        pn, pd = 1, 1
+        for z in range(MAX_EXPONENT + 1):
+            table.setdefault(pn * K + pd, []).append(z)
+            pn *= p
+            pd *= q
+            if abs(pn) > N or pd > D:
+                break  # |numerator| and denominator only grow from here (x is not +-1)
+    return table
 
 
 def _meets(
