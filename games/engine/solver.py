@@ -9,7 +9,7 @@ from fractions import Fraction
 from functools import cache, lru_cache
 from itertools import combinations, product
 from math import gcd
-from typing import Any
+from typing import Any, TypeVar
 
 from .checker import Node, Value, card_values, judge
 from .operations import CardValue, Operation
@@ -381,7 +381,7 @@ def _witness(arith: Arithmetic, ms: tuple[int, ...], v: Value) -> Node:
         return ("leaf", ms[0], v)
     for a, b in _sub_multisets(ms):
         ra, rb = arith.reach(a), arith.reach(b)
-        for sym, x, y, swapped in arith.pairs(ra, rb, v):  # type: ignore[arg-type]
+        for sym, x, y, swapped in arith.pairs(ra, rb, v):
             left, right = (
                 (_witness(arith, b, x), _witness(arith, a, y))
                 if swapped
@@ -411,7 +411,7 @@ class _Table:
         for position, value in enumerate(self.values):
             if value is None:
                 continue
-            self.positions.setdefault(X if value == "X" else value, []).append(position)  # type: ignore[arg-type]
+            self.positions.setdefault(X if value == "X" else value, []).append(position)
         self.counts = {v: len(p) for v, p in self.positions.items()}
         self.multiset = tuple(sorted(v for v, p in self.positions.items() for _ in p))
 
@@ -772,6 +772,11 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
     sizes = [len(ms)] if use_all else range(2, len(ms) + 1)
     if target < 0 and "-" not in (rules.operators or "") and all(v != X and v >= 0 for v in ms):
         return False  # + * / ^ on numbers >= 0 never go below 0 (an X could)
+    if rules.tier == 3 and X not in ms and "/" in (rules.operators or ""):
+        # Fractions possible: the exact search on int keys answers it all, whole steps
+        # included. A bit-set pass first would find most "yes" sooner (median ~5 ms instead
+        # of ~8 ms on 8 cards) but builds every sub-multiset's set, 0.1-0.25 s on a "no".
+        return _Tier3Keys(rules).makes(ms, target, some=not use_all)
     if all(v == X or rules.x_low <= v <= rules.x_high for v in ms):
         # Whole intermediates: the whole answer at tiers 1-2, and every "yes" found with
         # whole steps at tier 3 (most of them), in a few big-int operations per value.
@@ -790,8 +795,6 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
             # whole-number bit sets were already the whole answer.
             return False
     if rules.tier == 3:
-        if X not in ms:
-            return _Tier3Keys(rules).makes(ms, target, some=not use_all)
         search = _Tier3Target(rules)
         return any(
             search.has(subset, target) for size in sizes for subset in _operand_sets(ms, size)
@@ -853,9 +856,9 @@ class _Tier3Target:
         if target == _ANY or target == _ANY_NONZERO:
             return self._some(ms, nonzero=target == _ANY_NONZERO)
         key = (ms, target)  # type: ignore[assignment]
-        found = self.memo.get(key)  # type: ignore[arg-type]
+        found = self.memo.get(key)
         if found is None:
-            found = self._has(ms, target)  # type: ignore[arg-type]
+            found = self._has(ms, target)
             self.memo[key] = found  # type: ignore[index]
         return found
 
@@ -1505,6 +1508,29 @@ def _needs_key(ops: str, ep: int, eq: int, tp: int, tq: int) -> list[int]:
     return out
 
 
+class _Targets:
+    """The keys a multiset is asked for, and the same as values sorted for bisection:
+    `whole` (the integers) and `frac` ((p, q, p / q), values `fv`)."""
+
+    __slots__ = ("keys", "whole", "frac", "fv", "pairs")
+
+    def __init__(self, keys: set[int]) -> None:
+        self.keys = keys
+        self.whole = sorted(k >> _SHIFT for k in keys if k & _LOW == 1)
+        self.frac: list[tuple[float, int, int]] = []
+        for k in keys:
+            q = k & _LOW
+            if q != 1:
+                p = k >> _SHIFT
+                self.frac.append((p / q, p, q))
+        self.frac.sort()
+        self.fv = [row[0] for row in self.frac]
+        self.pairs = [(t, 1) for t in self.whole] + [(p, q) for _, p, q in self.frac]
+
+    def __bool__(self) -> bool:
+        return bool(self.keys)
+
+
 class _Tier3Keys:
     """Tier 3, goal-directed, for multisets of cards without X: "do these cards make t?"
     (`has`), or "does some part of them make t?" (`has_some`, R3.1 without use_all: a card
@@ -1561,12 +1587,8 @@ class _Tier3Keys:
         return found
 
     def items(self, ms: tuple[int, ...], some: bool = False) -> list[tuple[int, int]]:
-        """reach(ms) as (p, q) pairs, small magnitudes first."""
-        found = self.items_memo.get((some, ms))
-        if found is None:
-            found = sorted(((k >> _SHIFT, k & _LOW) for k in self.reach(ms, some)), key=_mag)
-            self.items_memo[(some, ms)] = found
-        return found
+        """reach(ms) as (p, q) pairs sorted by value."""
+        return self.by_value(ms, some)[0]
 
     def by_value(
         self, ms: tuple[int, ...], some: bool = False
@@ -1576,14 +1598,26 @@ class _Tier3Keys:
         key = (some, ms)
         found = self.sorted_memo.get(key)
         if found is None:
-            pairs = sorted(self.items(ms, some), key=lambda pq: pq[0] / pq[1])
-            found = self.sorted_memo[key] = (pairs, [p / q for p, q in pairs])
+            rows = sorted(
+                [((k >> _SHIFT) / (k & _LOW), k >> _SHIFT, k & _LOW) for k in self.reach(ms, some)]
+            )
+            found = self.sorted_memo[key] = ([(p, q) for _, p, q in rows], [v for v, _, _ in rows])
         return found
 
-    def zone(self, ms: tuple[int, ...], some: bool = False) -> tuple[float, float]:
-        """(lowest, highest) value the cards make (from _bounds)."""
-        high, _den, negative, _low = self._bounds(ms, some)
-        return (-high if negative else 0.0, high)
+    def by_size(self, ms: tuple[int, ...], some: bool = False) -> list[tuple[int, int]]:
+        """reach(ms) as (p, q) pairs, small magnitudes first (the goal-directed search tries
+        them in this order: the friendliest values and the most likely to close first)."""
+        found = self.items_memo.get((some, ms))
+        if found is None:
+            found = sorted(self.items(ms, some), key=_mag)
+            self.items_memo[(some, ms)] = found
+        return found
+
+    def zone(self, ms: tuple[int, ...], some: bool = False) -> tuple[float, float, float]:
+        """(lowest, highest, smallest nonzero |v|) of the values v the cards make, from
+        _bounds."""
+        high, _den, negative, low = self._bounds(ms, some)
+        return (-high if negative else 0.0, high, low)
 
     def powers(self, ms: tuple[int, ...], some: bool = False) -> dict[int, list[int]] | None:
         """_power_table(items(ms)) with ^ among the operators, else None."""
@@ -1596,7 +1630,7 @@ class _Tier3Keys:
         """reach(ms) as ints and Fractions (for the search with X cards), small first."""
         found = self.values_memo.get(ms)
         if found is None:
-            found = [p if q == 1 else Fraction(p, q) for p, q in self.items(ms)]
+            found = [p if q == 1 else Fraction(p, q) for p, q in self.by_size(ms)]
             self.values_memo[ms] = found
         return found
 
@@ -1668,27 +1702,29 @@ class _Tier3Keys:
                         return True
         return False
 
-    def _live(
-        self, u: tuple[int, ...], keys: set[int], some: bool, top: bool
-    ) -> dict[int, tuple[int, int]] | None:
-        """The keys u is asked for that it might make, as {key: (p, q)}: those within the
-        bounds on what it makes (its largest |v|, largest denominator, a negative value at
-        all). None when one is a card of u: with `some` a card alone will do below the top
-        (at the top at least two cards are used)."""
-        if some and not top and not keys.isdisjoint([v * _KEY + 1 for v in u]):
+    def _live(self, u: tuple[int, ...], keys: set[int], some: bool, top: bool) -> _Targets | None:
+        """The keys u is asked for that it might make: those within the bounds on what it
+        makes (its largest |v|, largest denominator, a negative value at all). None when one
+        is a card of u: with `some` a card alone will do below the top (at the top at least
+        two cards are used)."""
+        if top:
+            # The target is whole and within the bounds already; bounds of the whole table
+            # would need every part's set built, before the first meet could say yes.
+            return _Targets(keys)
+        if some and not keys.isdisjoint([v * _KEY + 1 for v in u]):
             return None
         high, den, negative, _low = self._bounds(u, some)
-        return {
-            k: (p, q)
-            for k in keys
-            if (q := k & _LOW) <= den
-            and ((p := k >> _SHIFT) >= 0 or negative)
-            and (p if p >= 0 else -p) <= high * q
-        }
+        return _Targets(
+            {
+                k
+                for k in keys
+                if (q := k & _LOW) <= den
+                and ((p := k >> _SHIFT) >= 0 or negative)
+                and (p if p >= 0 else -p) <= high * q
+            }
+        )
 
-    def _meet(
-        self, a: tuple[int, ...], b: tuple[int, ...], live: dict[int, tuple[int, int]], some: bool
-    ) -> bool:
+    def _meet(self, a: tuple[int, ...], b: tuple[int, ...], live: _Targets, some: bool) -> bool:
         """Whether `x sym z` or `z sym x` is a key of `live` for x made by a and z by b, both
         sets built. The keys the smaller set's values would need, intersected with the other
         set (|live| x |smaller| steps), or, when that is cheaper, the two sets combined and
@@ -1696,13 +1732,13 @@ class _Tier3Keys:
         ra, rb = self.reach(a, some), self.reach(b, some)
         if len(ra) > len(rb):
             a, b, ra, rb = b, a, rb, ra
-        if _PRODUCT_STEP * len(rb) < len(self.ops) * len(live):
+        if _PRODUCT_STEP * len(rb) < len(self.ops) * len(live.keys):
             out: set[int] = set()
             _combine_keys(self.items(a, some), self.items(b, some), self.ops, out)
-            return not out.isdisjoint(live)
+            return not out.isdisjoint(live.keys)
         nonzero_b = len(rb) > (1 in rb)  # 0 is the key 1
         (la, lv), powers, zone = self.by_value(a, some), self.powers(a, some), self.zone(b, some)
-        for needed in _needed_sets(self.ops, list(live.values()), la, lv, zone, powers):
+        for needed in _needed_sets(self.ops, live, la, lv, zone, powers):
             if not rb.isdisjoint(needed):
                 return True
             if _ANY_KEY in needed or (_ANY_NONZERO_KEY in needed and nonzero_b):
@@ -1713,7 +1749,7 @@ class _Tier3Keys:
         self,
         a: tuple[int, ...],
         b: tuple[int, ...],
-        live: dict[int, tuple[int, int]],
+        live: _Targets,
         level: dict[tuple[int, ...], set[int]],
         some: bool,
     ) -> bool:
@@ -1724,7 +1760,7 @@ class _Tier3Keys:
         if into is None:
             into = level[b] = set()
         (la, lv), powers, zone = self.by_value(a, some), self.powers(a, some), self.zone(b, some)
-        for needed in _needed_sets(self.ops, list(live.values()), la, lv, zone, powers):
+        for needed in _needed_sets(self.ops, live, la, lv, zone, powers):
             if _ANY_KEY in needed or (_ANY_NONZERO_KEY in needed and any(b)):
                 return True
             into |= needed
@@ -1754,12 +1790,12 @@ class _Tier3Keys:
         for a, b in _balanced_splits(ms):
             if len(a) > len(b):
                 a, b = b, a
-            la = self.items(a, some)
+            la = self.by_size(a, some)
             if len(b) <= _MATERIALISE or (some, b) in built:
                 ra, rb = self.reach(a, some), self.reach(b, some)
                 if len(ra) > len(rb):
                     a, b, ra, rb = b, a, rb, ra
-                la = self.items(a, some)
+                la = self.by_size(a, some)
                 if len(la) <= 4:  # a few values: solved for one by one, no sets built
                     for ep, eq in la:
                         for k in _needs_key(ops, ep, eq, tp, tq):
@@ -1811,13 +1847,15 @@ class _Tier3Keys:
             return found
         up, down = _OUTWARDS, 2.0 - _OUTWARDS
         if len(ms) <= _MATERIALISE or skey in self.built:
-            pairs = self.items(ms, some)
-            sizes = [abs(p) / q for p, q in pairs]
-            nonzero = [s for s in sizes if s]
+            pairs, values = self.by_value(ms, some)
+            i = bisect_left(values, 0.0)
+            j = bisect_right(values, 0.0, i)  # values[i:j] are the 0
+            nonzero = [-values[i - 1]] if i else []
+            nonzero += [values[j]] if j < len(values) else []
             result = (
-                max(sizes, default=0.0) * up,
-                max((q for _, q in pairs), default=1),
-                any(p < 0 for p, _ in pairs),
+                max(-values[0], values[-1], 0.0) * up,
+                max([q for _, q in pairs]),
+                values[0] < 0,
                 min(nonzero) * down if nonzero else float(MAX_NUMERATOR),
             )
         else:
@@ -1856,20 +1894,22 @@ class _Tier3Keys:
 
 
 # A product step (one pair of values combined by every operator, _combine_keys) costs about
-# this many needed-key steps (one value solved for one operator inside a comprehension).
-_PRODUCT_STEP = 10
+# this many needed-key steps (one value solved for one operator inside a comprehension, the
+# windows of _needed_sets leaving out most of them).
+_PRODUCT_STEP = 30
 # Two tier 3 values p/q differ by at least 1e-6 (q <= 1,000); float error on the window ends
 # of _needed_sets (magnitudes up to 1e8) stays below 1e-8: widening them by this loses none.
 _SLACK = 1e-7
+_T = TypeVar("_T")
 _OUTWARDS = 1 + 1e-12  # _Tier3Keys._bounds: a float bound widened by this at each step
 
 
 def _needed_sets(
     ops: str,
-    targets: list[tuple[int, int]],
+    targets: _Targets,
     la: list[tuple[int, int]],
     lv: list[float],
-    zone: tuple[float, float],
+    zone: tuple[float, float, float],
     powers: dict[int, list[int]] | None,
 ) -> Iterator[set[int]]:
     """For each operator (and side), the keys z with `x sym z` or `z sym x` equal to a target
@@ -1886,11 +1926,13 @@ def _needed_sets(
     (_power_table(la)). With an integer t and + or -, z has x's own denominator, already
     reduced: those comprehensions need no gcd.
     """
+    if len(la) < len(targets.keys):
+        yield from _needed_per_value(ops, targets, la, lv, zone, powers)
+        return
     K, D, E = _KEY, MAX_DENOMINATOR, _SLACK
-    zlo, zhi = zone
+    zlo, zhi, zmin = zone
     bl, br = bisect_left, bisect_right
-    whole = [tp for tp, tq in targets if tq == 1]
-    frac = [(tp, tq, tp / tq) for tp, tq in targets if tq != 1]
+    whole, frac = targets.whole, targets.frac
     if "+" in ops:  # x + z = t: x from t - zhi to t - zlo
         s = {
             (t * q - p) * K + q
@@ -1900,7 +1942,7 @@ def _needed_sets(
         if frac:
             s.update(
                 (n // g) * K + d // g
-                for tp, tq, tv in frac
+                for tv, tp, tq in frac
                 for p, q in la[bl(lv, tv - zhi - E) : br(lv, tv - zlo + E)]
                 if (d := tq * q) // (g := gcd(n := tp * q - p * tq, d)) <= D
             )
@@ -1914,7 +1956,7 @@ def _needed_sets(
         if frac:
             s.update(
                 (n // g) * K + d // g
-                for tp, tq, tv in frac
+                for tv, tp, tq in frac
                 for p, q in la[bl(lv, tv + zlo - E) : br(lv, tv + zhi + E)]
                 if (d := tq * q) // (g := gcd(n := p * tq - tp * q, d)) <= D
             )
@@ -1927,33 +1969,33 @@ def _needed_sets(
         if frac:
             s.update(
                 (n // g) * K + d // g
-                for tp, tq, tv in frac
+                for tv, tp, tq in frac
                 for p, q in la[bl(lv, zlo - tv - E) : br(lv, zhi - tv + E)]
                 if (d := tq * q) // (g := gcd(n := tp * q + p * tq, d)) <= D
             )
         yield s
     if "*" not in ops and "/" not in ops:
         if "^" in ops and powers is not None:
-            yield _power_needs(targets, whole, la, powers)
+            yield _power_needs(targets.pairs, whole, la, powers)
         return
     zero_t = 0 in whole
     nonzero = [t for t in whole if t]
     zero_x = 0.0 in lv[bl(lv, -E) : br(lv, E)] if zero_t else False
-    # |z| <= top: for x * z = t, |x| >= |t| / top; for x / z = t, |x| <= |t| * top;
-    # for z / x = t, |x| <= top / |t|. Windows on |x| (both signs; x = 0 never divides).
+    # zmin <= |z| <= top for z not 0: for x * z = t, |t| / top <= |x| <= |t| / zmin; for
+    # x / z = t, |t| zmin <= |x| <= |t| top; for z / x = t, zmin / |t| <= |x| <= top / |t|.
     top = max(-zlo, zhi, 1e-9)
     if "*" in ops:  # x * z = t: z = t / x; z = 0 when t = 0 (x not 0); any z when x = t = 0
         s = {
             ((t * q if p > 0 else -t * q) // g) * K + e
             for t in nonzero
-            for p, q in _outside(la, lv, abs(t) / top - E)
+            for p, q in _between(la, lv, abs(t) / top - E, abs(t) / zmin + E)
             if (e := abs(p) // (g := gcd(t * q, p))) <= D
         }
         if frac:
             s.update(
                 (n // g) * K + d // g
-                for tp, tq, tv in frac
-                for p, q in _outside(la, lv, abs(tv) / top - E)
+                for tv, tp, tq in frac
+                for p, q in _between(la, lv, abs(tv) / top - E, abs(tv) / zmin + E)
                 if (d := tq * abs(p)) // (g := gcd(n := (tp * q if p > 0 else -tp * q), d)) <= D
             )
         if zero_t:
@@ -1967,16 +2009,15 @@ def _needed_sets(
         s = {
             ((p if t > 0 else -p) // g) * K + e
             for t in nonzero
-            for p, q in _inside(la, lv, abs(t) * top + E)
-            if p and (e := q * abs(t) // (g := gcd(p, q * t))) <= D
+            for p, q in _between(la, lv, abs(t) * zmin - E, abs(t) * top + E)
+            if (e := q * abs(t) // (g := gcd(p, q * t))) <= D
         }
         if frac:
             s.update(
                 (n // g) * K + d // g
-                for tp, tq, tv in frac
-                for p, q in _inside(la, lv, abs(tv) * top + E)
-                if p
-                and (d := q * abs(tp)) // (g := gcd(n := (p * tq if tp > 0 else -p * tq), d)) <= D
+                for tv, tp, tq in frac
+                for p, q in _between(la, lv, abs(tv) * zmin - E, abs(tv) * top + E)
+                if (d := q * abs(tp)) // (g := gcd(n := (p * tq if tp > 0 else -p * tq), d)) <= D
             )
         if zero_x:
             s.add(_ANY_NONZERO_KEY)
@@ -1985,33 +2026,158 @@ def _needed_sets(
         s = {
             (t * p // g) * K + q // g
             for t in nonzero
-            for p, q in _inside(la, lv, top / abs(t) + E)
-            if p and (g := gcd(t * p, q))
+            for p, q in _between(la, lv, zmin / abs(t) - E, top / abs(t) + E)
+            if (g := gcd(t * p, q))
         }
         if frac:
             s.update(
                 (n // g) * K + d // g
-                for tp, tq, tv in frac
-                for p, q in _inside(la, lv, top / abs(tv) + E)
-                if p and (d := tq * q) // (g := gcd(n := tp * p, d)) <= D
+                for tv, tp, tq in frac
+                for p, q in _between(la, lv, zmin / abs(tv) - E, top / abs(tv) + E)
+                if (d := tq * q) // (g := gcd(n := tp * p, d)) <= D
             )
         if zero_t and len(lv) > zero_x:
             s.add(1)  # 0 / x = 0
         yield s
     if "^" in ops and powers is not None:
-        yield _power_needs(targets, whole, la, powers)
+        yield _power_needs(targets.pairs, whole, la, powers)
 
 
-def _outside(la: list[tuple[int, int]], lv: list[float], m: float) -> list[tuple[int, int]]:
-    """The x of la (sorted, values lv) with |x| >= m (m > 0)."""
-    if m <= 0:
-        return [x for x, v in zip(la, lv, strict=True) if v]
-    return la[: bisect_right(lv, -m)] + la[bisect_left(lv, m) :]
+def _needed_per_value(
+    ops: str,
+    targets: _Targets,
+    la: list[tuple[int, int]],
+    lv: list[float],
+    zone: tuple[float, float, float],
+    powers: dict[int, list[int]] | None,
+) -> Iterator[set[int]]:
+    """_needed_sets with the roles swapped, for fewer values than targets: for each x of la,
+    the targets t for which some z of `zone` gives `x sym z` or `z sym x` = t, a slice of
+    the targets sorted by value (the same keys, fewer bisections)."""
+    K, D, E = _KEY, MAX_DENOMINATOR, _SLACK
+    zlo, zhi, zmin = zone
+    bl, br = bisect_left, bisect_right
+    ws, fs, fv = targets.whole, targets.frac, targets.fv
+    xs = list(zip(la, lv, strict=True))
+    if "+" in ops:  # x + z = t: t from x + zlo to x + zhi
+        s = {
+            (t * q - p) * K + q
+            for (p, q), x in xs
+            for t in ws[bl(ws, x + zlo - E) : br(ws, x + zhi + E)]
+        }
+        if fs:
+            s.update(
+                (n // g) * K + d // g
+                for (p, q), x in xs
+                for _, tp, tq in fs[bl(fv, x + zlo - E) : br(fv, x + zhi + E)]
+                if (d := tq * q) // (g := gcd(n := tp * q - p * tq, d)) <= D
+            )
+        yield s
+    if "-" in ops:  # x - z = t: t from x - zhi to x - zlo; z - x = t: from zlo - x to zhi - x
+        s = {
+            (p - t * q) * K + q
+            for (p, q), x in xs
+            for t in ws[bl(ws, x - zhi - E) : br(ws, x - zlo + E)]
+        }
+        if fs:
+            s.update(
+                (n // g) * K + d // g
+                for (p, q), x in xs
+                for _, tp, tq in fs[bl(fv, x - zhi - E) : br(fv, x - zlo + E)]
+                if (d := tq * q) // (g := gcd(n := p * tq - tp * q, d)) <= D
+            )
+        yield s
+        s = {
+            (t * q + p) * K + q
+            for (p, q), x in xs
+            for t in ws[bl(ws, zlo - x - E) : br(ws, zhi - x + E)]
+        }
+        if fs:
+            s.update(
+                (n // g) * K + d // g
+                for (p, q), x in xs
+                for _, tp, tq in fs[bl(fv, zlo - x - E) : br(fv, zhi - x + E)]
+                if (d := tq * q) // (g := gcd(n := tp * q + p * tq, d)) <= D
+            )
+        yield s
+    if "*" not in ops and "/" not in ops:
+        if "^" in ops and powers is not None:
+            yield _power_needs(targets.pairs, ws, la, powers)
+        return
+    i0 = bl(ws, 0)
+    zero_t = i0 < len(ws) and ws[i0] == 0
+    nonzero_xs = [(pq, abs(x)) for pq, x in xs if x]
+    zero_x = len(nonzero_xs) < len(xs)
+    top = max(-zlo, zhi, 1e-9)
+    # For x not 0 and t not 0: x * z = t with zmin <= |z| <= top when |x| zmin <= |t| <=
+    # |x| top; x / z = t when |x| / top <= |t| <= |x| / zmin; z / x = t when zmin / |x| <=
+    # |t| <= top / |x|. t = 0 and x = 0 apart.
+    if "*" in ops:  # x * z = t: z = t / x
+        s = {
+            ((t * q if p > 0 else -t * q) // g) * K + e
+            for (p, q), m in nonzero_xs
+            for t in _between(ws, ws, m * zmin - E, m * top + E)
+            if (e := abs(p) // (g := gcd(t * q, p))) <= D
+        }
+        if fs:
+            s.update(
+                (n // g) * K + d // g
+                for (p, q), m in nonzero_xs
+                for _, tp, tq in _between(fs, fv, m * zmin - E, m * top + E)
+                if (d := tq * abs(p)) // (g := gcd(n := (tp * q if p > 0 else -tp * q), d)) <= D
+            )
+        if zero_t:
+            if nonzero_xs:
+                s.add(1)  # x * 0 = 0
+            if zero_x:
+                s.add(_ANY_KEY)  # 0 * z = 0 for every z
+        yield s
+    if "/" in ops:
+        # x / z = t: z = x / t; any z but 0 when x = t = 0
+        s = {
+            ((p if t > 0 else -p) // g) * K + e
+            for (p, q), m in nonzero_xs
+            for t in _between(ws, ws, m / top - E, m / zmin + E)
+            if (e := q * abs(t) // (g := gcd(p, q * t))) <= D
+        }
+        if fs:
+            s.update(
+                (n // g) * K + d // g
+                for (p, q), m in nonzero_xs
+                for _, tp, tq in _between(fs, fv, m / top - E, m / zmin + E)
+                if (d := q * abs(tp)) // (g := gcd(n := (p * tq if tp > 0 else -p * tq), d)) <= D
+            )
+        if zero_x and zero_t:
+            s.add(_ANY_NONZERO_KEY)
+        yield s
+        # z / x = t: z = t * x; z = 0 when t = 0
+        s = {
+            (t * p // g) * K + q // g
+            for (p, q), m in nonzero_xs
+            for t in _between(ws, ws, zmin / m - E, top / m + E)
+            if (g := gcd(t * p, q))
+        }
+        if fs:
+            s.update(
+                (n // g) * K + d // g
+                for (p, q), m in nonzero_xs
+                for _, tp, tq in _between(fs, fv, zmin / m - E, top / m + E)
+                if (d := tq * q) // (g := gcd(n := tp * p, d)) <= D
+            )
+        if zero_t and nonzero_xs:
+            s.add(1)  # 0 / x = 0
+        yield s
+    if "^" in ops and powers is not None:
+        yield _power_needs(targets.pairs, ws, la, powers)
 
 
-def _inside(la: list[tuple[int, int]], lv: list[float], m: float) -> list[tuple[int, int]]:
-    """The x of la (sorted, values lv) with |x| <= m."""
-    return la[bisect_left(lv, -m) : bisect_right(lv, m)]
+def _between(la: list[_T], lv: Sequence[float], low: float, high: float) -> list[_T]:
+    """The x of la (sorted, values lv) with low <= |x| <= high, never 0."""
+    low = max(low, _SLACK)  # below every nonzero value (>= 1/1,000)
+    return (
+        la[bisect_left(lv, -high) : bisect_right(lv, -low)]
+        + la[bisect_left(lv, low) : bisect_right(lv, high)]
+    )
 
 
 def _power_needs(

@@ -340,3 +340,133 @@ def test_meets_is_every_pair_of_fractions(seed: int) -> None:
             continue
         got = _meets(rules.operators, la, ra, rb, t.numerator, t.denominator)
         assert got == (t in made), (rules.operators, sorted(A), sorted(B), t)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_needed_sets_are_every_pair_of_fractions(seed: int) -> None:
+    """_needed_sets (the keys z with x sym z or z sym x equal to one of the targets, x from
+    one set, enumerated only where z can lie in the other set's zone) met with the other set,
+    against every pair of two small sets of fractions, several targets at once, negative,
+    zero and fractional ones included. R2.2: every intermediate p/q has |p| <= 10,000 and
+    q <= 1,000, a power's exponent is whole 0..10, 0 ^ 0 and x / 0 have no value; R3.3."""
+    from games.engine.solver import (
+        _ANY_KEY,
+        _ANY_NONZERO_KEY,
+        _KEY,
+        _needed_sets,
+        _power_table,
+        _Targets,
+    )
+
+    rng = random.Random(seed)
+    ops = rng.choice(["+-*/^", "+-/", "+*/", "+/^", "+-*", "+-/^", "+*/^"])
+    rules = RuleSet(tier=3, operators=ops)
+
+    def some_fraction() -> Fraction:
+        q = rng.choice([1, 1, 1, 2, 3, 4, 6, 7, 12, 40, 999, 1000])
+        return Fraction(rng.randint(-60, 60) * rng.choice([1, 1, 50, 150]), q)
+
+    def in_bounds(v: Fraction) -> bool:
+        return abs(v.numerator) <= 10_000 and v.denominator <= 1_000
+
+    A = {v for v in (some_fraction() for _ in range(rng.randint(1, 14))) if in_bounds(v)}
+    B = {v for v in (some_fraction() for _ in range(rng.randint(1, 14))) if in_bounds(v)}
+    A.add(Fraction(rng.randint(0, 4)))  # small whole numbers: exponents, 0 and 1
+    B.add(Fraction(rng.randint(0, 4)))
+    made: set[Fraction] = set()
+    for a in A:
+        for b in B:
+            for sym in ops:
+                for x, y in ((a, b), (b, a)):
+                    v = reference_step(sym, x, y, rules)
+                    if v is not None:
+                        made.add(v)
+
+    def key(v: Fraction) -> int:
+        return v.numerator * _KEY + v.denominator
+
+    la = sorted(((v.numerator, v.denominator) for v in A), key=lambda pq: pq[0] / pq[1])
+    lv = [p / q for p, q in la]
+    rb = frozenset(key(v) for v in B)
+    nonzero = [abs(v) for v in B if v]
+    zone = (
+        float(min(min(B), 0)),
+        float(max(abs(v) for v in B)),
+        float(min(nonzero)) if nonzero else 10_000.0,
+    )
+    powers = _power_table(la) if "^" in ops else None
+    pool = sorted({v for v in made if rng.random() < 0.3} | {some_fraction() for _ in range(30)})
+    pool = [v for v in {*pool, *(-v for v in pool), Fraction(0), Fraction(1)} if in_bounds(v)]
+    for _ in range(25):
+        targets = rng.sample(pool, min(len(pool), rng.choice([1, 1, 2, 5, 20, 40])))
+        got = False
+        wanted = _Targets({key(t) for t in targets})
+        for needed in _needed_sets(ops, wanted, la, lv, zone, powers):
+            got = got or not rb.isdisjoint(needed) or _ANY_KEY in needed
+            got = got or (_ANY_NONZERO_KEY in needed and any(B))
+        assert got == any(t in made for t in targets), (ops, sorted(A), sorted(B), targets)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_propagated_search_is_the_whole_reach_set(seed: int) -> None:
+    """R3.1, R2.2: on six cards the batched search (_propagate: sets of wanted keys pushed to
+    the large parts, met with the small parts' sets) answers exactly as the six cards' whole
+    reach set, built by every split, with all of them or (without use_all) any two or more."""
+    from games.engine.solver import _KEY, _operand_sets, _Tier3Keys
+
+    rng = random.Random(seed)
+    ops = ["+-/", "+/^", "+*/", "+-*/", "+-/^", "+/"][seed]
+    rules = RuleSet(tier=3, operators=ops)
+    ms = tuple(sorted(rng.randint(0, 20) for _ in range(6)))
+    builder = _Tier3Keys(rules)
+    every = builder.reach(ms)
+    some = set().union(
+        *(builder.reach(sub) for size in range(2, 7) for sub in _operand_sets(ms, size))
+    )
+    whole = sorted(k >> 10 for k in every if k & 1023 == 1)
+    targets = {0, 1, -1, *rng.sample(whole, min(len(whole), 25))}
+    targets |= {rng.randint(-10_000, 10_000) for _ in range(15)}
+    for t in sorted(targets):
+        assert _Tier3Keys(rules).makes(ms, t, some=False) == (t * _KEY + 1 in every), (ms, t)
+        assert _Tier3Keys(rules).makes(ms, t, some=True) == (t * _KEY + 1 in some), (ms, t)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_bounds_hold_every_value_made(seed: int) -> None:
+    """R2.2: the bounds of a set not built (from its parts' bounds, on floats rounded
+    outwards) hold every value its cards make: largest |v|, largest denominator, a negative
+    value, smallest nonzero |v|; with `some` every value of a part too."""
+    from games.engine.solver import _Tier3Keys
+
+    rng = random.Random(seed)
+    ops = rng.choice(["+-*/^", "+-/", "+*/", "+/^", "+-/^", "+/"])
+    rules = RuleSet(tier=3, operators=ops)
+    ms = tuple(sorted(rng.randint(0, 20) for _ in range(5)))
+    for some in (False, True):
+        high, den, negative, low = _Tier3Keys(rules)._bounds(ms, some)
+        values = [Fraction(k >> 10, k & 1023) for k in _Tier3Keys(rules).reach(ms, some)]
+        assert max(abs(v) for v in values) <= high
+        assert max(v.denominator for v in values) <= den
+        assert negative or min(values) >= 0
+        assert min(abs(v) for v in values if v) >= low
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.integers(0, 12), min_size=2, max_size=5),
+    st.sampled_from([r for r in FRACTION_RULES if "/" in (r.operators or "")]),
+    st.booleans(),
+    st.integers(0, 10**6),
+)
+def test_tier3_with_division_every_target_agrees_with_brute_force(
+    cards: list[int], rules: RuleSet, use_all: bool, seed: int
+) -> None:
+    # R2.2, R3.1, R3.3: with / the key search answers every target alone (no bit-set pass
+    # first), those made with whole steps included, exactly as the brute force says
+    ms = tuple(sorted(cards))
+    made = _made(ms, rules, use_all)
+    rng = random.Random(seed)
+    candidates = [*rng.sample(range(-10_000, 10_001), 8), *range(-6, 7)]
+    candidates += rng.sample(sorted(made), min(len(made), 12))
+    for target in candidates:
+        assert can_make(list(ms), target, rules, use_all=use_all) == (target in made), target
