@@ -1679,8 +1679,16 @@ class _Tier3Keys:
         small too and the two sets meet (_meet), or b is large and the keys it would need
         are added to wanted[b] (_push). A key wanted along many paths (the associativity of
         + and -) is asked of b once, and each step is a comprehension over sets of keys and
-        a set operation, not a call per key. With `some` every set stands for its
-        non-empty parts too (reach(..., some=True)), so one pass answers for every subset.
+        a set operation, not a call per key.
+
+        With `some` a set b stands for any non-empty part of it (reach(..., some=True)), so
+        one pass answers for every subset; the part a with fewer cards is taken whole (all
+        its cards used). That misses nothing: if a part S of u makes a key as s1 sym s2
+        (cards S1 and S2), then S1 or S2 has at most as many cards as the rest of u (if S1
+        has more than half of u, S2 has fewer than half); with a = that one and b = the
+        rest of u, a makes its value with all its cards and b with a part of them. (When
+        they have as many, S is the whole of u and both are whole.) Values a makes with
+        only some of its cards would only repeat what a larger b asks.
         """
         n = len(ms)
         wanted: list[dict[tuple[int, ...], set[int]]] = [{} for _ in range(n + 1)]
@@ -1725,19 +1733,21 @@ class _Tier3Keys:
         )
 
     def _meet(self, a: tuple[int, ...], b: tuple[int, ...], live: _Targets, some: bool) -> bool:
-        """Whether `x sym z` or `z sym x` is a key of `live` for x made by a and z by b, both
-        sets built. The keys the smaller set's values would need, intersected with the other
-        set (|live| x |smaller| steps), or, when that is cheaper, the two sets combined and
-        intersected with `live` (|a| x |b| steps)."""
-        ra, rb = self.reach(a, some), self.reach(b, some)
+        """Whether `x sym z` or `z sym x` is a key of `live` for x made by a (all its cards:
+        the part with fewer cards, see _propagate) and z by b (any part of it with `some`),
+        both sets built. The keys the smaller set's values would need, intersected with the
+        other set (|live| x |smaller| steps, fewer in the windows), or, when that is cheaper,
+        the two sets combined and intersected with `live` (|a| x |b| steps)."""
+        sa, sb = False, some
+        ra, rb = self.reach(a, sa), self.reach(b, sb)
         if len(ra) > len(rb):
-            a, b, ra, rb = b, a, rb, ra
+            a, b, ra, rb, sa, sb = b, a, rb, ra, sb, sa
         if _PRODUCT_STEP * len(rb) < len(self.ops) * len(live.keys):
             out: set[int] = set()
-            _combine_keys(self.items(a, some), self.items(b, some), self.ops, out)
+            _combine_keys(self.items(a, sa), self.items(b, sb), self.ops, out)
             return not out.isdisjoint(live.keys)
         nonzero_b = len(rb) > (1 in rb)  # 0 is the key 1
-        (la, lv), powers, zone = self.by_value(a, some), self.powers(a, some), self.zone(b, some)
+        (la, lv), powers, zone = self.by_value(a, sa), self.powers(a, sa), self.zone(b, sb)
         for needed in _needed_sets(self.ops, live, la, lv, zone, powers):
             if not rb.isdisjoint(needed):
                 return True
@@ -1759,7 +1769,8 @@ class _Tier3Keys:
         into = level.get(b)
         if into is None:
             into = level[b] = set()
-        (la, lv), powers, zone = self.by_value(a, some), self.powers(a, some), self.zone(b, some)
+        # a with all its cards, b with any part of it under `some` (see _propagate)
+        (la, lv), powers, zone = self.by_value(a), self.powers(a), self.zone(b, some)
         for needed in _needed_sets(self.ops, live, la, lv, zone, powers):
             if _ANY_KEY in needed or (_ANY_NONZERO_KEY in needed and any(b)):
                 return True
