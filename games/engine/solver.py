@@ -1570,12 +1570,20 @@ class _Tier3Keys:
         if found is None:
             if len(ms) == 1:
                 found = frozenset((ms[0] * _KEY + 1,))
+            elif some:
+                # What any non-empty part makes: the union of the parts' sets (set unions,
+                # no arithmetic), which are built anyway.
+                found = frozenset().union(
+                    *(
+                        self.reach(sub)
+                        for size in range(1, len(ms) + 1)
+                        for sub in _operand_sets(ms, size)
+                    )
+                )
             else:
                 out: set[int] = set()
-                if some:
-                    out.update(v * _KEY + 1 for v in ms)
                 for a, b in _balanced_splits(ms):
-                    _combine_keys(self.items(a, some), self.items(b, some), self.ops, out)
+                    _combine_keys(self.items(a), self.items(b), self.ops, out)
                 found = frozenset(out)
             if len(ms) <= _MATERIALISE:
                 _key_set_values[0] += len(found)
@@ -1857,7 +1865,20 @@ class _Tier3Keys:
         if found is not None:
             return found
         up, down = _OUTWARDS, 2.0 - _OUTWARDS
-        if len(ms) <= _MATERIALISE or skey in self.built:
+        if some and len(ms) <= _MATERIALISE:
+            # Any part of a small set: the parts' own bounds, none of the values sorted.
+            parts = [
+                self._bounds(sub, False)
+                for size in range(1, len(ms) + 1)
+                for sub in _operand_sets(ms, size)
+            ]
+            result = (
+                max(part[0] for part in parts),
+                max(part[1] for part in parts),
+                any(part[2] for part in parts),
+                min(part[3] for part in parts),
+            )
+        elif len(ms) <= _MATERIALISE or skey in self.built:
             pairs, values = self.by_value(ms, some)
             i = bisect_left(values, 0.0)
             j = bisect_right(values, 0.0, i)  # values[i:j] are the 0
@@ -2070,6 +2091,9 @@ def _needed_per_value(
     bl, br = bisect_left, bisect_right
     ws, fs, fv = targets.whole, targets.frac, targets.fv
     xs = list(zip(la, lv, strict=True))
+    # A fractional t and a whole x make a reduced z over t's own denominator: no gcd.
+    xw = [(p, x) for (p, q), x in xs if q == 1]
+    xf = [row for row in xs if row[0][1] != 1]
     if "+" in ops:  # x + z = t: t from x + zlo to x + zhi
         s = {
             (t * q - p) * K + q
@@ -2078,8 +2102,13 @@ def _needed_per_value(
         }
         if fs:
             s.update(
+                (tp - p * tq) * K + tq
+                for p, x in xw
+                for _, tp, tq in fs[bl(fv, x + zlo - E) : br(fv, x + zhi + E)]
+            )
+            s.update(
                 (n // g) * K + d // g
-                for (p, q), x in xs
+                for (p, q), x in xf
                 for _, tp, tq in fs[bl(fv, x + zlo - E) : br(fv, x + zhi + E)]
                 if (d := tq * q) // (g := gcd(n := tp * q - p * tq, d)) <= D
             )
@@ -2092,8 +2121,13 @@ def _needed_per_value(
         }
         if fs:
             s.update(
+                (p * tq - tp) * K + tq
+                for p, x in xw
+                for _, tp, tq in fs[bl(fv, x - zhi - E) : br(fv, x - zlo + E)]
+            )
+            s.update(
                 (n // g) * K + d // g
-                for (p, q), x in xs
+                for (p, q), x in xf
                 for _, tp, tq in fs[bl(fv, x - zhi - E) : br(fv, x - zlo + E)]
                 if (d := tq * q) // (g := gcd(n := p * tq - tp * q, d)) <= D
             )
@@ -2105,8 +2139,13 @@ def _needed_per_value(
         }
         if fs:
             s.update(
+                (tp + p * tq) * K + tq
+                for p, x in xw
+                for _, tp, tq in fs[bl(fv, zlo - x - E) : br(fv, zhi - x + E)]
+            )
+            s.update(
                 (n // g) * K + d // g
-                for (p, q), x in xs
+                for (p, q), x in xf
                 for _, tp, tq in fs[bl(fv, zlo - x - E) : br(fv, zhi - x + E)]
                 if (d := tq * q) // (g := gcd(n := tp * q + p * tq, d)) <= D
             )
