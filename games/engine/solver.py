@@ -1512,7 +1512,7 @@ class _Targets:
     """The keys a multiset is asked for, and the same as values sorted for bisection:
     `whole` (the integers) and `frac` ((p, q, p / q), values `fv`)."""
 
-    __slots__ = ("keys", "whole", "frac", "fv", "pairs")
+    __slots__ = ("keys", "whole", "frac", "fv")
 
     def __init__(self, keys: set[int]) -> None:
         self.keys = keys
@@ -1525,7 +1525,6 @@ class _Targets:
                 self.frac.append((p / q, p, q))
         self.frac.sort()
         self.fv = [row[0] for row in self.frac]
-        self.pairs = [(t, 1) for t in self.whole] + [(p, q) for _, p, q in self.frac]
 
     def __bool__(self) -> bool:
         return bool(self.keys)
@@ -2008,7 +2007,7 @@ def _needed_sets(
         yield s
     if "*" not in ops and "/" not in ops:
         if "^" in ops and powers is not None:
-            yield _power_needs(targets.pairs, whole, la, powers)
+            yield _power_needs(targets, la, powers)
         return
     zero_t = 0 in whole
     nonzero = [t for t in whole if t]
@@ -2072,7 +2071,7 @@ def _needed_sets(
             s.add(1)  # 0 / x = 0
         yield s
     if "^" in ops and powers is not None:
-        yield _power_needs(targets.pairs, whole, la, powers)
+        yield _power_needs(targets, la, powers)
 
 
 def _needed_per_value(
@@ -2152,7 +2151,7 @@ def _needed_per_value(
         yield s
     if "*" not in ops and "/" not in ops:
         if "^" in ops and powers is not None:
-            yield _power_needs(targets.pairs, ws, la, powers)
+            yield _power_needs(targets, la, powers)
         return
     i0 = bl(ws, 0)
     zero_t = i0 < len(ws) and ws[i0] == 0
@@ -2218,7 +2217,7 @@ def _needed_per_value(
             s.add(1)  # 0 / x = 0
         yield s
     if "^" in ops and powers is not None:
-        yield _power_needs(targets.pairs, ws, la, powers)
+        yield _power_needs(targets, la, powers)
 
 
 def _between(la: list[_T], lv: Sequence[float], low: float, high: float) -> list[_T]:
@@ -2231,23 +2230,43 @@ def _between(la: list[_T], lv: Sequence[float], low: float, high: float) -> list
 
 
 def _power_needs(
-    targets: list[tuple[int, int]],
-    whole: list[int],
-    la: list[tuple[int, int]],
-    powers: dict[int, list[int]],
+    targets: _Targets, la: list[tuple[int, int]], powers: dict[int, list[int]]
 ) -> set[int]:
     """The z with x ^ z = t (z whole 0..10, looked up in x's powers) or z ^ x = t (x whole
-    0..10: z is an x-th root of t; z ^ 0 = 1 for any z but 0). R2.2: 0 ^ 0 has no value."""
-    K = _KEY
-    s = {z * K + 1 for tp, tq in targets for z in powers.get(tp * K + tq, ())}
+    0..10: z is an x-th root of t; z ^ 0 = 1 for any z but 0). R2.2: 0 ^ 0 has no value.
+    Targets are matched against the tables by set intersection, not one by one."""
+    K, keys = _KEY, targets.keys
+    s = {z * K + 1 for k in keys & powers.keys() for z in powers[k]}
     for e in {p for p, q in la if q == 1 and 0 <= p <= MAX_EXPONENT}:
         if e == 0:
-            if 1 in whole:
+            if K + 1 in keys:  # z ^ 0 = 1
                 s.add(_ANY_NONZERO_KEY)
-            continue
-        for tp, tq in targets:
-            s.update(_rational_roots_key(tp, tq, e))
+        elif e == 1:
+            s |= keys
+        else:
+            roots = _root_table(e)
+            for k in keys & roots.keys():
+                s.update(roots[k])
     return s
+
+
+@cache
+def _root_table(e: int) -> dict[int, tuple[int, ...]]:
+    """{key of t: keys of the z with z ** e == t} for e from 2 to 10, every t within the
+    bounds (R2.2): z = p/q reduced makes t = p**e/q**e reduced, so |p|**e <= 10,000 and
+    q**e <= 1,000 list them all."""
+    K = _KEY
+    table: dict[int, list[int]] = {}
+    q = 1
+    while q**e <= MAX_DENOMINATOR:
+        p = 0
+        while p**e <= MAX_NUMERATOR:
+            if gcd(p, q) == 1:
+                for z in {p, -p}:
+                    table.setdefault(z**e * K + q**e, []).append(z * K + q)
+            p += 1
+        q += 1
+    return {t: tuple(zs) for t, zs in table.items()}
 
 
 def _power_table(la: list[tuple[int, int]]) -> dict[int, list[int]]:
