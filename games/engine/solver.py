@@ -749,17 +749,17 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
     (the 24 game). A target outside the tier's numbers can never be made.
 
     Cost: at tiers 1-2 every intermediate is a whole number 0..bound, so bit sets of every
-    sub-multiset answer it (tens of ms on eight operands). At tier 3 intermediates may be
-    fractions p/q (|p| <= 10,000, q <= 1,000): the whole-step bit sets over -10,000..10,000
-    answer almost every "yes" in tens of ms. Without / no step makes a fraction, so they are
-    the whole answer there too, and a negative target without - or X is a "no" at once. What
-    is left (a "no", or a "yes" that needs a fraction, with /) goes to the exact fraction
-    search on int keys (p * 1024 + q, no Fraction): sets of up to four cards built whole,
-    larger ones split, pruned by bounds on what they make, and built whole once asked often
-    enough; two built parts meet in one set intersection per operator. Without use_all it is
-    one search in which every card may be left out, not one per subset. It is not bounded:
-    on 6-8 operands a "no" takes up to ~0.25 s (p95 ~0.13 s), a "yes" needing a fraction
-    ~0.2 s (median), the worst found ~1.4 s (benchmarks/bench_solver.py measures it).
+    sub-multiset answer it (tens of ms on eight operands). At tier 3 without / no step makes
+    a fraction, so the whole-step bit sets over -10,000..10,000 are the whole answer there
+    too, and a negative target without - or X is a "no" at once. With / (and no X) the exact
+    fraction search on int keys (p * 1024 + q, no Fraction) answers alone: sets of up to
+    four cards built whole, and for more cards sets of wanted keys pushed from each
+    sub-multiset to its large parts and met with the small parts' sets (_propagate), each
+    step a comprehension over value windows found by bisection and a set operation. Without
+    use_all it is one search in which every card may be left out, not one per subset. With
+    X cards the bit sets answer most "yes" and the goal-directed _Tier3Target the rest. It
+    is not bounded: on 8 random operands the median is ~5 ms, p95 ~80 ms, the worst found
+    ~0.2 s (benchmarks/bench_solver.py measures it).
     """
     values = [v for v in card_values(list(operands)) if v is not None]
     if len(values) < 2 or type(target) is not int:
@@ -1531,16 +1531,19 @@ class _Targets:
 
 
 class _Tier3Keys:
-    """Tier 3, goal-directed, for multisets of cards without X: "do these cards make t?"
-    (`has`), or "does some part of them make t?" (`has_some`, R3.1 without use_all: a card
-    may be left out). Values are int keys (see _KEY).
+    """Tier 3 for multisets of cards without X: "do these cards make t?", or "does some
+    part of them make t?" (R3.1 without use_all: a card may be left out). Values are int
+    keys (see _KEY).
 
-    Sets of up to four cards are built whole (memoised for the process); a larger set is
-    asked at each split for the value its other part would need, the smaller part's values
-    enumerated, after bounds on what it makes (largest |v|, largest denominator, a negative
-    value at all) have had their say; once asked often enough it is built whole too. With
-    "some part" every card may be left out, so a split's parts make any value of any of
-    their sub-multisets: one search answers for all of them at once.
+    Sets of up to four cards are built whole (memoised for the process). can_make's
+    question (`makes`) on more cards is the batched search of _propagate: whole sets of
+    wanted keys pushed down to the large parts and met with the small parts' sets, pruned
+    by bounds on what a part makes (largest |v|, largest denominator, a negative value at
+    all, smallest nonzero |v|). `has` asks for one key at a time (the search with X cards,
+    _Tier3Target): at each split the value the other part would need, the smaller part's
+    values enumerated, after the bounds have had their say; a set asked often enough is
+    built whole. With "some part" every card may be left out, so a split's parts make any
+    value of any of their sub-multisets: one search answers for all of them at once.
     """
 
     def __init__(self, rules: RuleSet) -> None:
