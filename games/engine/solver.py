@@ -772,10 +772,13 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
     sizes = [len(ms)] if use_all else range(2, len(ms) + 1)
     if target < 0 and "-" not in (rules.operators or "") and all(v != X and v >= 0 for v in ms):
         return False  # + * / ^ on numbers >= 0 never go below 0 (an X could)
-    if rules.tier == 3 and X not in ms and "/" in (rules.operators or ""):
+    keys_alone = len(ms) <= _KEYS_ALONE and X not in ms and "/" in (rules.operators or "")
+    if rules.tier == 3 and keys_alone:
         # Fractions possible: the exact search on int keys answers it all, whole steps
-        # included. A bit-set pass first would find most "yes" sooner (median ~5 ms instead
-        # of ~8 ms on 8 cards) but builds every sub-multiset's set, 0.1-0.25 s on a "no".
+        # included. A bit-set pass first would find some "yes" sooner but builds every
+        # sub-multiset's set, 0.1-0.25 s on a "no" on 8 cards. On more cards the bit sets go
+        # first: they find most "yes" in milliseconds, where the key search would build
+        # whole sets of five cards (splits into two parts of five or more).
         return _Tier3Keys(rules).makes(ms, target, some=not use_all)
     if all(v == X or rules.x_low <= v <= rules.x_high for v in ms):
         # Whole intermediates: the whole answer at tiers 1-2, and every "yes" found with
@@ -795,6 +798,8 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
             # whole-number bit sets were already the whole answer.
             return False
     if rules.tier == 3:
+        if X not in ms:
+            return _Tier3Keys(rules).makes(ms, target, some=not use_all)
         search = _Tier3Target(rules)
         return any(
             search.has(subset, target) for size in sizes for subset in _operand_sets(ms, size)
@@ -807,6 +812,7 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
     return False
 
 
+_KEYS_ALONE = 8  # tier 3 with /: up to this many cards the key search answers alone
 _ANY, _ANY_NONZERO = "any", "any_nonzero"  # "some value" / "some value but 0" is needed
 _MATERIALISE = 4  # tier 3 reach sets up to this many cards are built whole (~1,000 values)
 

@@ -470,3 +470,22 @@ def test_tier3_with_division_every_target_agrees_with_brute_force(
     candidates += rng.sample(sorted(made), min(len(made), 12))
     for target in candidates:
         assert can_make(list(ms), target, rules, use_all=use_all) == (target in made), target
+
+
+@pytest.mark.parametrize(
+    ("cards", "target", "operators", "use_all", "made"),
+    [
+        # Answers the earlier search gave too: on more than eight cards the bit sets go
+        # first and the key search (splits into two parts of five or more) answers the rest.
+        ([19, 8, 11, 20, 16, 0, 14, 7, 20], -8301, "+-/", True, True),
+        ([12, 5, 2, 4, 19, 19, 14, 4, 4], -9942, "+-/", True, False),
+        ([15, 7, 12, 17, 3, 18, 7, 0, 6], 3374, "+-*/^", True, True),
+        ([10, 2, 9, 11, 9, 15, 10, 5, 15, 15], -4229, "+-/", True, True),
+    ],
+)
+def test_more_than_eight_cards(
+    cards: list[int], target: int, operators: str, use_all: bool, made: bool
+) -> None:
+    # R2.2, R3.3, R9.4: exact on larger tables too
+    rules = RuleSet(tier=3, operators=operators)
+    assert can_make(cards, target, rules, use_all=use_all) is made
