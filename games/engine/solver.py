@@ -1565,7 +1565,6 @@ class _Tier3Keys:
         self.sorted_memo: dict[
             tuple[bool, tuple[int, ...]], tuple[list[tuple[int, int]], list[float]]
         ] = {}
-        self.powers_memo: dict[tuple[bool, tuple[int, ...]], dict[int, list[int]] | None] = {}
 
     # Sets built whole ------------------------------------------------------------------
     def reach(self, ms: tuple[int, ...], some: bool = False) -> frozenset[int]:
@@ -1634,13 +1633,6 @@ class _Tier3Keys:
         _bounds."""
         high, _den, negative, low = self._bounds(ms, some)
         return (-high if negative else 0.0, high, low)
-
-    def powers(self, ms: tuple[int, ...], some: bool = False) -> dict[int, list[int]] | None:
-        """_power_table(items(ms)) with ^ among the operators, else None."""
-        key = (some, ms)
-        if key not in self.powers_memo:
-            self.powers_memo[key] = _power_table(self.items(ms, some)) if "^" in self.ops else None
-        return self.powers_memo[key]
 
     def values(self, ms: tuple[int, ...]) -> list[Value]:
         """reach(ms) as ints and Fractions (for the search with X cards), small first."""
@@ -1763,8 +1755,8 @@ class _Tier3Keys:
             _combine_keys(self.items(a, sa), self.items(b, sb), self.ops, out)
             return not out.isdisjoint(live.keys)
         nonzero_b = len(rb) > (1 in rb)  # 0 is the key 1
-        (la, lv), powers, zone = self.by_value(a, sa), self.powers(a, sa), self.zone(b, sb)
-        for needed in _needed_sets(self.ops, live, la, lv, zone, powers):
+        (la, lv), zone = self.by_value(a, sa), self.zone(b, sb)
+        for needed in _needed_sets(self.ops, live, la, lv, zone, ra):
             if not rb.isdisjoint(needed):
                 return True
             if _ANY_KEY in needed or (_ANY_NONZERO_KEY in needed and nonzero_b):
@@ -1786,8 +1778,8 @@ class _Tier3Keys:
         if into is None:
             into = level[b] = set()
         # a with all its cards, b with any part of it under `some` (see _propagate)
-        (la, lv), powers, zone = self.by_value(a), self.powers(a), self.zone(b, some)
-        for needed in _needed_sets(self.ops, live, la, lv, zone, powers):
+        (la, lv), zone = self.by_value(a), self.zone(b, some)
+        for needed in _needed_sets(self.ops, live, la, lv, zone, self.reach(a)):
             if _ANY_KEY in needed or (_ANY_NONZERO_KEY in needed and any(b)):
                 return True
             into |= needed
@@ -1950,7 +1942,7 @@ def _needed_sets(
     la: list[tuple[int, int]],
     lv: list[float],
     zone: tuple[float, float, float],
-    powers: dict[int, list[int]] | None,
+    ra: frozenset[int],
 ) -> Iterator[set[int]]:
     """For each operator (and side), the keys z with `x sym z` or `z sym x` equal to a target
     t = tp/tq, x = p/q from la: one set per operator, + first.
@@ -1962,12 +1954,11 @@ def _needed_sets(
     Keys are reduced inline (gcd, sign to the numerator); a denominator past 1,000 is left
     out (its key would alias another value's) but a numerator past the bounds is not: such
     a key names one fraction and is in no set. _ANY_KEY / _ANY_NONZERO_KEY in a set: any
-    value (but 0) will do. `powers` (with ^) maps each key x ** z to its exponents z
-    (_power_table(la)). With an integer t and + or -, z has x's own denominator, already
+    value (but 0) will do. `ra`: la's keys (for ^). With an integer t and + or -, z has x's own denominator, already
     reduced: those comprehensions need no gcd.
     """
     if len(la) < len(targets.keys):
-        yield from _needed_per_value(ops, targets, la, lv, zone, powers)
+        yield from _needed_per_value(ops, targets, la, lv, zone, ra)
         return
     K, D, E = _KEY, MAX_DENOMINATOR, _SLACK
     zlo, zhi, zmin = zone
@@ -2015,8 +2006,8 @@ def _needed_sets(
             )
         yield s
     if "*" not in ops and "/" not in ops:
-        if "^" in ops and powers is not None:
-            yield _power_needs(targets, la, powers)
+        if "^" in ops:
+            yield _power_needs(targets, ra)
         return
     zero_t = 0 in whole
     nonzero = [t for t in whole if t]
@@ -2079,8 +2070,8 @@ def _needed_sets(
         if zero_t and len(lv) > zero_x:
             s.add(1)  # 0 / x = 0
         yield s
-    if "^" in ops and powers is not None:
-        yield _power_needs(targets, la, powers)
+    if "^" in ops:
+        yield _power_needs(targets, ra)
 
 
 def _needed_per_value(
@@ -2089,7 +2080,7 @@ def _needed_per_value(
     la: list[tuple[int, int]],
     lv: list[float],
     zone: tuple[float, float, float],
-    powers: dict[int, list[int]] | None,
+    ra: frozenset[int],
 ) -> Iterator[set[int]]:
     """_needed_sets with the roles swapped, for fewer values than targets: for each x of la,
     the targets t for which some z of `zone` gives `x sym z` or `z sym x` = t, a slice of
@@ -2159,8 +2150,8 @@ def _needed_per_value(
             )
         yield s
     if "*" not in ops and "/" not in ops:
-        if "^" in ops and powers is not None:
-            yield _power_needs(targets, la, powers)
+        if "^" in ops:
+            yield _power_needs(targets, ra)
         return
     i0 = bl(ws, 0)
     zero_t = i0 < len(ws) and ws[i0] == 0
@@ -2225,8 +2216,8 @@ def _needed_per_value(
         if zero_t and nonzero_xs:
             s.add(1)  # 0 / x = 0
         yield s
-    if "^" in ops and powers is not None:
-        yield _power_needs(targets, la, powers)
+    if "^" in ops:
+        yield _power_needs(targets, ra)
 
 
 def _between(la: list[_T], lv: Sequence[float], low: float, high: float) -> list[_T]:
@@ -2238,17 +2229,26 @@ def _between(la: list[_T], lv: Sequence[float], low: float, high: float) -> list
     )
 
 
-def _power_needs(
-    targets: _Targets, la: list[tuple[int, int]], powers: dict[int, list[int]]
-) -> set[int]:
-    """The z with x ^ z = t (z whole 0..10, looked up in x's powers) or z ^ x = t (x whole
-    0..10: z is an x-th root of t; z ^ 0 = 1 for any z but 0). R2.2: 0 ^ 0 has no value.
-    Targets are matched against the tables by set intersection, not one by one."""
+def _power_needs(targets: _Targets, ra: frozenset[int]) -> set[int]:
+    """The z with x ^ z = t (z whole 0..10: x ^ 0 = 1 for x not 0, x ^ 1 = x, else x is a
+    z-th root of t) or z ^ x = t (x whole 0..10: z is an x-th root of t; z ^ 0 = 1 for any z
+    but 0), x from the keys ra. R2.2: 0 ^ 0 has no value. Roots are looked up in the tables
+    of _root_table, targets matched by set intersection, not one by one."""
     K, keys = _KEY, targets.keys
-    s = {z * K + 1 for k in keys & powers.keys() for z in powers[k]}
-    for e in {p for p, q in la if q == 1 and 0 <= p <= MAX_EXPONENT}:
+    s: set[int] = set()
+    if K + 1 in keys and len(ra) > (1 in ra):
+        s.add(1)  # x ^ 0 = 1 for x not 0: z = 0 (its key is 1)
+    if not keys.isdisjoint(ra):
+        s.add(K + 1)  # x ^ 1 = x
+    for e in range(2, MAX_EXPONENT + 1):  # x ^ e = t: some x is an e-th root of t
+        roots = _root_table(e)
+        if any(not ra.isdisjoint(roots[k]) for k in keys & roots.keys()):
+            s.add(e * K + 1)
+    for e in range(MAX_EXPONENT + 1):  # z ^ e = t, e one of the x
+        if e * K + 1 not in ra:
+            continue
         if e == 0:
-            if K + 1 in keys:  # z ^ 0 = 1
+            if K + 1 in keys:
                 s.add(_ANY_NONZERO_KEY)
         elif e == 1:
             s |= keys
@@ -2276,25 +2276,6 @@ def _root_table(e: int) -> dict[int, tuple[int, ...]]:
             p += 1
         q += 1
     return {t: tuple(zs) for t, zs in table.items()}
-
-
-def _power_table(la: list[tuple[int, int]]) -> dict[int, list[int]]:
-    """{key of x ** z: [z, ...]} over x = p/q of la and z whole 0..10 within the bounds
-    (R2.2; 0 ** 0 has no value). p/q reduced makes p**z/q**z reduced."""
-    N, D, K = MAX_NUMERATOR, MAX_DENOMINATOR, _KEY
-    table: dict[int, list[int]] = {}
-    for p, q in la:
-        if p == 0:
-            table.setdefault(1, []).extend(range(1, MAX_EXPONENT + 1))
-            continue
-        pn, pd = 1, 1
-        for z in range(MAX_EXPONENT + 1):
-            table.setdefault(pn * K + pd, []).append(z)
-            pn *= p
-            pd *= q
-            if abs(pn) > N or pd > D:
-                break  # |numerator| and denominator only grow from here (x is not +-1)
-    return table
 
 
 def _meets(
