@@ -274,6 +274,7 @@ def bench_can_make(quick: bool) -> None:
                     extra += f", past whole steps {fractions_needed}"
                 extra += f"; worst {worst[1]}"
                 _row(f"tier {tier}, {n_x} X, use_all={use_all}", times, extra)
+    bench_tier3_mixed_operators(quick, limit)
     bench_tier3_past_whole_steps(quick, limit)
 
 
@@ -295,6 +296,46 @@ def _ratio_row(name: str, times: list[float], yard: float, extra: str = "") -> N
     print(
         f"{name:<44} {len(ms):>6} {med:>9.1f} {p95:>9.1f} {ms[-1]:>9.1f}  "
         f"x yardstick: {med / yard:.0f} / {p95 / yard:.0f} / {ms[-1] / yard:.0f}  {extra}"
+    )
+
+
+def bench_tier3_mixed_operators(quick: bool, limit: float) -> None:
+    """Issue 13: can_make on 8 operands at tier 3 over the operator sets a teacher may choose
+    (R2.5: + always kept), random targets in -10,000..10,000, half of them with use_all, 0-2 X
+    cards; cold. Without * but with / ("+-/", "+/^"...), a product is only made through a
+    division by a fraction, so these are the inputs past the whole-number bit sets."""
+    yard = _yardstick_ms()
+    rng = random.Random(7)
+    opsets = ["+-*/^", "+-*/", "+-/", "+/", "+*/", "+/^", "+-/^", "+*/^", "+-*^", "+-"]
+    times: list[float] = []
+    yes = over = 0
+    worst: tuple[float, Any] = (0.0, None)
+    for _ in range(30 if quick else 300):
+        rules = RuleSet(tier=3, operators=rng.choice(opsets))
+        n_x = rng.choice([0, 0, 0, 1, 2])
+        operands = [rng.randint(0, 20) for _ in range(8 - n_x)] + ["X"] * n_x
+        target = rng.randint(-10_000, 10_000)
+        use_all = rng.random() < 0.5
+        clear_caches()
+        t, answer = _capped(
+            lambda o=operands, g=target, r=rules, u=use_all: can_make(o, g, r, use_all=u), limit
+        )
+        times.append(t)
+        yes += answer is True
+        over += answer is None
+        if t > worst[0]:
+            worst = (t, (operands, target, rules.operators, use_all))
+    ms = sorted(t * 1000 for t in times)
+    n = len(ms)
+    p95, p99 = ms[min(n - 1, int(n * 0.95))], ms[min(n - 1, int(n * 0.99))]
+    print(
+        f"\ntier 3, 8 operands, every operator set, random targets, cold; yardstick {yard:.2f} ms"
+    )
+    print(
+        f"  n {n}: median {statistics.median(ms):.1f} ms, p95 {p95:.1f}, p99 {p99:.1f}, "
+        f"max {ms[-1]:.1f}  (x yardstick: {statistics.median(ms) / yard:.1f} / {p95 / yard:.1f} "
+        f"/ {p99 / yard:.1f} / {ms[-1] / yard:.1f}); yes {yes}, over the cap {over}; "
+        f"worst {worst[1]}"
     )
 
 
