@@ -1536,6 +1536,18 @@ class _Targets:
         return bool(self.keys)
 
 
+# Groups of keys a multiset is asked for, each with whether its keys (all >= 0) are asked
+# with values >= 0 only (see _Tier3Keys._propagate).
+_Groups = list[tuple[_Targets, bool]]
+
+
+def _sign_groups(live: _Targets) -> _Groups:
+    """live as one group, its keys asked with values >= 0 only when all are >= 0. A mix of
+    signs stays one group: the negative keys need every value of the small part anyway, and
+    a second pass over its values >= 0 for the others costs more than it saves."""
+    return [(live, all(k >= 0 for k in live.keys))]
+
+
 class _Tier3Keys:
     """Tier 3 for multisets of cards without X: "do these cards make t?", or "does some
     part of them make t?" (R3.1 without use_all: a card may be left out). Values are int
@@ -1697,8 +1709,18 @@ class _Tier3Keys:
         rest of u, a makes its value with all its cards and b with a part of them. (When
         they have as many, S is the whole of u and both are whole.) Values a makes with
         only some of its cards would only repeat what a larger b asks.
+
+        With "-" (cards >= 0), a key >= 0 is asked with values >= 0 only (_sign_groups): u
+        makes v >= 0 exactly when it makes v with every intermediate >= 0. By induction on
+        the tree, |x sym z| is made from |x| and |z| with intermediates >= 0: |x| + |z| or
+        ||x| - |z|| for + and - (whichever difference is >= 0), |x| * |z|, |x| / |z|,
+        |x| ^ z (exponents are whole 0..10, R2.2), and the tier's bounds are symmetric
+        (R2.2: |p| <= 10,000). So for such a key only the small part's values >= 0 are
+        enumerated and only the other part's values >= 0 are wanted: about half of each.
+        Negative keys (a negative target, and what it needs) keep every sign.
         """
         n = len(ms)
+        fold = "-" in self.ops and ms[0] >= 0
         wanted: list[dict[tuple[int, ...], set[int]]] = [{} for _ in range(n + 1)]
         wanted[n][ms] = {y}
         for size in range(n, _MATERIALISE, -1):
@@ -1708,13 +1730,14 @@ class _Tier3Keys:
                     return True
                 if not live:
                     continue
+                groups = _sign_groups(live) if fold else [(live, False)]
                 for a, b in _balanced_splits(u):
                     if len(a) > len(b):
                         a, b = b, a
                     if len(b) <= _MATERIALISE or (some, b) in self.built:
-                        if self._meet(a, b, live, some):
+                        if self._meet(a, b, groups, some):
                             return True
-                    elif self._push(a, b, live, wanted[len(b)], some):
+                    elif self._push(a, b, groups, wanted[len(b)], some):
                         return True
         return False
 
@@ -1740,23 +1763,22 @@ class _Tier3Keys:
             }
         )
 
-    def _meet(self, a: tuple[int, ...], b: tuple[int, ...], live: _Targets, some: bool) -> bool:
-        """Whether `x sym z` or `z sym x` is a key of `live` for x made by a (all its cards:
+    def _meet(self, a: tuple[int, ...], b: tuple[int, ...], groups: _Groups, some: bool) -> bool:
+        """Whether `x sym z` or `z sym x` is a key of `groups` for x made by a (all its cards:
         the part with fewer cards, see _propagate) and z by b (any part of it with `some`),
         both sets built. The keys the smaller set's values would need, intersected with the
         other set (|live| x |smaller| steps, fewer in the windows), or, when that is cheaper,
-        the two sets combined and intersected with `live` (|a| x |b| steps)."""
+        the two sets combined and intersected with the keys (|a| x |b| steps)."""
         sa, sb = False, some
         ra, rb = self.reach(a, sa), self.reach(b, sb)
         if len(ra) > len(rb):
             a, b, ra, rb, sa, sb = b, a, rb, ra, sb, sa
-        if _PRODUCT_STEP * len(rb) < len(self.ops) * len(live.keys):
+        if _PRODUCT_STEP * len(rb) < len(self.ops) * sum(len(t.keys) for t, _ in groups):
             out: set[int] = set()
             _combine_keys(self.items(a, sa), self.items(b, sb), self.ops, out)
-            return not out.isdisjoint(live.keys)
+            return any(not out.isdisjoint(t.keys) for t, _ in groups)
         nonzero_b = len(rb) > (1 in rb)  # 0 is the key 1
-        (la, lv), zone = self.by_value(a, sa), self.zone(b, sb)
-        for needed in _needed_sets(self.ops, live, la, lv, zone, ra):
+        for needed in self._needs(a, sa, self.zone(b, sb), groups):
             if not rb.isdisjoint(needed):
                 return True
             if _ANY_KEY in needed or (_ANY_NONZERO_KEY in needed and nonzero_b):
@@ -1767,23 +1789,40 @@ class _Tier3Keys:
         self,
         a: tuple[int, ...],
         b: tuple[int, ...],
-        live: _Targets,
+        groups: _Groups,
         level: dict[tuple[int, ...], set[int]],
         some: bool,
     ) -> bool:
-        """Adds to level[b] every key b would need to make, with a's values, a key of `live`;
-        True when any value of b will do (0 * z = 0, 0 / z = 0, z ^ 0 = 1): b makes its sum,
-        nonzero unless every card is 0 (and then 0 is all it makes)."""
+        """Adds to level[b] every key b would need to make, with a's values, a key of
+        `groups`; True when any value of b will do (0 * z = 0, 0 / z = 0, z ^ 0 = 1): b makes
+        its sum, nonzero unless every card is 0 (and then 0 is all it makes)."""
         into = level.get(b)
         if into is None:
             into = level[b] = set()
         # a with all its cards, b with any part of it under `some` (see _propagate)
-        (la, lv), zone = self.by_value(a), self.zone(b, some)
-        for needed in _needed_sets(self.ops, live, la, lv, zone, self.reach(a)):
+        for needed in self._needs(a, False, self.zone(b, some), groups):
             if _ANY_KEY in needed or (_ANY_NONZERO_KEY in needed and any(b)):
                 return True
             into |= needed
         return False
+
+    def _needs(
+        self,
+        a: tuple[int, ...],
+        sa: bool,
+        zone: tuple[float, float, float],
+        groups: _Groups,
+    ) -> Iterator[set[int]]:
+        """_needed_sets for each group of keys, x from a's values and z within `zone`; for a
+        group of keys >= 0 (see _propagate) x and z >= 0 only."""
+        ra = self.reach(a, sa)
+        for targets, nonneg in groups:
+            la, lv = self.by_value(a, sa)
+            if nonneg:
+                i = bisect_left(lv, 0.0)
+                la, lv = la[i:], lv[i:]
+                zone = (max(zone[0], 0.0), zone[1], zone[2])
+            yield from _needed_sets(self.ops, targets, la, lv, zone, ra)
 
     def _has(self, ms: tuple[int, ...], y: int, some: bool) -> bool:
         p, q = y >> _SHIFT, y & _LOW

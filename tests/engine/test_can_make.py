@@ -487,3 +487,51 @@ def test_more_than_eight_cards(
     # R2.2, R3.3, R9.4: exact on larger tables too
     rules = RuleSet(tier=3, operators=operators)
     assert can_make(cards, target, rules, use_all=use_all) is made
+
+
+def _nonneg_step(sym: str, a: Fraction, b: Fraction, rules: RuleSet) -> Fraction | None:
+    """One step by the reference (R2.2), kept only when >= 0 (leaves come as ints)."""
+    value = reference_step(sym, Fraction(a), Fraction(b), rules)
+    return value if value is not None and value >= 0 else None
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, 20), min_size=1, max_size=4),
+    st.sampled_from(["+-/", "+-*/^", "+-/^", "+-*/", "+-^"]),
+)
+def test_values_made_are_those_made_with_every_step_at_least_zero(
+    cards: list[int], ops: str
+) -> None:
+    # R2.2: with - and cards >= 0, a value >= 0 is made exactly when it is made with every
+    # intermediate result >= 0 (what _Tier3Keys._propagate asks a key >= 0 with)
+    rules = RuleSet(tier=3, operators=ops)
+    ms = tuple(sorted(cards))
+    every = _fraction_reference(ms, rules)
+    assert {Fraction(v) for v in _reference(ms, rules, _nonneg_step)} == {
+        v for v in every if v >= 0
+    }
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(st.integers(0, 20), min_size=5, max_size=5),
+    st.sampled_from(["+-/", "+-*/^", "+-/^"]),
+    st.booleans(),
+    st.integers(0, 10**6),
+)
+def test_propagated_search_with_minus_agrees_with_brute_force(
+    cards: list[int], ops: str, use_all: bool, seed: int
+) -> None:
+    # R2.2, R3.1: on five cards with - the batched search (keys >= 0 asked with values >= 0
+    # only, negative keys with every value) answers exactly as the brute force
+    from games.engine.solver import _Tier3Keys
+
+    rules = RuleSet(tier=3, operators=ops)
+    ms = tuple(sorted(cards))
+    made = _made(ms, rules, use_all)
+    rng = random.Random(seed)
+    targets = {*rng.sample(range(-10_000, 10_001), 6), *range(-4, 5)}
+    targets |= set(rng.sample(sorted(made), min(len(made), 12)))
+    for t in sorted(targets):
+        assert _Tier3Keys(rules).makes(ms, t, some=not use_all) == (t in made), (ms, t)
