@@ -773,6 +773,12 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
     if target < 0 and "-" not in (rules.operators or "") and all(v != X and v >= 0 for v in ms):
         return False  # + * / ^ on numbers >= 0 never go below 0 (an X could)
     keys_alone = len(ms) <= _KEYS_ALONE and X not in ms and "/" in (rules.operators or "")
+    if rules.tier == 3 and keys_alone and use_all and 0 in ms and _zero_absorbs(rules):
+        # A 0 card with every card used: some part of the rest makes |target| (R2.2).
+        rest = ms[1:]  # sorted: the first card is a 0
+        if target == 0 or abs(target) in rest:
+            return True
+        return len(rest) >= 2 and _Tier3Keys(rules).makes(rest, abs(target), some=True)
     if rules.tier == 3 and keys_alone:
         # Fractions possible: the exact search on int keys answers it all, whole steps
         # included. A bit-set pass first would find some "yes" sooner but builds every
@@ -813,6 +819,26 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
 
 
 _KEYS_ALONE = 8  # tier 3 with /: up to this many cards the key search answers alone
+
+
+def _zero_absorbs(rules: RuleSet) -> bool:
+    """Whether, at tier 3 with every card used (cards >= 0, no X), a 0 card together with
+    cards R makes t != 0 exactly when some non-empty part of R makes |t| (a single card of
+    R included); and 0 always. True with + - and / (or *), without ^ (s ^ 0 = 1 would put
+    a 1 in place of a part).
+
+    If: with R' a part of R making v = t or -t and S the rest, z = 0 / sum(S) = 0 (or the
+    0 plus S's cards when they are all 0) absorbs S, and R' + z = v, z - R' = -v. Only if:
+    the 0 leaf's parent is 0 (0 * w, 0 / w: a larger 0 absorbing w's cards) or +-w
+    (w + 0, w - 0, 0 - w); once it is +-w, a negated part either cancels at the next step
+    (u + (-w) = u - w, u - (-w) = u + w) or carries up (-w - u = -(w + u), (-w) * u,
+    (-w) / u, u / (-w)), so what is left of R makes t or -t. With - and cards >= 0, a part
+    that makes a negative value makes its opposite too (_Tier3Keys._propagate), so t or
+    -t is |t|."""
+    ops = rules.operators or ""
+    return "-" in ops and ("/" in ops or "*" in ops) and "^" not in ops
+
+
 _ANY, _ANY_NONZERO = "any", "any_nonzero"  # "some value" / "some value but 0" is needed
 _MATERIALISE = 4  # tier 3 reach sets up to this many cards are built whole (~1,000 values)
 
