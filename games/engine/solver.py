@@ -756,7 +756,8 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
     four cards built whole, and for more cards sets of wanted keys pushed from each
     sub-multiset to its large parts and met with the small parts' sets (_propagate), each
     step a comprehension over value windows found by bisection and a set operation. Without
-    use_all it is one search in which every card may be left out, not one per subset. With
+    use_all it is one search in which every card may be left out, not one per subset; with
+    use_all a 0 card (with - and / or *, no ^) makes it that search on the other cards. With
     X cards the bit sets answer most "yes" and the goal-directed _Tier3Target the rest. It
     is not bounded: on 8 random operands the median is ~5 ms, p95 ~80 ms, the worst found
     ~0.2 s (benchmarks/bench_solver.py measures it).
@@ -1562,18 +1563,6 @@ class _Targets:
         return bool(self.keys)
 
 
-# Groups of keys a multiset is asked for, each with whether its keys (all >= 0) are asked
-# with values >= 0 only (see _Tier3Keys._propagate).
-_Groups = list[tuple[_Targets, bool]]
-
-
-def _sign_groups(live: _Targets) -> _Groups:
-    """live as one group, its keys asked with values >= 0 only when all are >= 0. A mix of
-    signs stays one group: the negative keys need every value of the small part anyway, and
-    a second pass over its values >= 0 for the others costs more than it saves."""
-    return [(live, all(k >= 0 for k in live.keys))]
-
-
 class _Tier3Keys:
     """Tier 3 for multisets of cards without X: "do these cards make t?", or "does some
     part of them make t?" (R3.1 without use_all: a card may be left out). Values are int
@@ -1583,7 +1572,7 @@ class _Tier3Keys:
     question (`makes`) on more cards is the batched search of _propagate: whole sets of
     wanted keys pushed down to the large parts and met with the small parts' sets, pruned
     by bounds on what a part makes (largest |v|, largest denominator, a negative value at
-    all, smallest nonzero |v|). `has` asks for one key at a time (the search with X cards,
+    all, smallest nonzero |v|); with "-" a key >= 0 is asked with values >= 0 only. `has` asks for one key at a time (the search with X cards,
     _Tier3Target): at each split the value the other part would need, the smaller part's
     values enumerated, after the bounds have had their say; a set asked often enough is
     built whole. With "some part" every card may be left out, so a split's parts make any
@@ -1600,6 +1589,9 @@ class _Tier3Keys:
         self.asked: dict[tuple[bool, tuple[int, ...]], int] = {}
         self.costs: dict[tuple[bool, tuple[int, ...]], tuple[int, int] | None] = {}
         self.values_memo: dict[tuple[int, ...], list[Value]] = {}
+        self.nonneg_memo: dict[
+            tuple[bool, tuple[int, ...]], tuple[list[tuple[int, int]], list[float]]
+        ] = {}
         self.sorted_memo: dict[
             tuple[bool, tuple[int, ...]], tuple[list[tuple[int, int]], list[float]]
         ] = {}
@@ -1655,6 +1647,18 @@ class _Tier3Keys:
                 [((k >> _SHIFT) / (k & _LOW), k >> _SHIFT, k & _LOW) for k in self.reach(ms, some)]
             )
             found = self.sorted_memo[key] = ([(p, q) for _, p, q in rows], [v for v, _, _ in rows])
+        return found
+
+    def by_value_nonneg(
+        self, ms: tuple[int, ...], some: bool = False
+    ) -> tuple[list[tuple[int, int]], list[float]]:
+        """by_value(ms, some) from its first value >= 0 on."""
+        key = (some, ms)
+        found = self.nonneg_memo.get(key)
+        if found is None:
+            la, lv = self.by_value(ms, some)
+            i = bisect_left(lv, 0.0)
+            found = self.nonneg_memo[key] = (la[i:], lv[i:])
         return found
 
     def by_size(self, ms: tuple[int, ...], some: bool = False) -> list[tuple[int, int]]:
@@ -1736,7 +1740,7 @@ class _Tier3Keys:
         they have as many, S is the whole of u and both are whole.) Values a makes with
         only some of its cards would only repeat what a larger b asks.
 
-        With "-" (cards >= 0), a key >= 0 is asked with values >= 0 only (_sign_groups): u
+        With "-" (cards >= 0), a key >= 0 is asked with values >= 0 only (_needs): u
         makes v >= 0 exactly when it makes v with every intermediate >= 0. By induction on
         the tree, |x sym z| is made from |x| and |z| with intermediates >= 0: |x| + |z| or
         ||x| - |z|| for + and - (whichever difference is >= 0), |x| * |z|, |x| / |z|,
@@ -1756,14 +1760,17 @@ class _Tier3Keys:
                     return True
                 if not live:
                     continue
-                groups = _sign_groups(live) if fold else [(live, False)]
+                # With a mix of signs, the keys stay one set: the negative ones need every
+                # value of the small part anyway, and a second pass over its values >= 0
+                # for the others costs more than it saves.
+                nonneg = fold and all(k >= 0 for k in live.keys)
                 for a, b in _balanced_splits(u):
                     if len(a) > len(b):
                         a, b = b, a
                     if len(b) <= _MATERIALISE or (some, b) in self.built:
-                        if self._meet(a, b, groups, some):
+                        if self._meet(a, b, live, nonneg, some):
                             return True
-                    elif self._push(a, b, groups, wanted[len(b)], some):
+                    elif self._push(a, b, live, nonneg, wanted[len(b)], some):
                         return True
         return False
 
@@ -1789,8 +1796,10 @@ class _Tier3Keys:
             }
         )
 
-    def _meet(self, a: tuple[int, ...], b: tuple[int, ...], groups: _Groups, some: bool) -> bool:
-        """Whether `x sym z` or `z sym x` is a key of `groups` for x made by a (all its cards:
+    def _meet(
+        self, a: tuple[int, ...], b: tuple[int, ...], live: _Targets, nonneg: bool, some: bool
+    ) -> bool:
+        """Whether `x sym z` or `z sym x` is a key of `live` for x made by a (all its cards:
         the part with fewer cards, see _propagate) and z by b (any part of it with `some`),
         both sets built. The keys the smaller set's values would need, intersected with the
         other set (|live| x |smaller| steps, fewer in the windows), or, when that is cheaper,
@@ -1799,12 +1808,12 @@ class _Tier3Keys:
         ra, rb = self.reach(a, sa), self.reach(b, sb)
         if len(ra) > len(rb):
             a, b, ra, rb, sa, sb = b, a, rb, ra, sb, sa
-        if _PRODUCT_STEP * len(rb) < len(self.ops) * sum(len(t.keys) for t, _ in groups):
+        if _PRODUCT_STEP * len(rb) < len(self.ops) * len(live.keys):
             out: set[int] = set()
             _combine_keys(self.items(a, sa), self.items(b, sb), self.ops, out)
-            return any(not out.isdisjoint(t.keys) for t, _ in groups)
+            return not out.isdisjoint(live.keys)
         nonzero_b = len(rb) > (1 in rb)  # 0 is the key 1
-        for needed in self._needs(a, sa, self.zone(b, sb), groups):
+        for needed in self._needs(a, sa, self.zone(b, sb), live, nonneg):
             if not rb.isdisjoint(needed):
                 return True
             if _ANY_KEY in needed or (_ANY_NONZERO_KEY in needed and nonzero_b):
@@ -1815,18 +1824,19 @@ class _Tier3Keys:
         self,
         a: tuple[int, ...],
         b: tuple[int, ...],
-        groups: _Groups,
+        live: _Targets,
+        nonneg: bool,
         level: dict[tuple[int, ...], set[int]],
         some: bool,
     ) -> bool:
         """Adds to level[b] every key b would need to make, with a's values, a key of
-        `groups`; True when any value of b will do (0 * z = 0, 0 / z = 0, z ^ 0 = 1): b makes
+        `live`; True when any value of b will do (0 * z = 0, 0 / z = 0, z ^ 0 = 1): b makes
         its sum, nonzero unless every card is 0 (and then 0 is all it makes)."""
         into = level.get(b)
         if into is None:
             into = level[b] = set()
         # a with all its cards, b with any part of it under `some` (see _propagate)
-        for needed in self._needs(a, False, self.zone(b, some), groups):
+        for needed in self._needs(a, False, self.zone(b, some), live, nonneg):
             if _ANY_KEY in needed or (_ANY_NONZERO_KEY in needed and any(b)):
                 return True
             into |= needed
@@ -1837,18 +1847,17 @@ class _Tier3Keys:
         a: tuple[int, ...],
         sa: bool,
         zone: tuple[float, float, float],
-        groups: _Groups,
+        live: _Targets,
+        nonneg: bool,
     ) -> Iterator[set[int]]:
-        """_needed_sets for each group of keys, x from a's values and z within `zone`; for a
-        group of keys >= 0 (see _propagate) x and z >= 0 only."""
-        ra = self.reach(a, sa)
-        for targets, nonneg in groups:
+        """_needed_sets for the keys of `live`, x from a's values and z within `zone`; with
+        `nonneg` (every key >= 0, "-", cards >= 0: see _propagate) x and z >= 0 only."""
+        if nonneg:
+            la, lv = self.by_value_nonneg(a, sa)
+            zone = (max(zone[0], 0.0), zone[1], zone[2])
+        else:
             la, lv = self.by_value(a, sa)
-            if nonneg:
-                i = bisect_left(lv, 0.0)
-                la, lv = la[i:], lv[i:]
-                zone = (max(zone[0], 0.0), zone[1], zone[2])
-            yield from _needed_sets(self.ops, targets, la, lv, zone, ra)
+        yield from _needed_sets(self.ops, live, la, lv, zone, self.reach(a, sa))
 
     def _has(self, ms: tuple[int, ...], y: int, some: bool) -> bool:
         p, q = y >> _SHIFT, y & _LOW
