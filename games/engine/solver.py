@@ -774,8 +774,8 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
     if target < 0 and "-" not in (rules.operators or "") and all(v != X and v >= 0 for v in ms):
         return False  # + * / ^ on numbers >= 0 never go below 0 (an X could)
     keys_alone = len(ms) <= _KEYS_ALONE and X not in ms and "/" in (rules.operators or "")
-    if rules.tier == 3 and keys_alone and use_all and 0 in ms and _zero_absorbs(rules):
-        # A 0 card with every card used: some part of the rest makes |target| (R2.2).
+    if rules.tier == 3 and keys_alone and 0 in ms and _zero_absorbs(rules):
+        # A 0 card: some part of the rest makes |target| (R2.2), with use_all or not.
         rest = ms[1:]  # sorted: the first card is a 0
         if target == 0 or abs(target) in rest:
             return True
@@ -823,13 +823,14 @@ _KEYS_ALONE = 8  # tier 3 with /: up to this many cards the key search answers a
 
 
 def _zero_absorbs(rules: RuleSet) -> bool:
-    """Whether, at tier 3 with every card used (cards >= 0, no X), a 0 card together with
-    cards R makes t != 0 exactly when some non-empty part of R makes |t| (a single card of
-    R included); and 0 always. True with + - and / (or *), without ^ (s ^ 0 = 1 would put
-    a 1 in place of a part).
+    """Whether, at tier 3 (cards >= 0, no X), a 0 card together with cards R makes t != 0
+    (with every card used or not) exactly when some non-empty part of R makes |t| (a single
+    card of R included); and 0 always. True with + - and / (or *), without ^ (s ^ 0 = 1
+    would put a 1 in place of a part).
 
-    If: with R' a part of R making v = t or -t and S the rest, z = 0 / sum(S) = 0 (or the
-    0 plus S's cards when they are all 0) absorbs S, and R' + z = v, z - R' = -v. Only if:
+    If: with R' a part of R making v = t or -t and S the rest, S is left out or, with every
+    card used, absorbed by z = 0 / sum(S) = 0 (or the 0 plus S's cards when they are all 0),
+    and R' + z = v, z - R' = -v. Only if (a tree without the 0 is a part of R already):
     the 0 leaf's parent is 0 (0 * w, 0 / w: a larger 0 absorbing w's cards) or +-w
     (w + 0, w - 0, 0 - w); once it is +-w, a negated part either cancels at the next step
     (u + (-w) = u - w, u - (-w) = u + w) or carries up (-w - u = -(w + u), (-w) * u,
