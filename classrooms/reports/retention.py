@@ -12,13 +12,13 @@ them but the row itself, and nobody rebuilds a week that old.
 
 from __future__ import annotations
 
-from datetime import date, datetime, time, timedelta
+from datetime import date, timedelta
 
 from classrooms.models import School
+from classrooms.retention import school_cutoff
 
 from .mail.models import WeeklyEmail
 from .models import LevelRecommendation, ReportJob, WeeklyReport, WeekTally
-from .selectors import school_tz
 
 WEEK = timedelta(days=7)
 
@@ -32,13 +32,12 @@ def reports_erase_before(*, school: School, before: date, dry_run: bool = False)
     """Erase the school's weekly reports, week tallies and build requests of weeks before
     `before`, and its level recommendations made before `before` (in the school's time zone)."""
     last = _last_erased_monday(before)
-    first_moment = datetime.combine(before, time(), tzinfo=school_tz(school))
     rows = [
         WeeklyReport.objects.filter(student__classroom__school=school, week_start__lte=last),
         WeekTally.objects.filter(student__classroom__school=school, week_start__lte=last),
         ReportJob.objects.filter(school=school, week_start__lte=last),
         LevelRecommendation.objects.filter(
-            student__classroom__school=school, created_at__lt=first_moment
+            student__classroom__school=school, created_at__lt=school_cutoff(school, before)
         ),
     ]
     return {queryset.model._meta.label: _erase(queryset, dry_run) for queryset in rows}
