@@ -8,6 +8,7 @@ made without fractions, and a target found there is made (its operation is corre
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Iterator
 from fractions import Fraction
 from functools import cache
 
@@ -155,27 +156,36 @@ def _fraction_reference(ms: tuple[int, ...], rules: RuleSet) -> frozenset[Fracti
     return _reference(ms, rules, reference_step)
 
 
-def _made(ms: tuple[int, ...], rules: RuleSet, use_all: bool) -> set[int]:
-    """The whole values some subset of at least two (or all) of ms makes (R3.1)."""
+def _subsets(ms: tuple[int, ...], use_all: bool) -> Iterator[tuple[int, ...]]:
+    """Every subset of at least two of ms (all of them with use_all), sorted (R3.1)."""
     sizes = [len(ms)] if use_all else range(2, len(ms) + 1)
-    made: set[int] = set()
     for size in sizes:
         for mask in range(1 << len(ms)):
             if bin(mask).count("1") == size:
-                sub = tuple(sorted(ms[i] for i in range(len(ms)) if mask >> i & 1))
-                made |= {int(v) for v in _fraction_reference(sub, rules) if v.denominator == 1}
+                yield tuple(sorted(ms[i] for i in range(len(ms)) if mask >> i & 1))
+
+
+def _made(ms: tuple[int, ...], rules: RuleSet, use_all: bool) -> set[int]:
+    """The whole values some subset of at least two (or all) of ms makes (R3.1)."""
+    made: set[int] = set()
+    for sub in _subsets(ms, use_all):
+        made |= {int(v) for v in _fraction_reference(sub, rules) if v.denominator == 1}
     return made
 
 
 def _whole_steps(ms: tuple[int, ...], rules: RuleSet, use_all: bool, target: int) -> bool:
     whole = _WholeReach(rules)
-    sizes = [len(ms)] if use_all else range(2, len(ms) + 1)
-    return any(
-        whole.has(tuple(sorted(ms[i] for i in range(len(ms)) if mask >> i & 1)), target)
-        for size in sizes
-        for mask in range(1 << len(ms))
-        if bin(mask).count("1") == size
-    )
+    return any(whole.has(sub, target) for sub in _subsets(ms, use_all))
+
+
+def _targets(
+    made: set[int], seed: int, *, spread: int, near: int, known: int, also: Iterable[int] = ()
+) -> list[int]:
+    """Targets to ask: `spread` random ones over the tier's range, -near..near, `also`, and
+    `known` of the values the brute force makes, in that order (repeats kept)."""
+    rng = random.Random(seed)
+    out = [*rng.sample(range(-10_000, 10_001), spread), *range(-near, near + 1), *also]
+    return out + rng.sample(sorted(made), min(len(made), known))
 
 
 @settings(max_examples=40, deadline=None)
@@ -192,9 +202,7 @@ def test_tier3_answers_past_whole_steps_agree_with_brute_force(
     # targets the whole-number bit sets cannot make), exactly as the brute force says
     ms = tuple(sorted(cards))
     made = _made(ms, rules, use_all)
-    rng = random.Random(seed)
-    candidates = [*rng.sample(range(-10_000, 10_001), 30), *range(-30, 31)]
-    candidates += rng.sample(sorted(made), min(len(made), 30))
+    candidates = _targets(made, seed, spread=30, near=30, known=30)
     past_whole = [t for t in candidates if not _whole_steps(ms, rules, use_all, t)]
     for target in past_whole[:12]:
         assert can_make(list(ms), target, rules, use_all=use_all) == (target in made), target
@@ -463,10 +471,7 @@ def test_tier3_with_division_every_target_agrees_with_brute_force(
     # first), those made with whole steps included, exactly as the brute force says
     ms = tuple(sorted(cards))
     made = _made(ms, rules, use_all)
-    rng = random.Random(seed)
-    candidates = [*rng.sample(range(-10_000, 10_001), 8), *range(-6, 7)]
-    candidates += rng.sample(sorted(made), min(len(made), 12))
-    for target in candidates:
+    for target in _targets(made, seed, spread=8, near=6, known=12):
         assert can_make(list(ms), target, rules, use_all=use_all) == (target in made), target
 
 
@@ -530,10 +535,7 @@ def test_propagated_search_with_minus_agrees_with_brute_force(
     rules = RuleSet(tier=3, operators=ops)
     ms = tuple(sorted(cards))
     made = _made(ms, rules, use_all)
-    rng = random.Random(seed)
-    targets = {*rng.sample(range(-10_000, 10_001), 6), *range(-4, 5)}
-    targets |= set(rng.sample(sorted(made), min(len(made), 12)))
-    for t in sorted(targets):
+    for t in sorted(set(_targets(made, seed, spread=6, near=4, known=12))):
         assert _Tier3Keys(rules).makes(ms, t, some=not use_all) == (t in made), (ms, t)
 
 
@@ -552,9 +554,6 @@ def test_a_zero_card_agrees_with_brute_force(
     rules = RuleSet(tier=3, operators=ops)
     ms = tuple(sorted([0, *cards]))
     made = _made(ms, rules, use_all)
-    rng = random.Random(seed)
-    targets = {*rng.sample(range(-10_000, 10_001), 6), *range(-8, 9), *cards}
-    targets |= {-t for t in cards}
-    targets |= set(rng.sample(sorted(made), min(len(made), 12)))
-    for t in sorted(targets):
+    also = [*cards, *(-t for t in cards)]
+    for t in sorted(set(_targets(made, seed, spread=6, near=8, known=12, also=also))):
         assert can_make(list(ms), t, rules, use_all=use_all) == (t in made), (ms, t)
