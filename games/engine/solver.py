@@ -1384,21 +1384,16 @@ def _combine_keys(
                     s = p1 * p2
                     if -N <= s <= N:
                         add(s * K + 1)
-                if divide:
-                    if p2:
-                        g = gcd(p1, p2)
-                        n, d = p1 // g, p2 // g
-                        if d < 0:
-                            n, d = -n, -d
-                        if d <= D:
-                            add(n * K + d)
-                    if p1:
-                        g = gcd(p1, p2)
-                        n, d = p2 // g, p1 // g
-                        if d < 0:
-                            n, d = -n, -d
-                        if d <= D:
-                            add(n * K + d)
+                if divide and (p1 or p2):
+                    # p1 / p2 and p2 / p1 reduced by the same gcd (|p1|, |p2| <= N)
+                    g = gcd(p1, p2)
+                    n, d = p1 // g, p2 // g
+                    if d < 0:
+                        n, d = -n, -d
+                    if d and d <= D:
+                        add(n * K + d)
+                    if n and (n if n > 0 else -n) <= D:
+                        add((d * K + n) if n > 0 else (-d * K - n))
                 continue
             if plus or minus:
                 d = q1 * q2
@@ -1422,15 +1417,17 @@ def _combine_keys(
                 n, d = n // g, d // g
                 if d <= D and -N <= n <= N:
                     add(n * K + d)
-            if divide:
-                if p2:
-                    k = _fkey(p1 * q2, q1 * p2)
-                    if k is not None:
-                        add(k)
-                if p1:
-                    k = _fkey(p2 * q1, q2 * p1)
-                    if k is not None:
-                        add(k)
+            if divide and (p1 or p2):
+                # (p1 / q1) / (p2 / q2) = n / d and its inverse d / n, one gcd for both
+                n, d = p1 * q2, q1 * p2
+                g = gcd(n, d)
+                n, d = n // g, d // g
+                if d < 0:
+                    n, d = -n, -d
+                if d and d <= D and -N <= n <= N:
+                    add(n * K + d)
+                if n and (n if n > 0 else -n) <= D and d <= N:
+                    add((d * K + n) if n > 0 else (-d * K - n))
     if "^" in ops:
         for base, exps in ((la, lb), (lb, la)):
             es = sorted({p for p, q in exps if q == 1 and 0 <= p <= MAX_EXPONENT})
@@ -1574,7 +1571,8 @@ class _Tier3Keys:
     question (`makes`) on more cards is the batched search of _propagate: whole sets of
     wanted keys pushed down to the large parts and met with the small parts' sets, pruned
     by bounds on what a part makes (largest |v|, largest denominator, a negative value at
-    all, smallest nonzero |v|); with "-" a key >= 0 is asked with values >= 0 only. `has` asks for one key at a time (the search with X cards,
+    all, smallest nonzero |v|); with "-" keys >= 0 are asked with values >= 0 only, keys < 0
+    without + and with a subtrahend >= 0. `has` asks for one key at a time (the search with X cards,
     _Tier3Target): at each split the value the other part would need, the smaller part's
     values enumerated, after the bounds have had their say; a set asked often enough is
     built whole. With "some part" every card may be left out, so a split's parts make any
@@ -1645,10 +1643,11 @@ class _Tier3Keys:
         key = (some, ms)
         found = self.sorted_memo.get(key)
         if found is None:
-            rows = sorted(
-                [((k >> _SHIFT) / (k & _LOW), k >> _SHIFT, k & _LOW) for k in self.reach(ms, some)]
-            )
-            found = self.sorted_memo[key] = ([(p, q) for _, p, q in rows], [v for v, _, _ in rows])
+            pairs = {
+                (k >> _SHIFT) / (k & _LOW): (k >> _SHIFT, k & _LOW) for k in self.reach(ms, some)
+            }
+            lv = sorted(pairs)
+            found = self.sorted_memo[key] = (list(map(pairs.__getitem__, lv)), lv)
         return found
 
     def by_value_nonneg(
@@ -1749,7 +1748,14 @@ class _Tier3Keys:
         |x| ^ z (exponents are whole 0..10, R2.2), and the tier's bounds are symmetric
         (R2.2: |p| <= 10,000). So for such a key only the small part's values >= 0 are
         enumerated and only the other part's values >= 0 are wanted: about half of each.
-        Negative keys (a negative target, and what it needs) keep every sign.
+
+        A set of keys all < 0 (a negative target, and much of what it needs) is asked
+        without + and with a subtrahend >= 0 (_key_signs, _needed_sets): if u makes v < 0 as
+        x sym z, it also makes v so. x + z < 0 with z >= 0 is z - |x|, and with both < 0 it
+        is x - |z|; x - z with z < 0 (then x < 0 too) is |z| - |x|; |x| and |z| are made by
+        the same cards (the transform above). * / ^ stay as they are. A set with both signs
+        stays one set asked with every value: a second pass over the small part's values
+        costs more than it saves.
         """
         n = len(ms)
         fold = "-" in self.ops and ms[0] >= 0
@@ -1762,17 +1768,14 @@ class _Tier3Keys:
                     return True
                 if not live:
                     continue
-                # With a mix of signs, the keys stay one set: the negative ones need every
-                # value of the small part anyway, and a second pass over its values >= 0
-                # for the others costs more than it saves.
-                nonneg = fold and all(k >= 0 for k in live.keys)
+                sign = _key_signs(live.keys) if fold else _ANY_SIGN
                 for a, b in _balanced_splits(u):
                     if len(a) > len(b):
                         a, b = b, a
                     if len(b) <= _MATERIALISE or (some, b) in self.built:
-                        if self._meet(a, b, live, nonneg, some):
+                        if self._meet(a, b, live, sign, some):
                             return True
-                    elif self._push(a, b, live, nonneg, wanted[len(b)], some):
+                    elif self._push(a, b, live, sign, wanted[len(b)], some):
                         return True
         return False
 
@@ -1799,7 +1802,7 @@ class _Tier3Keys:
         )
 
     def _meet(
-        self, a: tuple[int, ...], b: tuple[int, ...], live: _Targets, nonneg: bool, some: bool
+        self, a: tuple[int, ...], b: tuple[int, ...], live: _Targets, sign: int, some: bool
     ) -> bool:
         """Whether `x sym z` or `z sym x` is a key of `live` for x made by a (all its cards:
         the part with fewer cards, see _propagate) and z by b (any part of it with `some`),
@@ -1815,7 +1818,7 @@ class _Tier3Keys:
             _combine_keys(self.items(a, sa), self.items(b, sb), self.ops, out)
             return not out.isdisjoint(live.keys)
         nonzero_b = len(rb) > (1 in rb)  # 0 is the key 1
-        for needed in self._needs(a, sa, self.zone(b, sb), live, nonneg):
+        for needed in self._needs(a, sa, self.zone(b, sb), live, sign):
             if not rb.isdisjoint(needed):
                 return True
             if _ANY_KEY in needed or (_ANY_NONZERO_KEY in needed and nonzero_b):
@@ -1827,7 +1830,7 @@ class _Tier3Keys:
         a: tuple[int, ...],
         b: tuple[int, ...],
         live: _Targets,
-        nonneg: bool,
+        sign: int,
         level: dict[tuple[int, ...], set[int]],
         some: bool,
     ) -> bool:
@@ -1838,7 +1841,7 @@ class _Tier3Keys:
         if into is None:
             into = level[b] = set()
         # a with all its cards, b with any part of it under `some` (see _propagate)
-        for needed in self._needs(a, False, self.zone(b, some), live, nonneg):
+        for needed in self._needs(a, False, self.zone(b, some), live, sign):
             if _ANY_KEY in needed or (_ANY_NONZERO_KEY in needed and any(b)):
                 return True
             into |= needed
@@ -1850,16 +1853,19 @@ class _Tier3Keys:
         sa: bool,
         zone: tuple[float, float, float],
         live: _Targets,
-        nonneg: bool,
+        sign: int,
     ) -> Iterator[set[int]]:
         """_needed_sets for the keys of `live`, x from a's values and z within `zone`; with
-        `nonneg` (every key >= 0, "-", cards >= 0: see _propagate) x and z >= 0 only."""
-        if nonneg:
+        _NONNEG_KEYS (every key >= 0, "-", cards >= 0: see _propagate) x and z >= 0 only,
+        with _NEGATIVE_KEYS (every key < 0) no + and a subtrahend >= 0."""
+        if sign == _NONNEG_KEYS:
             la, lv = self.by_value_nonneg(a, sa)
             zone = (max(zone[0], 0.0), zone[1], zone[2])
         else:
             la, lv = self.by_value(a, sa)
-        yield from _needed_sets(self.ops, live, la, lv, zone, self.reach(a, sa))
+        yield from _needed_sets(
+            self.ops, live, la, lv, zone, self.reach(a, sa), sign == _NEGATIVE_KEYS
+        )
 
     def _has(self, ms: tuple[int, ...], y: int, some: bool) -> bool:
         p, q = y >> _SHIFT, y & _LOW
@@ -2012,6 +2018,21 @@ _T = TypeVar("_T")
 _OUTWARDS = 1 + 1e-12  # _Tier3Keys._bounds: a float bound widened by this at each step
 
 
+# How the keys of a _Targets are solved for (_Tier3Keys._needs): every sign, all >= 0 (the
+# fold of _propagate), or all < 0.
+_ANY_SIGN, _NONNEG_KEYS, _NEGATIVE_KEYS = 0, 1, -1
+
+
+def _key_signs(keys: set[int]) -> int:
+    """How a set of keys is solved for, given cards >= 0 and "-" (see _propagate): all >= 0,
+    all < 0, or both signs (then with every value, in one pass)."""
+    if all(k >= 0 for k in keys):  # a key's sign is its numerator's (q < _KEY)
+        return _NONNEG_KEYS
+    if all(k < 0 for k in keys):
+        return _NEGATIVE_KEYS
+    return _ANY_SIGN
+
+
 def _needed_sets(
     ops: str,
     targets: _Targets,
@@ -2019,6 +2040,7 @@ def _needed_sets(
     lv: list[float],
     zone: tuple[float, float, float],
     ra: frozenset[int],
+    negative: bool = False,
 ) -> Iterator[set[int]]:
     """For each operator (and side), the keys z with `x sym z` or `z sym x` equal to a target
     t = tp/tq, x = p/q from la: one set per operator, + first.
@@ -2034,52 +2056,60 @@ def _needed_sets(
     reduced: those comprehensions need no gcd.
     """
     if len(la) < len(targets.keys):
-        yield from _needed_per_value(ops, targets, la, lv, zone, ra)
+        yield from _needed_per_value(ops, targets, la, lv, zone, ra, negative)
         return
     K, D, E = _KEY, MAX_DENOMINATOR, _SLACK
     zlo, zhi, zmin = zone
     bl, br = bisect_left, bisect_right
     whole, frac = targets.whole, targets.frac
-    if "+" in ops:  # x + z = t: x from t - zhi to t - zlo
+    # Every target < 0 (see _propagate): no x + z, and a subtrahend >= 0 (z in x - z, x in
+    # z - x).
+    sub_lo = max(zlo, 0.0) if negative else zlo
+    if negative:
+        i0 = bl(lv, 0.0)
+        la0, lv0 = la[i0:], lv[i0:]
+    else:
+        la0, lv0 = la, lv
+    if "+" in ops and not negative:  # x + z = t: x from t - zhi to t - zlo
         s = {
             (t * q - p) * K + q
             for t in whole
             for p, q in la[bl(lv, t - zhi - E) : br(lv, t - zlo + E)]
         }
         if frac:
-            s.update(
+            s |= {
                 (n // g) * K + d // g
                 for tv, tp, tq in frac
                 for p, q in la[bl(lv, tv - zhi - E) : br(lv, tv - zlo + E)]
                 if (d := tq * q) // (g := gcd(n := tp * q - p * tq, d)) <= D
-            )
+            }
         yield s
     if "-" in ops:  # x - z = t: x from t + zlo to t + zhi; z - x = t: x from zlo - t to zhi - t
         s = {
             (p - t * q) * K + q
             for t in whole
-            for p, q in la[bl(lv, t + zlo - E) : br(lv, t + zhi + E)]
+            for p, q in la[bl(lv, t + sub_lo - E) : br(lv, t + zhi + E)]
         }
         if frac:
-            s.update(
+            s |= {
                 (n // g) * K + d // g
                 for tv, tp, tq in frac
-                for p, q in la[bl(lv, tv + zlo - E) : br(lv, tv + zhi + E)]
+                for p, q in la[bl(lv, tv + sub_lo - E) : br(lv, tv + zhi + E)]
                 if (d := tq * q) // (g := gcd(n := p * tq - tp * q, d)) <= D
-            )
+            }
         yield s
         s = {
             (t * q + p) * K + q
             for t in whole
-            for p, q in la[bl(lv, zlo - t - E) : br(lv, zhi - t + E)]
+            for p, q in la0[bl(lv0, zlo - t - E) : br(lv0, zhi - t + E)]
         }
         if frac:
-            s.update(
+            s |= {
                 (n // g) * K + d // g
                 for tv, tp, tq in frac
-                for p, q in la[bl(lv, zlo - tv - E) : br(lv, zhi - tv + E)]
+                for p, q in la0[bl(lv0, zlo - tv - E) : br(lv0, zhi - tv + E)]
                 if (d := tq * q) // (g := gcd(n := tp * q + p * tq, d)) <= D
-            )
+            }
         yield s
     if "*" not in ops and "/" not in ops:
         if "^" in ops:
@@ -2099,12 +2129,12 @@ def _needed_sets(
             if (e := abs(p) // (g := gcd(t * q, p))) <= D
         }
         if frac:
-            s.update(
+            s |= {
                 (n // g) * K + d // g
                 for tv, tp, tq in frac
                 for p, q in _between(la, lv, abs(tv) / top - E, abs(tv) / zmin + E)
                 if (d := tq * abs(p)) // (g := gcd(n := (tp * q if p > 0 else -tp * q), d)) <= D
-            )
+            }
         if zero_t:
             if len(lv) > zero_x:
                 s.add(1)  # x * 0 = 0
@@ -2120,12 +2150,12 @@ def _needed_sets(
             if (e := q * abs(t) // (g := gcd(p, q * t))) <= D
         }
         if frac:
-            s.update(
+            s |= {
                 (n // g) * K + d // g
                 for tv, tp, tq in frac
                 for p, q in _between(la, lv, abs(tv) * zmin - E, abs(tv) * top + E)
                 if (d := q * abs(tp)) // (g := gcd(n := (p * tq if tp > 0 else -p * tq), d)) <= D
-            )
+            }
         if zero_x:
             s.add(_ANY_NONZERO_KEY)
         yield s
@@ -2137,12 +2167,12 @@ def _needed_sets(
             if (g := gcd(t * p, q))
         }
         if frac:
-            s.update(
+            s |= {
                 (n // g) * K + d // g
                 for tv, tp, tq in frac
                 for p, q in _between(la, lv, zmin / abs(tv) - E, top / abs(tv) + E)
                 if (d := tq * q) // (g := gcd(n := tp * p, d)) <= D
-            )
+            }
         if zero_t and len(lv) > zero_x:
             s.add(1)  # 0 / x = 0
         yield s
@@ -2157,6 +2187,7 @@ def _needed_per_value(
     lv: list[float],
     zone: tuple[float, float, float],
     ra: frozenset[int],
+    negative: bool = False,
 ) -> Iterator[set[int]]:
     """_needed_sets with the roles swapped, for fewer values than targets: for each x of la,
     the targets t for which some z of `zone` gives `x sym z` or `z sym x` = t, a slice of
@@ -2169,61 +2200,69 @@ def _needed_per_value(
     # A fractional t and a whole x make a reduced z over t's own denominator: no gcd.
     xw = [(p, x) for (p, q), x in xs if q == 1]
     xf = [row for row in xs if row[0][1] != 1]
-    if "+" in ops:  # x + z = t: t from x + zlo to x + zhi
+    # Every target < 0: no x + z, and a subtrahend >= 0 (z in x - z, x in z - x).
+    sub_lo = max(zlo, 0.0) if negative else zlo
+    if negative:
+        xs0 = [row for row in xs if row[1] >= 0]
+        xw0 = [row for row in xw if row[1] >= 0]
+        xf0 = [row for row in xf if row[1] >= 0]
+    else:
+        xs0, xw0, xf0 = xs, xw, xf
+    if "+" in ops and not negative:  # x + z = t: t from x + zlo to x + zhi
         s = {
             (t * q - p) * K + q
             for (p, q), x in xs
             for t in ws[bl(ws, x + zlo - E) : br(ws, x + zhi + E)]
         }
         if fs:
-            s.update(
+            s |= {
                 (tp - p * tq) * K + tq
                 for p, x in xw
                 for _, tp, tq in fs[bl(fv, x + zlo - E) : br(fv, x + zhi + E)]
-            )
-            s.update(
+            }
+            s |= {
                 (n // g) * K + d // g
                 for (p, q), x in xf
                 for _, tp, tq in fs[bl(fv, x + zlo - E) : br(fv, x + zhi + E)]
                 if (d := tq * q) // (g := gcd(n := tp * q - p * tq, d)) <= D
-            )
+            }
         yield s
     if "-" in ops:  # x - z = t: t from x - zhi to x - zlo; z - x = t: from zlo - x to zhi - x
         s = {
             (p - t * q) * K + q
             for (p, q), x in xs
-            for t in ws[bl(ws, x - zhi - E) : br(ws, x - zlo + E)]
+            for t in ws[bl(ws, x - zhi - E) : br(ws, x - sub_lo + E)]
         }
         if fs:
-            s.update(
+            s |= {
                 (p * tq - tp) * K + tq
                 for p, x in xw
-                for _, tp, tq in fs[bl(fv, x - zhi - E) : br(fv, x - zlo + E)]
-            )
-            s.update(
+                for _, tp, tq in fs[bl(fv, x - zhi - E) : br(fv, x - sub_lo + E)]
+            }
+            s |= {
                 (n // g) * K + d // g
                 for (p, q), x in xf
-                for _, tp, tq in fs[bl(fv, x - zhi - E) : br(fv, x - zlo + E)]
+                for _, tp, tq in fs[bl(fv, x - zhi - E) : br(fv, x - sub_lo + E)]
                 if (d := tq * q) // (g := gcd(n := p * tq - tp * q, d)) <= D
-            )
+            }
         yield s
         s = {
             (t * q + p) * K + q
-            for (p, q), x in xs
+            for (p, q), x in xs0
             for t in ws[bl(ws, zlo - x - E) : br(ws, zhi - x + E)]
         }
         if fs:
-            s.update(
+            s |= {
                 (tp + p * tq) * K + tq
-                for p, x in xw
+                for p, x in xw0
                 for _, tp, tq in fs[bl(fv, zlo - x - E) : br(fv, zhi - x + E)]
-            )
-            s.update(
+            }
+            s |= {
                 (n // g) * K + d // g
-                for (p, q), x in xf
+                for (p, q), x in xf0
                 for _, tp, tq in fs[bl(fv, zlo - x - E) : br(fv, zhi - x + E)]
                 if (d := tq * q) // (g := gcd(n := tp * q + p * tq, d)) <= D
-            )
+            }
         yield s
     if "*" not in ops and "/" not in ops:
         if "^" in ops:
@@ -2234,6 +2273,7 @@ def _needed_per_value(
     nonzero_xs = [(pq, abs(x)) for pq, x in xs if x]
     zero_x = len(nonzero_xs) < len(xs)
     top = max(-zlo, zhi, 1e-9)
+    wh, fh = _halves(ws, ws), _halves(fs, fv)
     # For x not 0 and t not 0: x * z = t with zmin <= |z| <= top when |x| zmin <= |t| <=
     # |x| top; x / z = t when |x| / top <= |t| <= |x| / zmin; z / x = t when zmin / |x| <=
     # |t| <= top / |x|. t = 0 and x = 0 apart.
@@ -2241,16 +2281,18 @@ def _needed_per_value(
         s = {
             ((t * q if p > 0 else -t * q) // g) * K + e
             for (p, q), m in nonzero_xs
-            for t in _between(ws, ws, m * zmin - E, m * top + E)
+            for part, pv in wh
+            for t in part[bl(pv, m * zmin - E) : br(pv, m * top + E)]
             if (e := abs(p) // (g := gcd(t * q, p))) <= D
         }
         if fs:
-            s.update(
+            s |= {
                 (n // g) * K + d // g
                 for (p, q), m in nonzero_xs
-                for _, tp, tq in _between(fs, fv, m * zmin - E, m * top + E)
+                for part, pv in fh
+                for _, tp, tq in part[bl(pv, m * zmin - E) : br(pv, m * top + E)]
                 if (d := tq * abs(p)) // (g := gcd(n := (tp * q if p > 0 else -tp * q), d)) <= D
-            )
+            }
         if zero_t:
             if nonzero_xs:
                 s.add(1)  # x * 0 = 0
@@ -2262,16 +2304,18 @@ def _needed_per_value(
         s = {
             ((p if t > 0 else -p) // g) * K + e
             for (p, q), m in nonzero_xs
-            for t in _between(ws, ws, m / top - E, m / zmin + E)
+            for part, pv in wh
+            for t in part[bl(pv, m / top - E) : br(pv, m / zmin + E)]
             if (e := q * abs(t) // (g := gcd(p, q * t))) <= D
         }
         if fs:
-            s.update(
+            s |= {
                 (n // g) * K + d // g
                 for (p, q), m in nonzero_xs
-                for _, tp, tq in _between(fs, fv, m / top - E, m / zmin + E)
+                for part, pv in fh
+                for _, tp, tq in part[bl(pv, m / top - E) : br(pv, m / zmin + E)]
                 if (d := q * abs(tp)) // (g := gcd(n := (p * tq if tp > 0 else -p * tq), d)) <= D
-            )
+            }
         if zero_x and zero_t:
             s.add(_ANY_NONZERO_KEY)
         yield s
@@ -2279,21 +2323,34 @@ def _needed_per_value(
         s = {
             (t * p // g) * K + q // g
             for (p, q), m in nonzero_xs
-            for t in _between(ws, ws, zmin / m - E, top / m + E)
+            for part, pv in wh
+            for t in part[bl(pv, zmin / m - E) : br(pv, top / m + E)]
             if (g := gcd(t * p, q))
         }
         if fs:
-            s.update(
+            s |= {
                 (n // g) * K + d // g
                 for (p, q), m in nonzero_xs
-                for _, tp, tq in _between(fs, fv, zmin / m - E, top / m + E)
+                for part, pv in fh
+                for _, tp, tq in part[bl(pv, zmin / m - E) : br(pv, top / m + E)]
                 if (d := tq * q) // (g := gcd(n := tp * p, d)) <= D
-            )
+            }
         if zero_t and nonzero_xs:
             s.add(1)  # 0 / x = 0
         yield s
     if "^" in ops:
         yield _power_needs(targets, ra)
+
+
+def _halves(la: list[_T], lv: Sequence[float]) -> list[tuple[list[_T], list[float]]]:
+    """la's entries (sorted, values lv) but 0, as (entries, |values|) sorted by |value|: those
+    > 0, then those < 0 (each half only when it has some). A window low <= |x| <= high is
+    then one slice of each half (_between without a call per window)."""
+    i, j = bisect_left(lv, 0.0), bisect_right(lv, 0.0)
+    out = [(la[j:], list(lv[j:]))] if j < len(lv) else []
+    if i:
+        out.append((la[i - 1 :: -1], [-v for v in lv[i - 1 :: -1]]))
+    return out
 
 
 def _between(la: list[_T], lv: Sequence[float], low: float, high: float) -> list[_T]:

@@ -518,6 +518,35 @@ def test_values_made_are_those_made_with_every_step_at_least_zero(
     }
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, 20), min_size=2, max_size=4),
+    st.sampled_from(["+-/", "+-*/^", "+-/^", "+-*/", "+-^"]),
+)
+def test_negative_values_are_made_without_plus_at_the_top_and_a_subtrahend_at_least_zero(
+    cards: list[int], ops: str
+) -> None:
+    # R2.2: with - and cards >= 0, a value < 0 is made exactly when some split makes it as
+    # x - z with z >= 0, or with * / ^, never needing x + z (what _Tier3Keys._propagate
+    # asks a key < 0 with)
+    rules = RuleSet(tier=3, operators=ops)
+    ms = tuple(sorted(cards))
+    n = len(ms)
+    found: set[Fraction] = set()
+    for mask in range(1, (1 << n) - 1):
+        left = _fraction_reference(tuple(ms[i] for i in range(n) if mask >> i & 1), rules)
+        right = _fraction_reference(tuple(ms[i] for i in range(n) if not mask >> i & 1), rules)
+        for x in left:
+            for z in right:
+                for sym in ops.replace("+", ""):
+                    if sym == "-" and z < 0:
+                        continue
+                    value = reference_step(sym, x, z, rules)
+                    if value is not None and value < 0:
+                        found.add(value)
+    assert found == {v for v in _fraction_reference(ms, rules) if v < 0}
+
+
 @settings(max_examples=25, deadline=None)
 @given(
     st.lists(st.integers(0, 20), min_size=5, max_size=5),
@@ -529,7 +558,7 @@ def test_propagated_search_with_minus_agrees_with_brute_force(
     cards: list[int], ops: str, use_all: bool, seed: int
 ) -> None:
     # R2.2, R3.1: on five cards with - the batched search (keys >= 0 asked with values >= 0
-    # only, negative keys with every value) answers exactly as the brute force
+    # only, keys < 0 without + and with a subtrahend >= 0) answers exactly as the brute force
     from games.engine.solver import _Tier3Keys
 
     rules = RuleSet(tier=3, operators=ops)
