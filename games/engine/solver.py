@@ -1960,6 +1960,23 @@ class _Tier3Keys:
                 any(part[2] for part in parts),
                 min(part[3] for part in parts),
             )
+        elif (len(ms) <= _MATERIALISE or skey in self.built) and skey not in self.sorted_memo:
+            # One pass over the keys: a set only ever met as the larger part is never sorted.
+            high, den, negative, low = 0.0, 1, False, float(MAX_NUMERATOR)
+            for k in self.reach(ms, some):
+                p, q = k >> _SHIFT, k & _LOW
+                if p < 0:
+                    negative = True
+                    p = -p
+                if q > den:
+                    den = q
+                if p:
+                    v = p / q
+                    if v > high:
+                        high = v
+                    if v < low:
+                        low = v
+            result = (high * up, den, negative, low * down if high else float(MAX_NUMERATOR))
         elif len(ms) <= _MATERIALISE or skey in self.built:
             pairs, values = self.by_value(ms, some)
             i = bisect_left(values, 0.0)

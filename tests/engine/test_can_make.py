@@ -457,6 +457,36 @@ def test_bounds_hold_every_value_made(seed: int) -> None:
         assert min(abs(v) for v in values if v) >= low
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_bounds_of_a_built_set_are_the_same_sorted_or_not(seed: int) -> None:
+    """R2.2: a built set's bounds come from one pass over its keys until it has been sorted
+    by value, then from the sorted values: both give the same four figures, exact (largest
+    |v| and smallest nonzero |v| rounded outwards), with `some` or not."""
+    from games.engine.solver import MAX_NUMERATOR, _Tier3Keys
+
+    rng = random.Random(seed)
+    rules = RuleSet(tier=3, operators=rng.choice(["+-*/^", "+-/", "+*/", "+/^", "+-/^", "+/"]))
+    ms = tuple(sorted(rng.randint(0, 20) for _ in range(rng.randint(1, 4))))
+    if seed == 0:
+        ms = (0, 0)  # makes nothing but 0 (0 / 0 has no value)
+    for some in (False, True):
+        one_pass = _Tier3Keys(rules)._bounds(ms, some)
+        keys = _Tier3Keys(rules)
+        keys.by_value(ms, some)
+        assert keys._bounds(ms, some) == one_pass
+        values = [Fraction(k >> 10, k & 1023) for k in keys.reach(ms, some)]
+        high, den, negative, low = one_pass
+        assert max(abs(v) for v in values) <= high <= max(abs(v) for v in values) * (1 + 1e-9)
+        assert den == max(v.denominator for v in values)
+        assert negative == (min(values) < 0)
+        nonzero = [abs(v) for v in values if v]
+        assert (
+            low == MAX_NUMERATOR
+            if not nonzero
+            else min(nonzero) * (1 - 1e-9) <= low <= min(nonzero)
+        )
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     st.lists(st.integers(0, 12), min_size=2, max_size=5),
