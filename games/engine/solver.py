@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 from functools import cache, lru_cache
 from itertools import combinations, product
 from math import gcd
+from operator import itemgetter
 from typing import Any, TypeVar
 
 from .checker import Node, Value, card_values, judge
@@ -1275,13 +1276,40 @@ class _WholeReach:
 @lru_cache(maxsize=8_192)
 def _balanced_splits(ms: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
     """_sub_multisets(ms), the most even splits first (their parts are the cheapest sets)."""
-    n = len(ms)
+    pickers = _split_pickers(len(ms))
+    if len(set(ms)) == len(ms):
+        # Distinct sorted cards compare as their positions do: the order of the positions'
+        # splits is theirs, and no two splits are the same.
+        return tuple((pick_a(ms), pick_b(ms)) for pick_a, pick_b in pickers)
     seen: set[tuple[tuple[int, ...], tuple[int, ...]]] = set()
-    for mask in range(1, 1 << (n - 1)):  # the last card always on the right: each pair once
-        a = tuple(ms[i] for i in range(n) if mask >> i & 1)
-        b = tuple(ms[i] for i in range(n) if not mask >> i & 1)
+    for pick_a, pick_b in pickers:
+        a, b = pick_a(ms), pick_b(ms)
         seen.add((a, b) if a <= b else (b, a))
     return tuple(sorted(seen, key=lambda ab: (max(len(ab[0]), len(ab[1])), ab)))
+
+
+_Picker = Callable[[tuple[int, ...]], tuple[int, ...]]
+
+
+@cache
+def _split_pickers(n: int) -> tuple[tuple[_Picker, _Picker], ...]:
+    """For each split of n positions into two non-empty parts, each pair once, a function
+    taking each part's cards out of an n-tuple: in _balanced_splits' order for n distinct
+    sorted cards (the smaller part, as positions, first; the most even splits first)."""
+
+    def picker(positions: tuple[int, ...]) -> _Picker:
+        if len(positions) == 1:
+            i = positions[0]
+            return lambda ms: (ms[i],)
+        return itemgetter(*positions)  # a tuple for two positions or more
+
+    splits = set()
+    for mask in range(1, 1 << (n - 1)):  # the last position always on the right
+        left = tuple(i for i in range(n) if mask >> i & 1)
+        right = tuple(i for i in range(n) if not mask >> i & 1)
+        splits.add((left, right) if left <= right else (right, left))
+    ordered = sorted(splits, key=lambda ab: (max(len(ab[0]), len(ab[1])), ab))
+    return tuple((picker(a), picker(b)) for a, b in ordered)
 
 
 _BIT_REVERSED = bytes(int(f"{i:08b}"[::-1], 2) for i in range(256))

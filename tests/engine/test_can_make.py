@@ -616,3 +616,27 @@ def test_a_zero_card_agrees_with_brute_force(
     also = [*cards, *(-t for t in cards)]
     for t in sorted(set(_targets(made, seed, spread=6, near=8, known=12, also=also))):
         assert can_make(list(ms), t, rules, use_all=use_all) == (t in made), (ms, t)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_balanced_splits_are_every_split_once_most_even_first(seed: int) -> None:
+    """R3.1: the splits a tier-3 search walks (distinct cards through the position patterns,
+    repeated cards through a set) are every split of the cards into two non-empty parts,
+    each unordered pair once, the most even first."""
+    from games.engine.solver import _balanced_splits
+
+    rng = random.Random(seed)
+    n = rng.randint(2, 9)
+    cards = rng.sample(range(21), n) if seed % 2 else [rng.randint(0, 4) for _ in range(n)]
+    ms = tuple(sorted(cards))
+    expected = set()
+    for mask in range(1, (1 << n) - 1):
+        a = tuple(ms[i] for i in range(n) if mask >> i & 1)
+        b = tuple(ms[i] for i in range(n) if not mask >> i & 1)
+        expected.add(min(a, b) + (None,) + max(a, b))
+    splits = _balanced_splits(ms)
+    assert len(splits) == len(expected)
+    assert {a + (None,) + b for a, b in splits} == expected
+    assert all(a <= b for a, b in splits)
+    sizes = [max(len(a), len(b)) for a, b in splits]
+    assert sizes == sorted(sizes)
