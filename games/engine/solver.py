@@ -1600,10 +1600,10 @@ class _Tier3Keys:
     wanted keys pushed down to the large parts and met with the small parts' sets, pruned
     by bounds on what a part makes (largest |v|, largest denominator, a negative value at
     all, smallest nonzero |v|); with "-" keys >= 0 are asked with values >= 0 only, keys < 0
-    without + and with a subtrahend >= 0. `has` asks for one key at a time (the search with X cards,
-    _Tier3Target): at each split the value the other part would need, the smaller part's
-    values enumerated, after the bounds have had their say; a set asked often enough is
-    built whole. With "some part" every card may be left out, so a split's parts make any
+    without + and with a subtrahend >= 0. `has` asks for one key at a time (the search with
+    X cards, _Tier3Target): at each split the value the other part would need, the smaller
+    part's values enumerated, after the bounds have had their say; a set asked often enough
+    is built whole. With "some part" every card may be left out, so a split's parts make any
     value of any of their sub-multisets: one search answers for all of them at once.
     """
 
