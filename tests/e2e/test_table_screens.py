@@ -305,3 +305,50 @@ def test_a_move_whose_answer_was_lost_is_sent_again_and_applied_once(
     assert Move.objects.filter(game=game, number__gt=before).count() == 1
     assert Play.objects.filter(game=game, kind=Play.Kind.NOTHING).count() == 1
     expect(anna.locator(".news-flash")).to_have_count(0)
+
+
+def test_in_portrait_every_player_box_holds_its_name_robot_and_cards(
+    new_context, live_server, monkeypatch
+):
+    # Four seats share the portrait row beside the history button; a long name ("Ordinateur 1"
+    # in French) wraps and its robot stays inside its own box, not under the next control.
+    monkeypatch.setattr(services, "_bot_delay", lambda strength, rng: 600.0)
+    school = factories.school()
+    classroom = factories.classroom(school=school)
+    anna = factories.student(classroom=classroom, name="Anna", picture_code="0-1-2")
+    bo = factories.student(classroom=classroom, name="Bo", picture_code="3-4-5")
+    jade = factories.student(classroom=classroom, name="Jade", picture_code="6-7-8")
+    game = services.game_start(
+        game=services.game_create(
+            school=school,
+            classroom=classroom,
+            label="T1",
+            draw_order=[card(2), card(3), card(5), card(9), card(7), card(1), card(4)],
+            players=[{"student": anna}, {"student": bo}, {"student": jade}, {"bot": "easy"}],
+            settings={"turn_time": 0},
+        )
+    )
+    context = new_context(viewport={"width": 768, "height": 1024}, locale="fr-FR")
+    sign_in_context(context, live_server, anna.user)
+    page = context.new_page()
+    open_table(page, live_server, game)
+    expect(page.locator(".player").nth(3)).to_contain_text("Ordinateur 1")
+    assert_one_screen(page, [".player", ".player .bot-badge", ".history summary"], "seats-768")
+    history = page.locator(".history summary").bounding_box()
+    for i in range(page.locator(".player").count()):
+        player = page.locator(".player").nth(i)
+        box = player.bounding_box()
+        assert box["x"] + box["width"] <= history["x"], f"player {i} runs under the history"
+        inside = player.locator("> *")
+        for j in range(inside.count()):
+            part = inside.nth(j).bounding_box()
+            assert box["x"] - 0.5 <= part["x"], f"player {i}, part {j} starts outside {part}"
+            assert part["x"] + part["width"] <= box["x"] + box["width"] + 0.5, (
+                f"player {i}, part {j} ends outside its box {part} {box}"
+            )
+        badge = player.locator(".bot-badge")
+        if badge.count():
+            part = badge.bounding_box()
+            assert part["x"] + part["width"] <= box["x"] + box["width"] + 0.5, (
+                f"player {i}'s robot is out of its box {part} {box}"
+            )
