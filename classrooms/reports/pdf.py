@@ -33,6 +33,7 @@ from reportlab.platypus import (
 from svglib.svglib import svg2rlg
 
 from classrooms.pictures import ALL_PICTURES
+from games.wording import as_printed
 
 FONT_DIRS = ("/usr/share/fonts/truetype/dejavu",)
 PICTURES_DIR = Path(__file__).resolve().parent.parent.parent / "static" / "img" / "pictures"
@@ -323,7 +324,7 @@ def report_pdf(context: dict[str, Any]) -> bytes:
             _p(
                 _("Operations your child did not see this week; try them together with cards:")
                 + " "
-                + ", ".join(week["overlooked_examples"]),
+                + ", ".join(as_printed(text) for text in week["overlooked_examples"]),
                 styles["body"],
             )
         )

@@ -9,7 +9,7 @@ from html.parser import HTMLParser
 import pytest
 from django.urls import reverse
 
-from classrooms.models import LevelChange
+from classrooms.models import LevelChange, ParentLink
 from classrooms.reports import services
 from classrooms.reports.models import LevelRecommendation, ReportJob, WeeklyReport
 from tests import factories
@@ -188,3 +188,42 @@ def test_a_proposal_from_another_class_is_404(client, school, ready_for_more):
     )
     ready_for_more.refresh_from_db()
     assert ready_for_more.level == (10, 1)
+
+
+def test_operations_in_reports_are_printed_with_the_keys_signs(client, teacher, classroom, week):
+    # R3.5, R4.3: a wrong "8 - 5 = 9" (stored as the engine writes it) reads "8 − 5 = 9" on the
+    # teacher's drill-down, with the minus of the tablet's key; the parent's page and PDF print
+    # the operation the child overlooked the same way.
+    from games.wording import as_printed
+
+    anna = factories.student(classroom=classroom, name="Anna", number_range=10, tier=1)
+    one_move(
+        classroom=classroom,
+        student=anna,
+        at=paris(2026, 11, 17, 9, 0),
+        move="8 - 5 = 9",
+        table_values=(8, 5, 9),
+    )
+    one_move(
+        classroom=classroom,
+        student=anna,
+        at=paris(2026, 11, 17, 9, 5),
+        move={"type": "nothing"},
+        table_values=(8, 5, 3),
+    )
+    report = services.report_build(student=anna, week_start=week)
+    stored = report.data["week"]
+    assert stored["wrong_examples"] == ["8 - 5 = 9"]
+    overlooked = stored["overlooked_examples"]
+    assert len(overlooked) == 1
+
+    client.force_login(teacher)
+    html = client.get(reverse("reports:student", args=[anna.pk])).content.decode()
+    assert "<code>8 − 5 = 9</code>" in html and "8 - 5 = 9" not in html
+    assert f"<code>{as_printed(overlooked[0])}</code>" in html
+    parent = factories.parent()
+    ParentLink.objects.create(parent=parent, student=anna)
+    client.force_login(parent)
+    html = client.get(reverse("reports:child", args=[anna.pk])).content.decode()
+    assert f"<li><code>{as_printed(overlooked[0])}</code></li>" in html
+    assert as_printed("8 - 5 = 3") == "8 − 5 = 3" and as_printed("-3 * 2 = -6") == "-3 × 2 = -6"
