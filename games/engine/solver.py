@@ -1572,7 +1572,7 @@ class _Targets:
     """The keys a multiset is asked for, and the same as values sorted for bisection:
     `whole` (the integers) and `frac` ((p, q, p / q), values `fv`)."""
 
-    __slots__ = ("keys", "whole", "frac", "fv")
+    __slots__ = ("keys", "whole", "frac", "fv", "rows", "rv")
 
     def __init__(self, keys: set[int]) -> None:
         self.keys = keys
@@ -1585,6 +1585,10 @@ class _Targets:
                 self.frac.append((p / q, p, q))
         self.frac.sort()
         self.fv = [row[0] for row in self.frac]
+        # Every key as (p, q) sorted by value, whole and fractional together (rv: the values)
+        by_value = {(k >> _SHIFT) / (k & _LOW): (k >> _SHIFT, k & _LOW) for k in keys}
+        self.rv = sorted(by_value)
+        self.rows = list(map(by_value.__getitem__, self.rv))
 
     def __bool__(self) -> bool:
         return bool(self.keys)
@@ -2236,108 +2240,56 @@ def _needed_per_value(
 ) -> Iterator[set[int]]:
     """_needed_sets with the roles swapped, for fewer values than targets: for each x of la,
     the targets t for which some z of `zone` gives `x sym z` or `z sym x` = t, a slice of
-    the targets sorted by value (the same keys, fewer bisections)."""
+    the targets sorted by value (the same keys, fewer bisections). Whole and fractional
+    targets in one list: one comprehension per operator, as these calls are many and small."""
     K, D, E = _KEY, MAX_DENOMINATOR, _SLACK
     zlo, zhi, zmin = zone
     bl, br = bisect_left, bisect_right
-    ws, fs, fv = targets.whole, targets.frac, targets.fv
+    ts, tv = targets.rows, targets.rv
     xs = list(zip(la, lv, strict=True))
-    # A fractional t and a whole x make a reduced z over t's own denominator: no gcd.
-    xw = [(p, x) for (p, q), x in xs if q == 1]
-    xf = [row for row in xs if row[0][1] != 1]
     # Every target < 0: no x + z, and a subtrahend >= 0 (z in x - z, x in z - x).
     sub_lo = max(zlo, 0.0) if negative else zlo
-    if negative:
-        xs0 = [row for row in xs if row[1] >= 0]
-        xw0 = [row for row in xw if row[1] >= 0]
-        xf0 = [row for row in xf if row[1] >= 0]
-    else:
-        xs0, xw0, xf0 = xs, xw, xf
+    xs0 = [row for row in xs if row[1] >= 0] if negative else xs
     if "+" in ops and not negative:  # x + z = t: t from x + zlo to x + zhi
-        s = {
-            (t * q - p) * K + q
+        yield {
+            (n // g) * K + d // g
             for (p, q), x in xs
-            for t in ws[bl(ws, x + zlo - E) : br(ws, x + zhi + E)]
+            for tp, tq in ts[bl(tv, x + zlo - E) : br(tv, x + zhi + E)]
+            if (d := tq * q) // (g := gcd(n := tp * q - p * tq, d)) <= D
         }
-        if fs:
-            s |= {
-                (tp - p * tq) * K + tq
-                for p, x in xw
-                for _, tp, tq in fs[bl(fv, x + zlo - E) : br(fv, x + zhi + E)]
-            }
-            s |= {
-                (n // g) * K + d // g
-                for (p, q), x in xf
-                for _, tp, tq in fs[bl(fv, x + zlo - E) : br(fv, x + zhi + E)]
-                if (d := tq * q) // (g := gcd(n := tp * q - p * tq, d)) <= D
-            }
-        yield s
     if "-" in ops:  # x - z = t: t from x - zhi to x - zlo; z - x = t: from zlo - x to zhi - x
-        s = {
-            (p - t * q) * K + q
+        yield {
+            (n // g) * K + d // g
             for (p, q), x in xs
-            for t in ws[bl(ws, x - zhi - E) : br(ws, x - sub_lo + E)]
+            for tp, tq in ts[bl(tv, x - zhi - E) : br(tv, x - sub_lo + E)]
+            if (d := tq * q) // (g := gcd(n := p * tq - tp * q, d)) <= D
         }
-        if fs:
-            s |= {
-                (p * tq - tp) * K + tq
-                for p, x in xw
-                for _, tp, tq in fs[bl(fv, x - zhi - E) : br(fv, x - sub_lo + E)]
-            }
-            s |= {
-                (n // g) * K + d // g
-                for (p, q), x in xf
-                for _, tp, tq in fs[bl(fv, x - zhi - E) : br(fv, x - sub_lo + E)]
-                if (d := tq * q) // (g := gcd(n := p * tq - tp * q, d)) <= D
-            }
-        yield s
-        s = {
-            (t * q + p) * K + q
+        yield {
+            (n // g) * K + d // g
             for (p, q), x in xs0
-            for t in ws[bl(ws, zlo - x - E) : br(ws, zhi - x + E)]
+            for tp, tq in ts[bl(tv, zlo - x - E) : br(tv, zhi - x + E)]
+            if (d := tq * q) // (g := gcd(n := tp * q + p * tq, d)) <= D
         }
-        if fs:
-            s |= {
-                (tp + p * tq) * K + tq
-                for p, x in xw0
-                for _, tp, tq in fs[bl(fv, zlo - x - E) : br(fv, zhi - x + E)]
-            }
-            s |= {
-                (n // g) * K + d // g
-                for (p, q), x in xf0
-                for _, tp, tq in fs[bl(fv, zlo - x - E) : br(fv, zhi - x + E)]
-                if (d := tq * q) // (g := gcd(n := tp * q + p * tq, d)) <= D
-            }
-        yield s
     if "*" not in ops and "/" not in ops:
         if "^" in ops:
             yield _power_needs(targets, ra)
         return
-    i0 = bl(ws, 0)
-    zero_t = i0 < len(ws) and ws[i0] == 0
+    zero_t = 1 in targets.keys  # 0's key
     nonzero_xs = [(pq, abs(x)) for pq, x in xs if x]
     zero_x = len(nonzero_xs) < len(xs)
     top = max(-zlo, zhi, 1e-9)
-    wh, fh = _halves(ws, ws), _halves(fs, fv)
+    th = _halves(ts, tv)
     # For x not 0 and t not 0: x * z = t with zmin <= |z| <= top when |x| zmin <= |t| <=
     # |x| top; x / z = t when |x| / top <= |t| <= |x| / zmin; z / x = t when zmin / |x| <=
     # |t| <= top / |x|. t = 0 and x = 0 apart.
     if "*" in ops:  # x * z = t: z = t / x
         s = {
-            ((t * q if p > 0 else -t * q) // g) * K + e
+            (n // g) * K + d // g
             for (p, q), m in nonzero_xs
-            for part, pv in wh
-            for t in part[bl(pv, m * zmin - E) : br(pv, m * top + E)]
-            if (e := abs(p) // (g := gcd(t * q, p))) <= D
+            for part, pv in th
+            for tp, tq in part[bl(pv, m * zmin - E) : br(pv, m * top + E)]
+            if (d := tq * abs(p)) // (g := gcd(n := (tp * q if p > 0 else -tp * q), d)) <= D
         }
-        if fs:
-            s |= {
-                (n // g) * K + d // g
-                for (p, q), m in nonzero_xs
-                for part, pv in fh
-                for _, tp, tq in part[bl(pv, m * zmin - E) : br(pv, m * top + E)]
-                if (d := tq * abs(p)) // (g := gcd(n := (tp * q if p > 0 else -tp * q), d)) <= D
-            }
         if zero_t:
             if nonzero_xs:
                 s.add(1)  # x * 0 = 0
@@ -2347,39 +2299,23 @@ def _needed_per_value(
     if "/" in ops:
         # x / z = t: z = x / t; any z but 0 when x = t = 0
         s = {
-            ((p if t > 0 else -p) // g) * K + e
+            (n // g) * K + d // g
             for (p, q), m in nonzero_xs
-            for part, pv in wh
-            for t in part[bl(pv, m / top - E) : br(pv, m / zmin + E)]
-            if (e := q * abs(t) // (g := gcd(p, q * t))) <= D
+            for part, pv in th
+            for tp, tq in part[bl(pv, m / top - E) : br(pv, m / zmin + E)]
+            if (d := q * abs(tp)) // (g := gcd(n := (p * tq if tp > 0 else -p * tq), d)) <= D
         }
-        if fs:
-            s |= {
-                (n // g) * K + d // g
-                for (p, q), m in nonzero_xs
-                for part, pv in fh
-                for _, tp, tq in part[bl(pv, m / top - E) : br(pv, m / zmin + E)]
-                if (d := q * abs(tp)) // (g := gcd(n := (p * tq if tp > 0 else -p * tq), d)) <= D
-            }
         if zero_x and zero_t:
             s.add(_ANY_NONZERO_KEY)
         yield s
         # z / x = t: z = t * x; z = 0 when t = 0
         s = {
-            (t * p // g) * K + q // g
+            (n // g) * K + d // g
             for (p, q), m in nonzero_xs
-            for part, pv in wh
-            for t in part[bl(pv, zmin / m - E) : br(pv, top / m + E)]
-            if (g := gcd(t * p, q))
+            for part, pv in th
+            for tp, tq in part[bl(pv, zmin / m - E) : br(pv, top / m + E)]
+            if (d := tq * q) // (g := gcd(n := tp * p, d)) <= D
         }
-        if fs:
-            s |= {
-                (n // g) * K + d // g
-                for (p, q), m in nonzero_xs
-                for part, pv in fh
-                for _, tp, tq in part[bl(pv, zmin / m - E) : br(pv, top / m + E)]
-                if (d := tq * q) // (g := gcd(n := tp * p, d)) <= D
-            }
         if zero_t and nonzero_xs:
             s.add(1)  # 0 / x = 0
         yield s
