@@ -2023,33 +2023,36 @@ class _Tier3Keys:
             )
         else:
             ops = self.ops
+            times, divide, power = "*" in ops, "/" in ops, "^" in ops
+            memo, bounds = self.bounds, self._bounds
             high = float(max(ms))
             low = float(min((v for v in ms if v), default=MAX_NUMERATOR))
             den = 1
             negative = "-" in ops
             for a, b in _balanced_splits(ms):
-                ha, da, na, la = self._bounds(a, some)
-                hb, db, nb, lb = self._bounds(b, some)
+                ha, da, na, la = memo.get((some, a)) or bounds(a, some)
+                hb, db, nb, lb = memo.get((some, b)) or bounds(b, some)
                 negative = negative or na or nb
-                his: list[float] = [ha + hb]  # + is always an operator (R2.5)
-                lows: list[float] = [1 / (da * db)]
-                dens: list[int] = [da * db]
-                if "*" in ops:
-                    his.append(ha * hb)
-                    lows.append(la * lb)
-                if "/" in ops:
-                    his += [ha / lb, hb / la]
-                    lows += [la / hb if hb else la, lb / ha if ha else lb]
-                    dens += [int(da * hb * db * up), int(db * ha * da * up)]  # |p| <= |v| * q
-                if "^" in ops:
-                    for (hx, lx, dx), hy in (((ha, la, da), hb), ((hb, lb, db), ha)):
+                h = ha + hb  # + is always an operator (R2.5)
+                lo = 1 / (da * db)
+                d = da * db
+                if times:
+                    h = max(h, ha * hb)
+                    lo = min(lo, la * lb)
+                if divide:
+                    h = max(h, ha / lb, hb / la)
+                    lo = min(lo, la / hb if hb else la, lb / ha if ha else lb)
+                    # |p| <= |v| * q
+                    d = max(d, int(da * hb * db * up), int(db * ha * da * up))
+                if power:
+                    for hx, lx, dx, hy in ((ha, la, da, hb), (hb, lb, db, ha)):
                         top = int(min(MAX_EXPONENT, hy))
-                        his.append(max(1.0, min(hx, MAX_NUMERATOR + 1.0) ** top))
-                        lows.append(min(1.0, lx**top))
-                        dens.append(min(dx, MAX_DENOMINATOR + 1) ** top)
-                high = max(high, *his) * up
-                low = min(low, *lows) * down
-                den = max(den, *dens)
+                        h = max(h, 1.0, min(hx, MAX_NUMERATOR + 1.0) ** top)
+                        lo = min(lo, 1.0, lx**top)
+                        d = max(d, min(dx, MAX_DENOMINATOR + 1) ** top)
+                high = max(high, h) * up
+                low = min(low, lo) * down
+                den = max(den, d)
             den = min(den, MAX_DENOMINATOR)
             result = (min(high, float(MAX_NUMERATOR)), den, negative, max(low, down / den))
         self.bounds[skey] = result
