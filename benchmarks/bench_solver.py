@@ -230,7 +230,8 @@ def _capped(fn: Callable[[], Any], limit: float) -> tuple[float, Any]:
 
 def bench_can_make(quick: bool) -> None:
     """Issue 13: can_make on eight operands, random targets over the tier's whole range."""
-    from games.engine.solver import _operand_sets, _WholeReach
+    from games.engine.reach import _WholeReach
+    from games.engine.solver import _operand_sets
 
     limit = 2.0 if quick else CAN_MAKE_LIMIT
     per_case = 4 if quick else 40
@@ -344,7 +345,8 @@ def bench_tier3_past_whole_steps(quick: bool, limit: float) -> None:
     that needs a fraction), on 6-8 operands, each rule set with / (without it they are
     exact), separately for use_all; each figure also as a ratio of a yardstick measured in
     the same run (the machine is shared)."""
-    from games.engine.solver import _operand_sets, _WholeReach
+    from games.engine.reach import _WholeReach
+    from games.engine.solver import _operand_sets
 
     yard = _yardstick_ms()
     print(

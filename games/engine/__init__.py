@@ -31,9 +31,10 @@ from .game import (
 )
 from .narration import describe_event
 from .operations import Operation, Verdict
+from .reach import can_make
 from .rules import RULES_PROBLEMS, RuleSet, combine_levels, ruleset_for_players
 from .skills import SKILLS, skills_of
-from .solver import best_operation, can_make, find_operation
+from .solver import best_operation, find_operation
 from .visibility import seat_view
 
 __all__ = [

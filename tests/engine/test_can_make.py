@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from benchmarks.reference import reference_step
 from games.engine import RuleSet, can_make
-from games.engine.solver import X, _WholeReach
+from games.engine.reach import _WholeReach
+from games.engine.solver import X
 
 RULE_SETS = [
     RuleSet(tier=1),
@@ -293,7 +294,8 @@ def test_9024_with_every_operator_is_made_and_the_checker_agrees() -> None:
 def test_some_part_search_is_every_sub_multiset(cards: list[int], rules: RuleSet, t: int) -> None:
     # R3.1: without use_all any cards may be left out; the one search where every card may be
     # skipped answers as the exact search of every sub-multiset of at least two cards
-    from games.engine.solver import _operand_sets, _Tier3Keys
+    from games.engine.fraction_keys import _Tier3Keys
+    from games.engine.solver import _operand_sets
 
     ms = tuple(sorted(cards))
     keys = _Tier3Keys(rules)
@@ -311,7 +313,7 @@ def test_meets_is_every_pair_of_fractions(seed: int) -> None:
     out) against every pair of two small sets of fractions, negative and fractional targets
     included. R2.2: every intermediate p/q has |p| <= 10,000 and q <= 1,000; R3.3 the
     operators; R2.2 a power's exponent is whole 0..10 and 0 ^ 0 has no value."""
-    from games.engine.solver import _KEY, _meets
+    from games.engine.fraction_keys import _KEY, _meets
 
     rng = random.Random(seed)
     rules = RuleSet(tier=3, operators=rng.choice(["+-*/^", "+-/", "+*/", "+/^", "+-*"]))
@@ -357,7 +359,7 @@ def test_needed_sets_are_every_pair_of_fractions(seed: int) -> None:
     against every pair of two small sets of fractions, several targets at once, negative,
     zero and fractional ones included. R2.2: every intermediate p/q has |p| <= 10,000 and
     q <= 1,000, a power's exponent is whole 0..10, 0 ^ 0 and x / 0 have no value; R3.3."""
-    from games.engine.solver import (
+    from games.engine.fraction_keys import (
         _ANY_KEY,
         _ANY_NONZERO_KEY,
         _KEY,
@@ -418,7 +420,8 @@ def test_propagated_search_is_the_whole_reach_set(seed: int) -> None:
     """R3.1, R2.2: on six cards the batched search (_propagate: sets of wanted keys pushed to
     the large parts, met with the small parts' sets) answers exactly as the six cards' whole
     reach set, built by every split, with all of them or (without use_all) any two or more."""
-    from games.engine.solver import _KEY, _operand_sets, _Tier3Keys
+    from games.engine.fraction_keys import _KEY, _Tier3Keys
+    from games.engine.solver import _operand_sets
 
     rng = random.Random(seed)
     ops = ["+-/", "+/^", "+*/", "+-*/", "+-/^", "+/"][seed]
@@ -442,7 +445,7 @@ def test_bounds_hold_every_value_made(seed: int) -> None:
     """R2.2: the bounds of a set not built (from its parts' bounds, on floats rounded
     outwards) hold every value its cards make: largest |v|, largest denominator, a negative
     value, smallest nonzero |v|; with `some` every value of a part too."""
-    from games.engine.solver import _Tier3Keys
+    from games.engine.fraction_keys import _Tier3Keys
 
     rng = random.Random(seed)
     ops = rng.choice(["+-*/^", "+-/", "+*/", "+/^", "+-/^", "+/"])
@@ -462,7 +465,8 @@ def test_bounds_of_a_built_set_are_the_same_sorted_or_not(seed: int) -> None:
     """R2.2: a built set's bounds come from one pass over its keys until it has been sorted
     by value, then from the sorted values: both give the same four figures, exact (largest
     |v| and smallest nonzero |v| rounded outwards), with `some` or not."""
-    from games.engine.solver import MAX_NUMERATOR, _Tier3Keys
+    from games.engine.fraction_keys import _Tier3Keys
+    from games.engine.rules import MAX_NUMERATOR
 
     rng = random.Random(seed)
     rules = RuleSet(tier=3, operators=rng.choice(["+-*/^", "+-/", "+*/", "+/^", "+-/^", "+/"]))
@@ -589,7 +593,7 @@ def test_propagated_search_with_minus_agrees_with_brute_force(
 ) -> None:
     # R2.2, R3.1: on five cards with - the batched search (keys >= 0 asked with values >= 0
     # only, keys < 0 without + and with a subtrahend >= 0) answers exactly as the brute force
-    from games.engine.solver import _Tier3Keys
+    from games.engine.fraction_keys import _Tier3Keys
 
     rules = RuleSet(tier=3, operators=ops)
     ms = tuple(sorted(cards))
@@ -623,7 +627,7 @@ def test_balanced_splits_are_every_split_once_most_even_first(seed: int) -> None
     """R3.1: the splits a tier-3 search walks (distinct cards through the position patterns,
     repeated cards through a set) are every split of the cards into two non-empty parts,
     each unordered pair once, the most even first."""
-    from games.engine.solver import _balanced_splits
+    from games.engine.fraction_keys import _balanced_splits
 
     rng = random.Random(seed)
     n = rng.randint(2, 9)

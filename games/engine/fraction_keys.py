@@ -1,0 +1,1221 @@
+"""Tier 3 with fractions, on int keys (p * 1024 + q, no Fraction): every value some cards make,
+and the batched search for "do these cards make t?" that can_make asks (R2.2, R3.1, R9.4).
+
+Sets of up to four cards are built whole and memoised for the process (the memo of
+games.engine.solver); for more cards, sets of wanted keys are pushed from each sub-multiset to
+its large parts and met with the small parts' sets (_Tier3Keys._propagate).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterator, Sequence
+from fractions import Fraction
+from functools import cache, lru_cache
+from math import gcd
+from operator import itemgetter
+from typing import TypeVar
+
+from .checker import Value
+from .rules import MAX_DENOMINATOR, MAX_EXPONENT, MAX_NUMERATOR, RuleSet
+from .solver import _KEY_SET_VALUES_LIMIT, _key_set_values, _key_sets, _operand_sets, _rules_key
+
+_MATERIALISE = 4  # tier 3 reach sets up to this many cards are built whole (~1,000 values)
+
+
+@lru_cache(maxsize=8_192)
+def _balanced_splits(ms: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
+    """_sub_multisets(ms), the most even splits first (their parts are the cheapest sets)."""
+    pickers = _split_pickers(len(ms))
+    if len(set(ms)) == len(ms):
+        # Distinct sorted cards compare as their positions do: the order of the positions'
+        # splits is theirs, and no two splits are the same.
+        return tuple((pick_a(ms), pick_b(ms)) for pick_a, pick_b in pickers)
+    seen: set[tuple[tuple[int, ...], tuple[int, ...]]] = set()
+    for pick_a, pick_b in pickers:
+        a, b = pick_a(ms), pick_b(ms)
+        seen.add((a, b) if a <= b else (b, a))
+    return tuple(sorted(seen, key=lambda ab: (max(len(ab[0]), len(ab[1])), ab)))
+
+
+_Picker = Callable[[tuple[int, ...]], tuple[int, ...]]
+
+
+@cache
+def _split_pickers(n: int) -> tuple[tuple[_Picker, _Picker], ...]:
+    """For each split of n positions into two non-empty parts, each pair once, a function
+    taking each part's cards out of an n-tuple: in _balanced_splits' order for n distinct
+    sorted cards (the smaller part, as positions, first; the most even splits first)."""
+
+    def picker(positions: tuple[int, ...]) -> _Picker:
+        if len(positions) == 1:
+            i = positions[0]
+            return lambda ms: (ms[i],)
+        return itemgetter(*positions)  # a tuple for two positions or more
+
+    splits = set()
+    for mask in range(1, 1 << (n - 1)):  # the last position always on the right
+        left = tuple(i for i in range(n) if mask >> i & 1)
+        right = tuple(i for i in range(n) if not mask >> i & 1)
+        splits.add((left, right) if left <= right else (right, left))
+    ordered = sorted(splits, key=lambda ab: (max(len(ab[0]), len(ab[1])), ab))
+    return tuple((picker(a), picker(b)) for a, b in ordered)
+
+
+# A tier 3 value p/q (reduced, q > 0) is the int p * 1024 + q: q <= 1,000 fits the low ten
+# bits, so q = key & 1023 and p = key >> 10, and sets of keys hash and compare as plain ints
+# (several times cheaper than Fraction, whose every operation builds an object and a gcd).
+_KEY = 1024
+_SHIFT = 10
+_LOW = _KEY - 1
+_ANY_KEY, _ANY_NONZERO_KEY = -(1 << 62), -(1 << 62) + 1  # below every key: "any value" markers
+
+
+def _fkey(n: int, d: int) -> int | None:
+    """The key of n/d (d != 0) reduced, or None outside the tier's bounds (R2.2)."""
+    if d < 0:
+        n, d = -n, -d
+    g = gcd(n, d)
+    if g != 1:
+        n //= g
+        d //= g
+    if d > MAX_DENOMINATOR or not -MAX_NUMERATOR <= n <= MAX_NUMERATOR:
+        return None
+    return n * _KEY + d
+
+
+def _value_key(value: Value) -> int | None:
+    if type(value) is int:
+        return value * _KEY + 1 if -MAX_NUMERATOR <= value <= MAX_NUMERATOR else None
+    f = Fraction(value)
+    return _fkey(f.numerator, f.denominator)
+
+
+def _combine_keys(
+    la: list[tuple[int, int]], lb: list[tuple[int, int]], ops: str, out: set[int]
+) -> None:
+    """Adds to `out` every `a sym b` and `b sym a` in bounds, a from la and b from lb."""
+    add = out.add
+    plus, minus, times, divide = "+" in ops, "-" in ops, "*" in ops, "/" in ops
+    N, D, K = MAX_NUMERATOR, MAX_DENOMINATOR, _KEY
+    for p1, q1 in la:
+        for p2, q2 in lb:
+            if q1 == 1 and q2 == 1:
+                if plus:
+                    s = p1 + p2
+                    if -N <= s <= N:
+                        add(s * K + 1)
+                if minus:
+                    s = p1 - p2
+                    if -N <= s <= N:
+                        add(s * K + 1)
+                        add(1 - s * K)
+                if times:
+                    s = p1 * p2
+                    if -N <= s <= N:
+                        add(s * K + 1)
+                if divide and (p1 or p2):
+                    # p1 / p2 and p2 / p1 reduced by the same gcd (|p1|, |p2| <= N)
+                    g = gcd(p1, p2)
+                    n, d = p1 // g, p2 // g
+                    if d < 0:
+                        n, d = -n, -d
+                    if d and d <= D:
+                        add(n * K + d)
+                    if n and (n if n > 0 else -n) <= D:
+                        add((d * K + n) if n > 0 else (-d * K - n))
+                continue
+            if plus or minus:
+                d = q1 * q2
+                x, y = p1 * q2, p2 * q1
+                if plus:
+                    s = x + y
+                    g = gcd(s, d)
+                    n, e = s // g, d // g
+                    if e <= D and -N <= n <= N:
+                        add(n * K + e)
+                if minus:
+                    s = x - y
+                    g = gcd(s, d)
+                    n, e = s // g, d // g
+                    if e <= D and -N <= n <= N:
+                        add(n * K + e)
+                        add(e - n * K)
+            if times:
+                n, d = p1 * p2, q1 * q2
+                g = gcd(n, d)
+                n, d = n // g, d // g
+                if d <= D and -N <= n <= N:
+                    add(n * K + d)
+            if divide and (p1 or p2):
+                # (p1 / q1) / (p2 / q2) = n / d and its inverse d / n, one gcd for both
+                n, d = p1 * q2, q1 * p2
+                g = gcd(n, d)
+                n, d = n // g, d // g
+                if d < 0:
+                    n, d = -n, -d
+                if d and d <= D and -N <= n <= N:
+                    add(n * K + d)
+                if n and (n if n > 0 else -n) <= D and d <= N:
+                    add((d * K + n) if n > 0 else (-d * K - n))
+    if "^" in ops:
+        for base, exps in ((la, lb), (lb, la)):
+            es = sorted({p for p, q in exps if q == 1 and 0 <= p <= MAX_EXPONENT})
+            if not es:
+                continue
+            for p, q in base:
+                for e in es:
+                    if e == 0:
+                        if p:
+                            add(K + 1)
+                        continue
+                    if q**e > D:
+                        break
+                    n = p**e if -22 < p < 22 or e <= 2 else N + 1
+                    if not -N <= n <= N:
+                        break
+                    add(n * K + q**e)
+
+
+def _exact_root(k: int, n: int) -> int | None:
+    """The whole r >= 0 with r ** n == k (k >= 0, n >= 1), if there is one."""
+    r = round(k ** (1.0 / n)) if k else 0
+    for c in (r - 1, r, r + 1):
+        if c >= 0 and c**n == k:
+            return c
+    return None
+
+
+@lru_cache(maxsize=65_536)
+def _rational_roots_key(tp: int, tq: int, n: int) -> tuple[int, ...]:
+    """The keys of the rational y with y ** n == tp / tq (n >= 1, reduced)."""
+    if n == 1:
+        return (tp * _KEY + tq,)
+    if tp < 0 and n % 2 == 0:
+        return ()
+
+    rn, rd = _exact_root(abs(tp), n), _exact_root(tq, n)
+    if rn is None or rd is None:
+        return ()
+    root = -rn if tp < 0 else rn
+    out = [root * _KEY + rd]
+    if n % 2 == 0 and rn:
+        out.append(-root * _KEY + rd)
+    return tuple(out)
+
+
+def _needs_key(ops: str, ep: int, eq: int, tp: int, tq: int) -> list[int]:
+    """The keys y with `e sym y` or `y sym e` equal to t (e = ep/eq, t = tp/tq), each within
+    the tier's bounds (R2.2); _ANY_KEY / _ANY_NONZERO_KEY when any value (but 0) will do."""
+    out: list[int] = []
+    if eq == 1 and tq == 1:
+        N = MAX_NUMERATOR
+        if "+" in ops and -N <= tp - ep <= N:
+            out.append((tp - ep) * _KEY + 1)
+        if "-" in ops:
+            if -N <= ep - tp <= N:
+                out.append((ep - tp) * _KEY + 1)
+            if -N <= tp + ep <= N:
+                out.append((tp + ep) * _KEY + 1)
+    else:
+        if "+" in ops:
+            k = _fkey(tp * eq - ep * tq, tq * eq)
+            if k is not None:
+                out.append(k)
+        if "-" in ops:
+            k = _fkey(ep * tq - tp * eq, tq * eq)
+            if k is not None:
+                out.append(k)
+            k = _fkey(tp * eq + ep * tq, tq * eq)
+            if k is not None:
+                out.append(k)
+    if "*" in ops:
+        if ep:
+            k = _fkey(tp * eq, tq * ep)  # e * y = t
+            if k is not None:
+                out.append(k)
+        elif tp == 0:
+            out.append(_ANY_KEY)  # 0 * y = 0 for every y
+    if "/" in ops:
+        if tp:
+            if ep:  # e / y = t
+                k = _fkey(ep * tq, eq * tp)
+                if k is not None:
+                    out.append(k)
+        elif ep == 0:
+            out.append(_ANY_NONZERO_KEY)  # 0 / y = 0 for every y but 0
+        if ep:  # y / e = t
+            k = _fkey(tp * ep, tq * eq)
+            if k is not None:
+                out.append(k)
+    if "^" in ops:
+        # e ^ y = t, y whole from 0 to 10 (0 ^ 0 has no value)
+        if ep == 0:
+            if tp == 0:
+                out.extend(y * _KEY + 1 for y in range(1, MAX_EXPONENT + 1))
+        else:
+            pn, pd = 1, 1
+            for y in range(MAX_EXPONENT + 1):
+                if pn == tp and pd == tq:
+                    out.append(y * _KEY + 1)
+                pn *= ep
+                pd *= eq
+                if abs(pn) > MAX_NUMERATOR or pd > MAX_DENOMINATOR:
+                    break  # |numerator| and denominator only grow from here (e is not +-1)
+        # y ^ e = t, e whole from 0 to 10
+        if eq == 1 and 0 <= ep <= MAX_EXPONENT:
+            if ep == 0:
+                if tp == 1 and tq == 1:
+                    out.append(_ANY_NONZERO_KEY)
+            else:
+                out.extend(_rational_roots_key(tp, tq, ep))
+    return out
+
+
+class _Targets:
+    """The keys a multiset is asked for, and the same as values sorted for bisection:
+    `whole` (the integers) and `frac` ((p, q, p / q), values `fv`)."""
+
+    __slots__ = ("keys", "whole", "frac", "fv", "rows", "rv")
+
+    def __init__(self, keys: set[int]) -> None:
+        self.keys = keys
+        self.whole = sorted(k >> _SHIFT for k in keys if k & _LOW == 1)
+        self.frac: list[tuple[float, int, int]] = []
+        for k in keys:
+            q = k & _LOW
+            if q != 1:
+                p = k >> _SHIFT
+                self.frac.append((p / q, p, q))
+        self.frac.sort()
+        self.fv = [row[0] for row in self.frac]
+        # Every key as (p, q) sorted by value, whole and fractional together (rv: the values)
+        by_value = {(k >> _SHIFT) / (k & _LOW): (k >> _SHIFT, k & _LOW) for k in keys}
+        self.rv = sorted(by_value)
+        self.rows = list(map(by_value.__getitem__, self.rv))
+
+    def __bool__(self) -> bool:
+        return bool(self.keys)
+
+
+class _Tier3Keys:
+    """Tier 3 for multisets of cards without X: "do these cards make t?", or "does some
+    part of them make t?" (R3.1 without use_all: a card may be left out). Values are int
+    keys (see _KEY).
+
+    Sets of up to four cards are built whole (memoised for the process). can_make's
+    question (`makes`) on more cards is the batched search of _propagate: whole sets of
+    wanted keys pushed down to the large parts and met with the small parts' sets, pruned
+    by bounds on what a part makes (largest |v|, largest denominator, a negative value at
+    all, smallest nonzero |v|); with "-" keys >= 0 are asked with values >= 0 only, keys < 0
+    without + and with a subtrahend >= 0. `has` asks for one key at a time (the search with
+    X cards, _Tier3Target): at each split the value the other part would need, the smaller
+    part's values enumerated, after the bounds have had their say; a set asked often enough
+    is built whole. With "some part" every card may be left out, so a split's parts make any
+    value of any of their sub-multisets: one search answers for all of them at once.
+    """
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.ops = rules.operators or ""
+        self.rkey = _rules_key(rules)
+        self.memo: dict[tuple[bool, tuple[int, ...], int], bool] = {}
+        self.built: dict[tuple[bool, tuple[int, ...]], frozenset[int]] = {}
+        self.items_memo: dict[tuple[bool, tuple[int, ...]], list[tuple[int, int]]] = {}
+        self.bounds: dict[tuple[bool, tuple[int, ...]], tuple[float, int, bool, float]] = {}
+        self.asked: dict[tuple[bool, tuple[int, ...]], int] = {}
+        self.costs: dict[tuple[bool, tuple[int, ...]], tuple[int, int] | None] = {}
+        self.values_memo: dict[tuple[int, ...], list[Value]] = {}
+        self.nonneg_memo: dict[
+            tuple[bool, tuple[int, ...]], tuple[list[tuple[int, int]], list[float]]
+        ] = {}
+        self.sorted_memo: dict[
+            tuple[bool, tuple[int, ...]], tuple[list[tuple[int, int]], list[float]]
+        ] = {}
+
+    # Sets built whole ------------------------------------------------------------------
+    def reach(self, ms: tuple[int, ...], some: bool = False) -> frozenset[int]:
+        """Every key the cards make (all of them, or with `some` any non-empty part)."""
+        local = self.built.get((some, ms))
+        if local is not None:
+            return local
+        key = (self.rkey, some, ms)
+        found = _key_sets.get(key) if len(ms) <= _MATERIALISE else None
+        if found is None:
+            if len(ms) == 1:
+                found = frozenset((ms[0] * _KEY + 1,))
+            elif some:
+                # What any non-empty part makes: the union of the parts' sets (set unions,
+                # no arithmetic), which are built anyway.
+                found = frozenset().union(
+                    *(
+                        self.reach(sub)
+                        for size in range(1, len(ms) + 1)
+                        for sub in _operand_sets(ms, size)
+                    )
+                )
+            else:
+                out: set[int] = set()
+                for a, b in _balanced_splits(ms):
+                    _combine_keys(self.items(a), self.items(b), self.ops, out)
+                found = frozenset(out)
+            if len(ms) <= _MATERIALISE:
+                _key_set_values[0] += len(found)
+                if _key_set_values[0] > _KEY_SET_VALUES_LIMIT:
+                    _key_sets.clear()
+                    _key_set_values[0] = len(found)
+                _key_sets[key] = found
+        self.built[(some, ms)] = found
+        return found
+
+    def items(self, ms: tuple[int, ...], some: bool = False) -> list[tuple[int, int]]:
+        """reach(ms) as (p, q) pairs sorted by value."""
+        return self.by_value(ms, some)[0]
+
+    def by_value(
+        self, ms: tuple[int, ...], some: bool = False
+    ) -> tuple[list[tuple[int, int]], list[float]]:
+        """reach(ms) as (p, q) pairs sorted by value, and the values as floats (exact order:
+        two values differ by at least 1e-6, far above a float's error at 1e4)."""
+        key = (some, ms)
+        found = self.sorted_memo.get(key)
+        if found is None:
+            pairs = {
+                (k >> _SHIFT) / (k & _LOW): (k >> _SHIFT, k & _LOW) for k in self.reach(ms, some)
+            }
+            lv = sorted(pairs)
+            found = self.sorted_memo[key] = (list(map(pairs.__getitem__, lv)), lv)
+        return found
+
+    def by_value_nonneg(
+        self, ms: tuple[int, ...], some: bool = False
+    ) -> tuple[list[tuple[int, int]], list[float]]:
+        """by_value(ms, some) from its first value >= 0 on."""
+        key = (some, ms)
+        found = self.nonneg_memo.get(key)
+        if found is None:
+            la, lv = self.by_value(ms, some)
+            i = bisect_left(lv, 0.0)
+            found = self.nonneg_memo[key] = (la[i:], lv[i:])
+        return found
+
+    def by_size(self, ms: tuple[int, ...], some: bool = False) -> list[tuple[int, int]]:
+        """reach(ms) as (p, q) pairs, small magnitudes first (the goal-directed search tries
+        them in this order: the friendliest values and the most likely to close first)."""
+        found = self.items_memo.get((some, ms))
+        if found is None:
+            found = sorted(self.items(ms, some), key=_mag)
+            self.items_memo[(some, ms)] = found
+        return found
+
+    def zone(self, ms: tuple[int, ...], some: bool = False) -> tuple[float, float, float]:
+        """(lowest, highest, smallest nonzero |v|) of the values v the cards make, from
+        _bounds."""
+        high, _den, negative, low = self._bounds(ms, some)
+        return (-high if negative else 0.0, high, low)
+
+    def values(self, ms: tuple[int, ...]) -> list[Value]:
+        """reach(ms) as ints and Fractions (for the search with X cards), small first."""
+        found = self.values_memo.get(ms)
+        if found is None:
+            found = [p if q == 1 else Fraction(p, q) for p, q in self.by_size(ms)]
+            self.values_memo[ms] = found
+        return found
+
+    # Questions -------------------------------------------------------------------------
+    def has(self, ms: tuple[int, ...], y: int, some: bool = False) -> bool:
+        if y == _ANY_KEY:
+            return True  # + is always an operator (R2.5): the cards' sum at least
+        if y == _ANY_NONZERO_KEY:
+            # Cards are >= 0: their sum is a nonzero value unless every card is 0, and then
+            # every value is 0 (0 + 0, 0 - 0, 0 * 0; 0 / 0 and 0 ^ 0 have none).
+            return any(ms)
+        if len(ms) == 1:
+            return y == ms[0] * _KEY + 1
+        built = self.built.get((some, ms))
+        if built is not None:
+            return y in built
+        if len(ms) <= _MATERIALISE:
+            return y in self.reach(ms, some)
+        mkey = (some, ms, y)
+        found = self.memo.get(mkey)
+        if found is None:
+            found = self._has(ms, y, some)
+            self.memo[mkey] = found
+        return found
+
+    def makes(self, ms: tuple[int, ...], t: int, some: bool) -> bool:
+        """Whether t is made from at least two of the cards (all of them without `some`)."""
+        y = t * _KEY + 1
+        if len(ms) <= _MATERIALISE:
+            if not some:
+                return len(ms) >= 2 and y in self.reach(ms)
+            return any(
+                y in self.reach(sub)
+                for size in range(2, len(ms) + 1)
+                for sub in _operand_sets(ms, size)
+            )
+        return self._propagate(ms, y, some)
+
+    def _propagate(self, ms: tuple[int, ...], y: int, some: bool) -> bool:
+        """Whether `ms` makes key y, asked of whole sets of keys at a time, not one by one.
+
+        wanted[u] is the set of keys sub-multiset u would have to make for ms to make y
+        (wanted[ms] = {y}). Sub-multisets are taken largest first, so that every larger set
+        has added what it needs to u's before u is looked at. At each split u = a + b (a
+        the smaller part, its set of at most four cards built and cached), either b is
+        small too and the two sets meet (_meet), or b is large and the keys it would need
+        are added to wanted[b] (_push). A key wanted along many paths (the associativity of
+        + and -) is asked of b once, and each step is a comprehension over sets of keys and
+        a set operation, not a call per key.
+
+        With `some` a set b stands for any non-empty part of it (reach(..., some=True)), so
+        one pass answers for every subset; the part a with fewer cards is taken whole (all
+        its cards used). That misses nothing: if a part S of u makes a key as s1 sym s2
+        (cards S1 and S2), then S1 or S2 has at most as many cards as the rest of u (if S1
+        has more than half of u, S2 has fewer than half); with a = that one and b = the
+        rest of u, a makes its value with all its cards and b with a part of them. (When
+        they have as many, S is the whole of u and both are whole.) Values a makes with
+        only some of its cards would only repeat what a larger b asks.
+
+        With "-" (cards >= 0), a key >= 0 is asked with values >= 0 only (_needs): u
+        makes v >= 0 exactly when it makes v with every intermediate >= 0. By induction on
+        the tree, |x sym z| is made from |x| and |z| with intermediates >= 0: |x| + |z| or
+        ||x| - |z|| for + and - (whichever difference is >= 0), |x| * |z|, |x| / |z|,
+        |x| ^ z (exponents are whole 0..10, R2.2), and the tier's bounds are symmetric
+        (R2.2: |p| <= 10,000). So for such a key only the small part's values >= 0 are
+        enumerated and only the other part's values >= 0 are wanted: about half of each.
+
+        A set of keys all < 0 (a negative target, and much of what it needs) is asked
+        without + and with a subtrahend >= 0 (_key_signs, _needed_sets): if u makes v < 0 as
+        x sym z, it also makes v so. x + z < 0 with z >= 0 is z - |x|, and with both < 0 it
+        is x - |z|; x - z with z < 0 (then x < 0 too) is |z| - |x|; |x| and |z| are made by
+        the same cards (the transform above). * / ^ stay as they are. A set with both signs
+        stays one set asked with every value: a second pass over the small part's values
+        costs more than it saves.
+        """
+        n = len(ms)
+        fold = "-" in self.ops and ms[0] >= 0
+        wanted: list[dict[tuple[int, ...], set[int]]] = [{} for _ in range(n + 1)]
+        wanted[n][ms] = {y}
+        for size in range(n, _MATERIALISE, -1):
+            for u, keys in wanted[size].items():
+                live = self._live(u, keys, some, top=size == n)
+                if live is None:
+                    return True
+                if not live:
+                    continue
+                sign = _key_signs(live.keys) if fold else _ANY_SIGN
+                for a, b in _balanced_splits(u):
+                    if len(a) > len(b):
+                        a, b = b, a
+                    if len(b) <= _MATERIALISE or (some, b) in self.built:
+                        if self._meet(a, b, live, sign, some):
+                            return True
+                    elif self._push(a, b, live, sign, wanted[len(b)], some):
+                        return True
+        return False
+
+    def _live(self, u: tuple[int, ...], keys: set[int], some: bool, top: bool) -> _Targets | None:
+        """The keys u is asked for that it might make: those within the bounds on what it
+        makes (its largest |v|, largest denominator, a negative value at all). None when one
+        is a card of u: with `some` a card alone will do below the top (at the top at least
+        two cards are used)."""
+        if top:
+            # The target is whole and within the bounds already; bounds of the whole table
+            # would need every part's set built, before the first meet could say yes.
+            return _Targets(keys)
+        if some and not keys.isdisjoint([v * _KEY + 1 for v in u]):
+            return None
+        high, den, negative, _low = self._bounds(u, some)
+        return _Targets(
+            {
+                k
+                for k in keys
+                if (q := k & _LOW) <= den
+                and ((p := k >> _SHIFT) >= 0 or negative)
+                and (p if p >= 0 else -p) <= high * q
+            }
+        )
+
+    def _meet(
+        self, a: tuple[int, ...], b: tuple[int, ...], live: _Targets, sign: int, some: bool
+    ) -> bool:
+        """Whether `x sym z` or `z sym x` is a key of `live` for x made by a (all its cards:
+        the part with fewer cards, see _propagate) and z by b (any part of it with `some`),
+        both sets built. The keys the smaller set's values would need, intersected with the
+        other set (|live| x |smaller| steps, fewer in the windows), or, when that is cheaper,
+        the two sets combined and intersected with the keys (|a| x |b| steps)."""
+        sa, sb = False, some
+        ra, rb = self.reach(a, sa), self.reach(b, sb)
+        if len(ra) > len(rb):
+            a, b, ra, rb, sa, sb = b, a, rb, ra, sb, sa
+        if _PRODUCT_STEP * len(rb) < len(self.ops) * len(live.keys):
+            out: set[int] = set()
+            _combine_keys(self.items(a, sa), self.items(b, sb), self.ops, out)
+            return not out.isdisjoint(live.keys)
+        nonzero_b = len(rb) > (1 in rb)  # 0 is the key 1
+        for needed in self._needs(a, sa, self.zone(b, sb), live, sign):
+            if not rb.isdisjoint(needed):
+                return True
+            if _ANY_KEY in needed or (_ANY_NONZERO_KEY in needed and nonzero_b):
+                return True
+        return False
+
+    def _push(
+        self,
+        a: tuple[int, ...],
+        b: tuple[int, ...],
+        live: _Targets,
+        sign: int,
+        level: dict[tuple[int, ...], set[int]],
+        some: bool,
+    ) -> bool:
+        """Adds to level[b] every key b would need to make, with a's values, a key of
+        `live`; True when any value of b will do (0 * z = 0, 0 / z = 0, z ^ 0 = 1): b makes
+        its sum, nonzero unless every card is 0 (and then 0 is all it makes)."""
+        into = level.get(b)
+        if into is None:
+            into = level[b] = set()
+        # a with all its cards, b with any part of it under `some` (see _propagate)
+        for needed in self._needs(a, False, self.zone(b, some), live, sign):
+            if _ANY_KEY in needed or (_ANY_NONZERO_KEY in needed and any(b)):
+                return True
+            into |= needed
+        return False
+
+    def _needs(
+        self,
+        a: tuple[int, ...],
+        sa: bool,
+        zone: tuple[float, float, float],
+        live: _Targets,
+        sign: int,
+    ) -> Iterator[set[int]]:
+        """_needed_sets for the keys of `live`, x from a's values and z within `zone`; with
+        _NONNEG_KEYS (every key >= 0, "-", cards >= 0: see _propagate) x and z >= 0 only,
+        with _NEGATIVE_KEYS (every key < 0) no + and a subtrahend >= 0."""
+        if sign == _NONNEG_KEYS:
+            la, lv = self.by_value_nonneg(a, sa)
+            zone = (max(zone[0], 0.0), zone[1], zone[2])
+        else:
+            la, lv = self.by_value(a, sa)
+        yield from _needed_sets(
+            self.ops, live, la, lv, zone, self.reach(a, sa), sign == _NEGATIVE_KEYS
+        )
+
+    def _has(self, ms: tuple[int, ...], y: int, some: bool) -> bool:
+        p, q = y >> _SHIFT, y & _LOW
+        if some and q == 1 and p in ms:
+            return True
+        high, den, negative, _low = self._bounds(ms, some)
+        if q > den or (p < 0 and not negative) or abs(p) > high * q:
+            return False
+        # Asked often enough, a set is cheaper built whole than searched for each value: it
+        # is built once the searches have cost as much as building it (at most twice the
+        # better of the two, whatever the questions).
+        skey = (some, ms)
+        asked = self.asked[skey] = self.asked.get(skey, 0) + 1
+        costs = self._costs(ms, some)
+        if costs is not None and asked * costs[0] >= costs[1]:
+            return y in self.reach(ms, some)
+        return self._split_search(ms, y, some)
+
+    def _split_search(self, ms: tuple[int, ...], y: int, some: bool) -> bool:
+        """Whether `a sym b` makes y for a split of ms into parts making a and b."""
+        tp, tq = y >> _SHIFT, y & _LOW
+        ops, has, built = self.ops, self.has, self.built
+        for a, b in _balanced_splits(ms):
+            if len(a) > len(b):
+                a, b = b, a
+            la = self.by_size(a, some)
+            if len(b) <= _MATERIALISE or (some, b) in built:
+                ra, rb = self.reach(a, some), self.reach(b, some)
+                if len(ra) > len(rb):
+                    a, b, ra, rb = b, a, rb, ra
+                la = self.by_size(a, some)
+                if len(la) <= 4:  # a few values: solved for one by one, no sets built
+                    for ep, eq in la:
+                        for k in _needs_key(ops, ep, eq, tp, tq):
+                            if k in rb or (k <= _ANY_NONZERO_KEY and has(b, k, some)):
+                                return True
+                elif _meets(ops, la, ra, rb, tp, tq):
+                    return True
+                continue
+            for ep, eq in la:
+                for k in _needs_key(ops, ep, eq, tp, tq):
+                    if has(b, k, some):
+                        return True
+        return False
+
+    def _costs(self, ms: tuple[int, ...], some: bool) -> tuple[int, int] | None:
+        """(the work of one search in `ms`, the work of building its set), or None when a
+        part is neither small nor built (its set would be built too)."""
+        skey = (some, ms)
+        if skey in self.costs:
+            return self.costs[skey]
+        search = build = 0
+        found: tuple[int, int] | None = None
+        for a, b in _balanced_splits(ms):
+            sizes = []
+            for part in (a, b):
+                if len(part) <= _MATERIALISE or (some, part) in self.built:
+                    sizes.append(len(self.reach(part, some)))
+                else:
+                    break
+            else:
+                search += 2 * min(sizes)
+                build += 6 * sizes[0] * sizes[1]  # ~5 steps a pair, ~2 a searched value
+                continue
+            break
+        else:
+            found = (search, build)
+        if found is not None:
+            self.costs[skey] = found
+        return found
+
+    def _bounds(self, ms: tuple[int, ...], some: bool) -> tuple[float, int, bool, float]:
+        """(the largest |v|, the largest denominator, whether some v is negative, the smallest
+        nonzero |v|) over every v the cards make: exact for built sets, else bounds from the
+        parts' bounds. Floats, rounded outwards at every step (by a relative 1e-12, far above
+        a float's error): a bound may be a little loose, never wrong."""
+        skey = (some, ms)
+        found = self.bounds.get(skey)
+        if found is not None:
+            return found
+        up, down = _OUTWARDS, 2.0 - _OUTWARDS
+        if some and len(ms) <= _MATERIALISE:
+            # Any part of a small set: the parts' own bounds, none of the values sorted.
+            parts = [
+                self._bounds(sub, False)
+                for size in range(1, len(ms) + 1)
+                for sub in _operand_sets(ms, size)
+            ]
+            result = (
+                max(part[0] for part in parts),
+                max(part[1] for part in parts),
+                any(part[2] for part in parts),
+                min(part[3] for part in parts),
+            )
+        elif (len(ms) <= _MATERIALISE or skey in self.built) and skey not in self.sorted_memo:
+            # One pass over the keys: a set only ever met as the larger part is never sorted.
+            high, den, negative, low = 0.0, 1, False, float(MAX_NUMERATOR)
+            for k in self.reach(ms, some):
+                p, q = k >> _SHIFT, k & _LOW
+                if p < 0:
+                    negative = True
+                    p = -p
+                if q > den:
+                    den = q
+                if p:
+                    v = p / q
+                    if v > high:
+                        high = v
+                    if v < low:
+                        low = v
+            result = (high * up, den, negative, low * down if high else float(MAX_NUMERATOR))
+        elif len(ms) <= _MATERIALISE or skey in self.built:
+            pairs, values = self.by_value(ms, some)
+            i = bisect_left(values, 0.0)
+            j = bisect_right(values, 0.0, i)  # values[i:j] are the 0
+            nonzero = [-values[i - 1]] if i else []
+            nonzero += [values[j]] if j < len(values) else []
+            result = (
+                max(-values[0], values[-1], 0.0) * up,
+                max([q for _, q in pairs]),
+                values[0] < 0,
+                min(nonzero) * down if nonzero else float(MAX_NUMERATOR),
+            )
+        else:
+            ops = self.ops
+            times, divide, power = "*" in ops, "/" in ops, "^" in ops
+            memo, bounds = self.bounds, self._bounds
+            high = float(max(ms))
+            low = float(min((v for v in ms if v), default=MAX_NUMERATOR))
+            den = 1
+            negative = "-" in ops
+            for a, b in _balanced_splits(ms):
+                ha, da, na, la = memo.get((some, a)) or bounds(a, some)
+                hb, db, nb, lb = memo.get((some, b)) or bounds(b, some)
+                negative = negative or na or nb
+                h = ha + hb  # + is always an operator (R2.5)
+                lo = 1 / (da * db)
+                d = da * db
+                if times:
+                    h = max(h, ha * hb)
+                    lo = min(lo, la * lb)
+                if divide:
+                    h = max(h, ha / lb, hb / la)
+                    lo = min(lo, la / hb if hb else la, lb / ha if ha else lb)
+                    # |p| <= |v| * q
+                    d = max(d, int(da * hb * db * up), int(db * ha * da * up))
+                if power:
+                    for hx, lx, dx, hy in ((ha, la, da, hb), (hb, lb, db, ha)):
+                        top = int(min(MAX_EXPONENT, hy))
+                        h = max(h, 1.0, min(hx, MAX_NUMERATOR + 1.0) ** top)
+                        lo = min(lo, 1.0, lx**top)
+                        d = max(d, min(dx, MAX_DENOMINATOR + 1) ** top)
+                high = max(high, h) * up
+                low = min(low, lo) * down
+                den = max(den, d)
+            den = min(den, MAX_DENOMINATOR)
+            result = (min(high, float(MAX_NUMERATOR)), den, negative, max(low, down / den))
+        self.bounds[skey] = result
+        return result
+
+
+# A product step (one pair of values combined by every operator, _combine_keys) costs about
+# this many needed-key steps (one value solved for one operator inside a comprehension, the
+# windows of _needed_sets leaving out most of them).
+_PRODUCT_STEP = 30
+# Two tier 3 values p/q differ by at least 1e-6 (q <= 1,000); float error on the window ends
+# of _needed_sets (magnitudes up to 1e8) stays below 1e-8: widening them by this loses none.
+_SLACK = 1e-7
+_T = TypeVar("_T")
+_OUTWARDS = 1 + 1e-12  # _Tier3Keys._bounds: a float bound widened by this at each step
+
+
+# How the keys of a _Targets are solved for (_Tier3Keys._needs): every sign, all >= 0 (the
+# fold of _propagate), or all < 0.
+_ANY_SIGN, _NONNEG_KEYS, _NEGATIVE_KEYS = 0, 1, -1
+
+
+def _key_signs(keys: set[int]) -> int:
+    """How a set of keys is solved for, given cards >= 0 and "-" (see _propagate): all >= 0,
+    all < 0, or both signs (then with every value, in one pass)."""
+    if all(k >= 0 for k in keys):  # a key's sign is its numerator's (q < _KEY)
+        return _NONNEG_KEYS
+    if all(k < 0 for k in keys):
+        return _NEGATIVE_KEYS
+    return _ANY_SIGN
+
+
+def _needed_sets(
+    ops: str,
+    targets: _Targets,
+    la: list[tuple[int, int]],
+    lv: list[float],
+    zone: tuple[float, float, float],
+    ra: frozenset[int],
+    negative: bool = False,
+) -> Iterator[set[int]]:
+    """For each operator (and side), the keys z with `x sym z` or `z sym x` equal to a target
+    t = tp/tq, x = p/q from la: one set per operator, + first.
+
+    la is sorted by value (lv: the values as floats) and z must lie in `zone` (the lowest
+    and highest value the other part can make): for each target only the x that can give
+    such a z are enumerated, one or two slices of la found by bisection (widened by _SLACK:
+    floats only choose the slices, the keys are exact).
+    Keys are reduced inline (gcd, sign to the numerator); a denominator past 1,000 is left
+    out (its key would alias another value's) but a numerator past the bounds is not: such
+    a key names one fraction and is in no set. _ANY_KEY / _ANY_NONZERO_KEY in a set: any
+    value (but 0) will do. `ra`: la's keys (for ^). With an integer t and + or -, z has x's own denominator, already
+    reduced: those comprehensions need no gcd.
+    """
+    if len(la) < len(targets.keys):
+        yield from _needed_per_value(ops, targets, la, lv, zone, ra, negative)
+        return
+    K, D, E = _KEY, MAX_DENOMINATOR, _SLACK
+    zlo, zhi, zmin = zone
+    bl, br = bisect_left, bisect_right
+    whole, frac = targets.whole, targets.frac
+    # Every target < 0 (see _propagate): no x + z, and a subtrahend >= 0 (z in x - z, x in
+    # z - x).
+    sub_lo = max(zlo, 0.0) if negative else zlo
+    if negative:
+        i0 = bl(lv, 0.0)
+        la0, lv0 = la[i0:], lv[i0:]
+    else:
+        la0, lv0 = la, lv
+    if "+" in ops and not negative:  # x + z = t: x from t - zhi to t - zlo
+        s = {
+            (t * q - p) * K + q
+            for t in whole
+            for p, q in la[bl(lv, t - zhi - E) : br(lv, t - zlo + E)]
+        }
+        if frac:
+            s |= {
+                (n // g) * K + d // g
+                for tv, tp, tq in frac
+                for p, q in la[bl(lv, tv - zhi - E) : br(lv, tv - zlo + E)]
+                if (d := tq * q) // (g := gcd(n := tp * q - p * tq, d)) <= D
+            }
+        yield s
+    if "-" in ops:  # x - z = t: x from t + zlo to t + zhi; z - x = t: x from zlo - t to zhi - t
+        s = {
+            (p - t * q) * K + q
+            for t in whole
+            for p, q in la[bl(lv, t + sub_lo - E) : br(lv, t + zhi + E)]
+        }
+        if frac:
+            s |= {
+                (n // g) * K + d // g
+                for tv, tp, tq in frac
+                for p, q in la[bl(lv, tv + sub_lo - E) : br(lv, tv + zhi + E)]
+                if (d := tq * q) // (g := gcd(n := p * tq - tp * q, d)) <= D
+            }
+        yield s
+        s = {
+            (t * q + p) * K + q
+            for t in whole
+            for p, q in la0[bl(lv0, zlo - t - E) : br(lv0, zhi - t + E)]
+        }
+        if frac:
+            s |= {
+                (n // g) * K + d // g
+                for tv, tp, tq in frac
+                for p, q in la0[bl(lv0, zlo - tv - E) : br(lv0, zhi - tv + E)]
+                if (d := tq * q) // (g := gcd(n := tp * q + p * tq, d)) <= D
+            }
+        yield s
+    if "*" not in ops and "/" not in ops:
+        if "^" in ops:
+            yield _power_needs(targets, ra)
+        return
+    zero_t = 0 in whole
+    nonzero = [t for t in whole if t]
+    zero_x = 0.0 in lv[bl(lv, -E) : br(lv, E)] if zero_t else False
+    # zmin <= |z| <= top for z not 0: for x * z = t, |t| / top <= |x| <= |t| / zmin; for
+    # x / z = t, |t| zmin <= |x| <= |t| top; for z / x = t, zmin / |t| <= |x| <= top / |t|.
+    top = max(-zlo, zhi, 1e-9)
+    if "*" in ops:  # x * z = t: z = t / x; z = 0 when t = 0 (x not 0); any z when x = t = 0
+        s = {
+            ((t * q if p > 0 else -t * q) // g) * K + e
+            for t in nonzero
+            for p, q in _between(la, lv, abs(t) / top - E, abs(t) / zmin + E)
+            if (e := abs(p) // (g := gcd(t * q, p))) <= D
+        }
+        if frac:
+            s |= {
+                (n // g) * K + d // g
+                for tv, tp, tq in frac
+                for p, q in _between(la, lv, abs(tv) / top - E, abs(tv) / zmin + E)
+                if (d := tq * abs(p)) // (g := gcd(n := (tp * q if p > 0 else -tp * q), d)) <= D
+            }
+        if zero_t:
+            if len(lv) > zero_x:
+                s.add(1)  # x * 0 = 0
+            if zero_x:
+                s.add(_ANY_KEY)
+        yield s
+    if "/" in ops:
+        # x / z = t: z = x / t (x, t not 0); any z but 0 when x = t = 0
+        s = {
+            ((p if t > 0 else -p) // g) * K + e
+            for t in nonzero
+            for p, q in _between(la, lv, abs(t) * zmin - E, abs(t) * top + E)
+            if (e := q * abs(t) // (g := gcd(p, q * t))) <= D
+        }
+        if frac:
+            s |= {
+                (n // g) * K + d // g
+                for tv, tp, tq in frac
+                for p, q in _between(la, lv, abs(tv) * zmin - E, abs(tv) * top + E)
+                if (d := q * abs(tp)) // (g := gcd(n := (p * tq if tp > 0 else -p * tq), d)) <= D
+            }
+        if zero_x:
+            s.add(_ANY_NONZERO_KEY)
+        yield s
+        # z / x = t: z = t * x (x not 0); z = 0 when t = 0
+        s = {
+            (t * p // g) * K + q // g
+            for t in nonzero
+            for p, q in _between(la, lv, zmin / abs(t) - E, top / abs(t) + E)
+            if (g := gcd(t * p, q))
+        }
+        if frac:
+            s |= {
+                (n // g) * K + d // g
+                for tv, tp, tq in frac
+                for p, q in _between(la, lv, zmin / abs(tv) - E, top / abs(tv) + E)
+                if (d := tq * q) // (g := gcd(n := tp * p, d)) <= D
+            }
+        if zero_t and len(lv) > zero_x:
+            s.add(1)  # 0 / x = 0
+        yield s
+    if "^" in ops:
+        yield _power_needs(targets, ra)
+
+
+def _needed_per_value(
+    ops: str,
+    targets: _Targets,
+    la: list[tuple[int, int]],
+    lv: list[float],
+    zone: tuple[float, float, float],
+    ra: frozenset[int],
+    negative: bool = False,
+) -> Iterator[set[int]]:
+    """_needed_sets with the roles swapped, for fewer values than targets: for each x of la,
+    the targets t for which some z of `zone` gives `x sym z` or `z sym x` = t, a slice of
+    the targets sorted by value (the same keys, fewer bisections). Whole and fractional
+    targets in one list: one comprehension per operator, as these calls are many and small."""
+    K, D, E = _KEY, MAX_DENOMINATOR, _SLACK
+    zlo, zhi, zmin = zone
+    bl, br = bisect_left, bisect_right
+    ts, tv = targets.rows, targets.rv
+    xs = list(zip(la, lv, strict=True))
+    # Every target < 0: no x + z, and a subtrahend >= 0 (z in x - z, x in z - x).
+    sub_lo = max(zlo, 0.0) if negative else zlo
+    xs0 = [row for row in xs if row[1] >= 0] if negative else xs
+    if "+" in ops and not negative:  # x + z = t: t from x + zlo to x + zhi
+        yield {
+            (n // g) * K + d // g
+            for (p, q), x in xs
+            for tp, tq in ts[bl(tv, x + zlo - E) : br(tv, x + zhi + E)]
+            if (d := tq * q) // (g := gcd(n := tp * q - p * tq, d)) <= D
+        }
+    if "-" in ops:  # x - z = t: t from x - zhi to x - zlo; z - x = t: from zlo - x to zhi - x
+        yield {
+            (n // g) * K + d // g
+            for (p, q), x in xs
+            for tp, tq in ts[bl(tv, x - zhi - E) : br(tv, x - sub_lo + E)]
+            if (d := tq * q) // (g := gcd(n := p * tq - tp * q, d)) <= D
+        }
+        yield {
+            (n // g) * K + d // g
+            for (p, q), x in xs0
+            for tp, tq in ts[bl(tv, zlo - x - E) : br(tv, zhi - x + E)]
+            if (d := tq * q) // (g := gcd(n := tp * q + p * tq, d)) <= D
+        }
+    if "*" not in ops and "/" not in ops:
+        if "^" in ops:
+            yield _power_needs(targets, ra)
+        return
+    zero_t = 1 in targets.keys  # 0's key
+    nonzero_xs = [(pq, abs(x)) for pq, x in xs if x]
+    zero_x = len(nonzero_xs) < len(xs)
+    top = max(-zlo, zhi, 1e-9)
+    th = _halves(ts, tv)
+    # For x not 0 and t not 0: x * z = t with zmin <= |z| <= top when |x| zmin <= |t| <=
+    # |x| top; x / z = t when |x| / top <= |t| <= |x| / zmin; z / x = t when zmin / |x| <=
+    # |t| <= top / |x|. t = 0 and x = 0 apart.
+    if "*" in ops:  # x * z = t: z = t / x
+        s = {
+            (n // g) * K + d // g
+            for (p, q), m in nonzero_xs
+            for part, pv in th
+            for tp, tq in part[bl(pv, m * zmin - E) : br(pv, m * top + E)]
+            if (d := tq * abs(p)) // (g := gcd(n := (tp * q if p > 0 else -tp * q), d)) <= D
+        }
+        if zero_t:
+            if nonzero_xs:
+                s.add(1)  # x * 0 = 0
+            if zero_x:
+                s.add(_ANY_KEY)  # 0 * z = 0 for every z
+        yield s
+    if "/" in ops:
+        # x / z = t: z = x / t; any z but 0 when x = t = 0
+        s = {
+            (n // g) * K + d // g
+            for (p, q), m in nonzero_xs
+            for part, pv in th
+            for tp, tq in part[bl(pv, m / top - E) : br(pv, m / zmin + E)]
+            if (d := q * abs(tp)) // (g := gcd(n := (p * tq if tp > 0 else -p * tq), d)) <= D
+        }
+        if zero_x and zero_t:
+            s.add(_ANY_NONZERO_KEY)
+        yield s
+        # z / x = t: z = t * x; z = 0 when t = 0
+        s = {
+            (n // g) * K + d // g
+            for (p, q), m in nonzero_xs
+            for part, pv in th
+            for tp, tq in part[bl(pv, zmin / m - E) : br(pv, top / m + E)]
+            if (d := tq * q) // (g := gcd(n := tp * p, d)) <= D
+        }
+        if zero_t and nonzero_xs:
+            s.add(1)  # 0 / x = 0
+        yield s
+    if "^" in ops:
+        yield _power_needs(targets, ra)
+
+
+def _halves(la: list[_T], lv: Sequence[float]) -> list[tuple[list[_T], list[float]]]:
+    """la's entries (sorted, values lv) but 0, as (entries, |values|) sorted by |value|: those
+    > 0, then those < 0 (each half only when it has some). A window low <= |x| <= high is
+    then one slice of each half (_between without a call per window)."""
+    i, j = bisect_left(lv, 0.0), bisect_right(lv, 0.0)
+    out = [(la[j:], list(lv[j:]))] if j < len(lv) else []
+    if i:
+        out.append((la[i - 1 :: -1], [-v for v in lv[i - 1 :: -1]]))
+    return out
+
+
+def _between(la: list[_T], lv: Sequence[float], low: float, high: float) -> list[_T]:
+    """The x of la (sorted, values lv) with low <= |x| <= high, never 0."""
+    low = max(low, _SLACK)  # below every nonzero value (>= 1/1,000)
+    return (
+        la[bisect_left(lv, -high) : bisect_right(lv, -low)]
+        + la[bisect_left(lv, low) : bisect_right(lv, high)]
+    )
+
+
+def _power_needs(targets: _Targets, ra: frozenset[int]) -> set[int]:
+    """The z with x ^ z = t (z whole 0..10: x ^ 0 = 1 for x not 0, x ^ 1 = x, else x is a
+    z-th root of t) or z ^ x = t (x whole 0..10: z is an x-th root of t; z ^ 0 = 1 for any z
+    but 0), x from the keys ra. R2.2: 0 ^ 0 has no value. Roots are looked up in the tables
+    of _root_table, targets matched by set intersection, not one by one."""
+    K, keys = _KEY, targets.keys
+    s: set[int] = set()
+    if K + 1 in keys and len(ra) > (1 in ra):
+        s.add(1)  # x ^ 0 = 1 for x not 0: z = 0 (its key is 1)
+    if not keys.isdisjoint(ra):
+        s.add(K + 1)  # x ^ 1 = x
+    for e in range(2, MAX_EXPONENT + 1):  # x ^ e = t: some x is an e-th root of t
+        roots = _root_table(e)
+        if any(not ra.isdisjoint(roots[k]) for k in keys & roots.keys()):
+            s.add(e * K + 1)
+    for e in range(MAX_EXPONENT + 1):  # z ^ e = t, e one of the x
+        if e * K + 1 not in ra:
+            continue
+        if e == 0:
+            if K + 1 in keys:
+                s.add(_ANY_NONZERO_KEY)
+        elif e == 1:
+            s |= keys
+        else:
+            roots = _root_table(e)
+            for k in keys & roots.keys():
+                s.update(roots[k])
+    return s
+
+
+@cache
+def _root_table(e: int) -> dict[int, tuple[int, ...]]:
+    """{key of t: keys of the z with z ** e == t} for e from 2 to 10, every t within the
+    bounds (R2.2): z = p/q reduced makes t = p**e/q**e reduced, so |p|**e <= 10,000 and
+    q**e <= 1,000 list them all."""
+    K = _KEY
+    table: dict[int, list[int]] = {}
+    q = 1
+    while q**e <= MAX_DENOMINATOR:
+        p = 0
+        while p**e <= MAX_NUMERATOR:
+            if gcd(p, q) == 1:
+                for z in {p, -p}:
+                    table.setdefault(z**e * K + q**e, []).append(z * K + q)
+            p += 1
+        q += 1
+    return {t: tuple(zs) for t, zs in table.items()}
+
+
+def _meets(
+    ops: str, la: list[tuple[int, int]], ra: frozenset[int], rb: frozenset[int], tp: int, tq: int
+) -> bool:
+    """Whether `a sym b` or `b sym a` is tp/tq for some key a of ra (as pairs: la) and b of rb.
+
+    Each operator is one pass over la building the b it would need, then one set
+    intersection. A key n * 1024 + q with q <= 1,000 names one fraction even when |n| is past
+    the bounds, and such a key is in no set: the needed values are not bound-checked.
+    """
+    K, D = _KEY, MAX_DENOMINATOR
+    # The keys are reduced inline (gcd, sign to the numerator, denominators past 1,000 left
+    # out: such a key would alias another value's), not by a call per value.
+    st, at = (1, tp) if tp >= 0 else (-1, -tp)  # tq == 1: t = tp
+    stp, atp = st, at
+    zero_a, zero_b = 1 in ra, 1 in rb  # 0 is the key 1
+    nonzero_a, nonzero_b = len(ra) > zero_a, len(rb) > zero_b
+    disjoint = rb.isdisjoint
+    if tq == 1:
+        t = tp
+        if "+" in ops and not disjoint({(t * q - p) * K + q for p, q in la}):
+            return True  # p/q + b = t: b = (tq - p)/q, already reduced
+        if "-" in ops and (
+            not disjoint({(p - t * q) * K + q for p, q in la})
+            or not disjoint({(t * q + p) * K + q for p, q in la})
+        ):
+            return True
+        if "*" in ops:
+            if t == 0:
+                if (zero_a and rb) or zero_b:
+                    return True
+            elif not disjoint(
+                {
+                    ((t * q if p > 0 else -t * q) // g) * K + e
+                    for p, q in la
+                    if p and (e := abs(p) // (g := gcd(t * q, p))) <= D
+                }
+            ):
+                return True
+        if "/" in ops:
+            if t == 0:
+                if (zero_a and nonzero_b) or (zero_b and nonzero_a):
+                    return True  # 0 / b = 0 for every b but 0
+            elif not disjoint(
+                {
+                    (st * p // g) * K + e
+                    for p, q in la
+                    if p and (e := q * at // (g := gcd(p, q * at))) <= D
+                }
+            ) or not disjoint(
+                {(t * p // g) * K + q // g for p, q in la if p and (g := gcd(t * p, q))}
+            ):
+                return True  # a / b = t and b / a = t
+    else:
+        if "+" in ops and not disjoint(
+            {
+                (n // g) * K + d // g
+                for p, q in la
+                if (d := tq * q) // (g := gcd(n := tp * q - p * tq, d)) <= D
+            }
+        ):
+            return True
+        if "-" in ops and (
+            not disjoint(
+                {
+                    (n // g) * K + d // g
+                    for p, q in la
+                    if (d := tq * q) // (g := gcd(n := p * tq - tp * q, d)) <= D
+                }
+            )
+            or not disjoint(
+                {
+                    (n // g) * K + d // g
+                    for p, q in la
+                    if (d := tq * q) // (g := gcd(n := tp * q + p * tq, d)) <= D
+                }
+            )
+        ):
+            return True
+        if "*" in ops and not disjoint(
+            {
+                (n // g) * K + d // g
+                for p, q in la
+                if p
+                and (d := tq * abs(p)) // (g := gcd(n := (tp * q if p > 0 else -tp * q), d)) <= D
+            }
+        ):
+            return True  # t is not 0
+        if "/" in ops and (
+            not disjoint(
+                {
+                    (n // g) * K + d // g
+                    for p, q in la
+                    if p and (d := q * atp) // (g := gcd(n := stp * p * tq, d)) <= D
+                }
+            )
+            or not disjoint(
+                {
+                    (n // g) * K + d // g
+                    for p, q in la
+                    if p and (d := tq * q) // (g := gcd(n := tp * p, d)) <= D
+                }
+            )
+        ):
+            return True
+    if "^" in ops:
+        # base ^ n = t, n whole from 0 to 10 (0 ^ 0 has no value): the base is an n-th root
+        for bases, nonzero_bases, exps in ((ra, nonzero_a, rb), (rb, nonzero_b, ra)):
+            for n in range(MAX_EXPONENT + 1):
+                if n * K + 1 in exps:
+                    if n == 0:
+                        if tp == 1 and tq == 1 and nonzero_bases:
+                            return True
+                    elif any(k in bases for k in _rational_roots_key(tp, tq, n)):
+                        return True
+    return False
+
+
+def _mag(pq: tuple[int, int]) -> tuple[int, int, int]:
+    p, q = pq
+    return (abs(p) // q, q, p)
