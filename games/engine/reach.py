@@ -52,7 +52,7 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
     use_all a 0 card (with - and / or *, no ^) makes it that search on the other cards. With
     X cards the bit sets answer most "yes" and the goal-directed _Tier3Target the rest. It
     is not proved bounded: on 8 random operands over every operator set the median is ~3 ms,
-    p95 ~30 ms, p99 ~55 ms, the worst found ~0.1 s (19 times the benchmark's yardstick), a
+    p95 ~30 ms, p99 ~55 ms, the worst found ~0.1 s (20 times the benchmark's yardstick), a
     large target with "+-/" and cards left out (benchmarks/bench_solver.py measures it).
     """
     values = [v for v in card_values(list(operands)) if v is not None]
