@@ -276,6 +276,7 @@ def bench_can_make(quick: bool) -> None:
                 extra += f"; worst {worst[1]}"
                 _row(f"tier {tier}, {n_x} X, use_all={use_all}", times, extra)
     bench_tier3_mixed_operators(quick, limit)
+    bench_tier3_slowest_class(quick, limit)
     bench_tier3_past_whole_steps(quick, limit)
 
 
@@ -337,6 +338,40 @@ def bench_tier3_mixed_operators(quick: bool, limit: float) -> None:
         f"max {ms[-1]:.1f}  (x yardstick: {statistics.median(ms) / yard:.1f} / {p95 / yard:.1f} "
         f"/ {p99 / yard:.1f} / {ms[-1] / yard:.1f}); yes {yes}, over the cap {over}; "
         f"worst {worst[1]}"
+    )
+
+
+def bench_tier3_slowest_class(quick: bool, limit: float) -> None:
+    """Issue 13: the slowest inputs found, as a class of their own: 8 operands at tier 3 with
+    "+-/" or "+-/^" (no *: a product only through a division by a fraction), no X, a large
+    target (|t| 6,000..10,000, either sign), cards left out; cold. Its worst is the figure
+    for "bounded"."""
+    yard = _yardstick_ms()
+    rng = random.Random(2_026)
+    times: list[float] = []
+    yes = 0
+    worst: tuple[float, Any] = (0.0, None)
+    for _ in range(20 if quick else 200):
+        rules = RuleSet(tier=3, operators=rng.choice(["+-/", "+-/^"]))
+        operands = [rng.randint(0, 20) for _ in range(8)]
+        target = rng.randint(6_000, 10_000) * rng.choice([1, -1])
+        clear_caches()
+        t, answer = _capped(lambda o=operands, g=target, r=rules: can_make(o, g, r), limit)
+        times.append(t)
+        yes += answer is True
+        if t > worst[0]:
+            worst = (t, (operands, target, rules.operators))
+    ms = sorted(t * 1000 for t in times)
+    n = len(ms)
+    p95, p99 = ms[min(n - 1, int(n * 0.95))], ms[min(n - 1, int(n * 0.99))]
+    print(
+        f"\ntier 3, the slowest class (8 operands, +-/ or +-/^, |target| 6,000-10,000, cards "
+        f"left out), cold; yardstick {yard:.2f} ms"
+    )
+    print(
+        f"  n {n}: median {statistics.median(ms):.1f} ms, p95 {p95:.1f}, p99 {p99:.1f}, "
+        f"max {ms[-1]:.1f}  (x yardstick: {statistics.median(ms) / yard:.1f} / {p95 / yard:.1f} "
+        f"/ {p99 / yard:.1f} / {ms[-1] / yard:.1f}); yes {yes}; worst {worst[1]}"
     )
 
 

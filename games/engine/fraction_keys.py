@@ -454,13 +454,33 @@ class _Tier3Keys:
                 for size in range(2, len(ms) + 1)
                 for sub in _operand_sets(ms, size)
             )
-        return self._propagate(ms, y, some)
+        return self._propagate({ms: {y}}, some, top=ms)
 
-    def _propagate(self, ms: tuple[int, ...], y: int, some: bool) -> bool:
-        """Whether `ms` makes key y, asked of whole sets of keys at a time, not one by one.
+    def makes_any(self, roots: dict[tuple[int, ...], set[int]]) -> bool:
+        """Whether some part of some multiset of `roots` (a single card included) makes one of
+        the whole numbers it is asked for: one batched search for all of them, whose sets
+        below the roots are shared."""
+        keyed = {ms: {t * _KEY + 1 for t in ts} for ms, ts in roots.items()}
+        large = {ms: keys for ms, keys in keyed.items() if len(ms) > _MATERIALISE}
+        if any(
+            not keys.isdisjoint(self.reach(ms, some=True))
+            for ms, keys in keyed.items()
+            if len(ms) <= _MATERIALISE
+        ):
+            return True
+        return bool(large) and self._propagate(large, some=True, top=None)
 
-        wanted[u] is the set of keys sub-multiset u would have to make for ms to make y
-        (wanted[ms] = {y}). Sub-multisets are taken largest first, so that every larger set
+    def _propagate(
+        self,
+        roots: dict[tuple[int, ...], set[int]],
+        some: bool,
+        top: tuple[int, ...] | None,
+    ) -> bool:
+        """Whether a multiset of `roots` makes one of its keys, asked of whole sets of keys at a
+        time, not one by one. At the `top` (can_make's cards) at least two cards are used.
+
+        wanted[u] is the set of keys sub-multiset u would have to make for a root to make
+        one of its keys (wanted[root] = its keys). Sub-multisets are taken largest first, so that every larger set
         has added what it needs to u's before u is looked at. At each split u = a + b (a
         the smaller part, its set of at most four cards built and cached), either b is
         small too and the two sets meet (_meet), or b is large and the keys it would need
@@ -493,13 +513,14 @@ class _Tier3Keys:
         stays one set asked with every value: a second pass over the small part's values
         costs more than it saves.
         """
-        n = len(ms)
-        fold = "-" in self.ops and ms[0] >= 0
+        n = max(len(ms) for ms in roots)
+        fold = "-" in self.ops and all(ms[0] >= 0 for ms in roots)
         wanted: list[dict[tuple[int, ...], set[int]]] = [{} for _ in range(n + 1)]
-        wanted[n][ms] = {y}
+        for ms, keys in roots.items():
+            wanted[len(ms)].setdefault(ms, set()).update(keys)
         for size in range(n, _MATERIALISE, -1):
             for u, keys in wanted[size].items():
-                live = self._live(u, keys, some, top=size == n)
+                live = self._live(u, keys, some, top=u == top, root=u in roots)
                 if live is None:
                     return True
                 if not live:
@@ -515,17 +536,19 @@ class _Tier3Keys:
                         return True
         return False
 
-    def _live(self, u: tuple[int, ...], keys: set[int], some: bool, top: bool) -> _Targets | None:
+    def _live(
+        self, u: tuple[int, ...], keys: set[int], some: bool, top: bool, root: bool = False
+    ) -> _Targets | None:
         """The keys u is asked for that it might make: those within the bounds on what it
         makes (its largest |v|, largest denominator, a negative value at all). None when one
         is a card of u: with `some` a card alone will do below the top (at the top at least
         two cards are used)."""
-        if top:
-            # The target is whole and within the bounds already; bounds of the whole table
+        if some and not top and not keys.isdisjoint([v * _KEY + 1 for v in u]):
+            return None
+        if top or root:
+            # The targets are whole and within the bounds already; bounds of the whole table
             # would need every part's set built, before the first meet could say yes.
             return _Targets(keys)
-        if some and not keys.isdisjoint([v * _KEY + 1 for v in u]):
-            return None
         high, den, negative, _low = self._bounds(u, some)
         return _Targets(
             {

@@ -49,7 +49,9 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
     sub-multiset to its large parts and met with the small parts' sets (_propagate), each
     step a comprehension over value windows found by bisection and a set operation. Without
     use_all it is one search in which every card may be left out, not one per subset; with
-    use_all a 0 card (with - and / or *, no ^) makes it that search on the other cards. With
+    use_all a 0 card (with - and / or *, no ^) makes it that search on the other cards, and
+    without use_all a 0 card with ^ makes it one search on the other cards and on them with
+    a 1 in place of one card (_zero_powers). With
     X cards the bit sets answer most "yes" and the goal-directed _Tier3Target the rest. It
     is not proved bounded: on 8 random operands over every operator set the median is ~3 ms,
     p95 ~30 ms, p99 ~55 ms, the worst found ~0.1 s (20 times the benchmark's yardstick), a
@@ -67,6 +69,24 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
     if target < 0 and "-" not in (rules.operators or "") and all(v != X and v >= 0 for v in ms):
         return False  # + * / ^ on numbers >= 0 never go below 0 (an X could)
     keys_alone = len(ms) <= _KEYS_ALONE and X not in ms and "/" in (rules.operators or "")
+    if (
+        rules.tier == 3
+        and keys_alone
+        and 0 in ms
+        and not use_all
+        and target
+        and _zero_powers(rules)
+    ):
+        # A 0 card with ^: |target| from a part of the rest, or target with a 1 in place of a
+        # card of the rest (c ^ 0 = 1), all of them one search.
+        rest = ms[1:]  # sorted: the first card is a 0
+        with_one = sorted((*rest, 1))
+        roots: dict[tuple[int, ...], set[int]] = {rest: {abs(target), target}}
+        for c in set(rest) - {0}:
+            root = list(with_one)
+            root.remove(c)
+            roots.setdefault(tuple(root), set()).add(target)
+        return _Tier3Keys(rules).makes_any(roots)
     if rules.tier == 3 and keys_alone and 0 in ms and _zero_absorbs(rules):
         # A 0 card: some part of the rest makes |target| (R2.2), with use_all or not.
         rest = ms[1:]  # sorted: the first card is a 0
@@ -132,6 +152,25 @@ def _zero_absorbs(rules: RuleSet) -> bool:
     -t is |t|."""
     ops = rules.operators or ""
     return "-" in ops and ("/" in ops or "*" in ops) and "^" not in ops
+
+
+def _zero_powers(rules: RuleSet) -> bool:
+    """Whether, at tier 3 (cards >= 0, no X) and with cards left out, a 0 card together with
+    cards R makes t != 0 exactly when some part of R makes |t|, or some part of R with one
+    card c != 0 replaced by a 1 makes t (a single card included in both). True with + - ^.
+
+    If: v = |t| from a part of R is t, or -t = 0 - v, and a single card v is v + 0; a 1 in
+    place of c is c ^ 0 (c != 0, R2.2). Only if: follow the 0 leaf up the tree. Its parent
+    is w (w + 0, w - 0: the 0 is not needed), -w (0 - w), 0 (0 * w, 0 / w, 0 ^ w, 0 - 0:
+    a larger 0, followed up in turn) or 1 (w ^ 0 with w != 0: a 1 in place of w's cards,
+    and w's cards hold a card c != 0, as parts of 0s make only 0; with cards left out, c
+    alone may go and the rest stay). A -w cancels at the next step (u + (-w) = u - w,
+    u - (-w) = u + w), carries up (-w - u = -(w + u), (-w) * u, (-w) / u, u / (-w),
+    (-w) ^ u for u odd) or vanishes ((-w) ^ u for u even); it is never an exponent
+    (exponents are 0..10), so what is left of R makes t or -t, hence |t| (the fold of
+    _Tier3Keys._propagate). Without ^ the 1 never appears (_zero_absorbs)."""
+    ops = rules.operators or ""
+    return "-" in ops and "^" in ops
 
 
 _ANY, _ANY_NONZERO = "any", "any_nonzero"  # "some value" / "some value but 0" is needed
