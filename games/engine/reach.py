@@ -72,13 +72,14 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
     if (
         rules.tier == 3
         and keys_alone
-        and 0 in ms
+        and ms.count(0) == 1
         and not use_all
         and target
         and _zero_powers(rules)
     ):
         # A 0 card with ^: |target| from a part of the rest, or target with a 1 in place of a
-        # card of the rest (c ^ 0 = 1), all of them one search.
+        # card of the rest (c ^ 0 = 1), all of them one search. (With two 0 cards or more the
+        # rest holds a 0 again, and the search on every card is quicker.)
         rest = ms[1:]  # sorted: the first card is a 0
         with_one = sorted((*rest, 1))
         roots: dict[tuple[int, ...], set[int]] = {rest: {abs(target), target}}
