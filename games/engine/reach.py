@@ -72,22 +72,14 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
     if (
         rules.tier == 3
         and keys_alone
-        and ms.count(0) == 1
+        and 0 in ms
         and not use_all
         and target
         and _zero_powers(rules)
     ):
-        # A 0 card with ^: |target| from a part of the rest, or target with a 1 in place of a
-        # card of the rest (c ^ 0 = 1), all of them one search. (With two 0 cards or more the
-        # rest holds a 0 again, and the search on every card is quicker.)
-        rest = ms[1:]  # sorted: the first card is a 0
-        with_one = sorted((*rest, 1))
-        roots: dict[tuple[int, ...], set[int]] = {rest: {abs(target), target}}
-        for c in set(rest) - {0}:
-            root = list(with_one)
-            root.remove(c)
-            roots.setdefault(tuple(root), set()).add(target)
-        return _Tier3Keys(rules).makes_any(roots)
+        # 0 cards with ^: each 0 left out, turning a card into a 1 (c ^ 0) or negating the
+        # result (0 - v), so one search over the other cards with ones in place of some.
+        return _Tier3Keys(rules).makes_any(_zero_power_roots(ms, target))
     if rules.tier == 3 and keys_alone and 0 in ms and _zero_absorbs(rules):
         # A 0 card: some part of the rest makes |target| (R2.2), with use_all or not.
         rest = ms[1:]  # sorted: the first card is a 0
@@ -155,21 +147,42 @@ def _zero_absorbs(rules: RuleSet) -> bool:
     return "-" in ops and ("/" in ops or "*" in ops) and "^" not in ops
 
 
-def _zero_powers(rules: RuleSet) -> bool:
-    """Whether, at tier 3 (cards >= 0, no X) and with cards left out, a 0 card together with
-    cards R makes t != 0 exactly when some part of R makes |t|, or some part of R with one
-    card c != 0 replaced by a 1 makes t (a single card included in both). True with + - ^.
+def _zero_power_roots(ms: tuple[int, ...], t: int) -> dict[tuple[int, ...], set[int]]:
+    """For cards ms (sorted, k >= 1 of them 0) and t != 0 (_zero_powers): for each j <= k
+    and each j cards C != 0, the other cards != 0 with j ones in place of C, asked for t,
+    and for |t| too while a 0 is left to negate with (j < k)."""
+    k = ms.count(0)
+    nonzero = ms[k:]  # sorted: the 0 cards first
+    roots: dict[tuple[int, ...], set[int]] = {}
+    for j in range(min(k, len(nonzero)) + 1):
+        for chosen in _operand_sets(nonzero, j):
+            kept = list(nonzero)
+            for c in chosen:
+                kept.remove(c)
+            keys = roots.setdefault(tuple(sorted([*kept, *[1] * j])), set())
+            keys.add(t)
+            if j < k:
+                keys.add(abs(t))
+    return roots
 
-    If: v = |t| from a part of R is t, or -t = 0 - v, and a single card v is v + 0; a 1 in
-    place of c is c ^ 0 (c != 0, R2.2). Only if: follow the 0 leaf up the tree. Its parent
-    is w (w + 0, w - 0: the 0 is not needed), -w (0 - w), 0 (0 * w, 0 / w, 0 ^ w, 0 - 0:
-    a larger 0, followed up in turn) or 1 (w ^ 0 with w != 0: a 1 in place of w's cards,
-    and w's cards hold a card c != 0, as parts of 0s make only 0; with cards left out, c
-    alone may go and the rest stay). A -w cancels at the next step (u + (-w) = u - w,
-    u - (-w) = u + w), carries up (-w - u = -(w + u), (-w) * u, (-w) / u, u / (-w),
-    (-w) ^ u for u odd) or vanishes ((-w) ^ u for u even); it is never an exponent
-    (exponents are 0..10), so what is left of R makes t or -t, hence |t| (the fold of
-    _Tier3Keys._propagate). Without ^ the 1 never appears (_zero_absorbs)."""
+
+def _zero_powers(rules: RuleSet) -> bool:
+    """Whether, at tier 3 (cards >= 0, no X) and with cards left out, k >= 1 cards 0 together
+    with the cards N != 0 make t != 0 exactly when, for some j <= k and j cards C of N, some
+    part of N - C with j ones (a single card included) makes t, or makes |t| with j < k
+    (_zero_power_roots). True with + - ^.
+
+    If: a 1 in place of c is c ^ 0 (c != 0, R2.2), a part making v = t or |t| is v, or
+    0 - v = -|t| with a 0 to spare, and a single card v is v + 0. Only if: follow each 0
+    leaf up the tree. Its parent is w (w + 0, w - 0: the 0 is not needed), -w (0 - w), 0
+    (0 * w, 0 / w, 0 ^ w, 0 - 0: a larger 0, followed up in turn) or 1 (w ^ 0 with w != 0:
+    a 1 in place of w's cards, which hold a card c != 0, as parts of 0s make only 0; with
+    cards left out, c alone may go and the rest stay). A -w cancels at the next step
+    (u + (-w) = u - w, u - (-w) = u + w), carries up (-w - u = -(w + u), (-w) * u,
+    (-w) / u, u / (-w), (-w) ^ u for u odd) or vanishes ((-w) ^ u for u even); it is never
+    an exponent (exponents are 0..10). So what is left (N - C and the ones) makes t, or -t
+    when some 0 negated: then it makes |t| (the fold of _Tier3Keys._propagate) and that 0
+    made no 1. Without ^ no 1 appears (_zero_absorbs)."""
     ops = rules.operators or ""
     return "-" in ops and "^" in ops
 
