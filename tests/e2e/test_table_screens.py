@@ -44,7 +44,7 @@ def table(monkeypatch):
     anna = factories.student(classroom=classroom, name="Anna", picture_code="0-1-2")
     bo = factories.student(classroom=classroom, name="Bo", picture_code="3-4-5")
 
-    def make(draw, **settings):
+    def make(draw, players=None, **settings):
         settings.setdefault("challenge_window", 120)
         settings.setdefault("turn_time", 0)
         settings.setdefault("challenge_time", 120)
@@ -53,19 +53,20 @@ def table(monkeypatch):
             classroom=classroom,
             label="T1",
             draw_order=draw,
-            players=[{"student": anna}, {"student": bo}, {"bot": "medium", "name": "Robo"}],
+            players=players
+            or [{"student": anna}, {"student": bo}, {"bot": "medium", "name": "Robo"}],
             settings=settings,
         )
         return services.game_start(game=game)
 
-    make.anna, make.bo = anna, bo
+    make.classroom, make.anna, make.bo = classroom, anna, bo
     return make
 
 
-def tablet(new_context, live_server, student, size):
+def tablet(new_context, live_server, student, size, **options):
     """A signed-in tablet (the session of a real login, without tapping the pictures)."""
     width, height = VIEWPORTS[size]
-    context = new_context(viewport={"width": width, "height": height})
+    context = new_context(viewport={"width": width, "height": height}, **options)
     sign_in_context(context, live_server, student.user)
     return context.new_page()
 
@@ -308,29 +309,14 @@ def test_a_move_whose_answer_was_lost_is_sent_again_and_applied_once(
 
 
 def test_in_portrait_every_player_box_holds_its_name_robot_and_cards(
-    new_context, live_server, monkeypatch
+    table, new_context, live_server
 ):
     # Four seats share the portrait row beside the history button; a long name ("Ordinateur 1"
     # in French) wraps and its robot stays inside its own box, not under the next control.
-    monkeypatch.setattr(services, "_bot_delay", lambda strength, rng: 600.0)
-    school = factories.school()
-    classroom = factories.classroom(school=school)
-    anna = factories.student(classroom=classroom, name="Anna", picture_code="0-1-2")
-    bo = factories.student(classroom=classroom, name="Bo", picture_code="3-4-5")
-    jade = factories.student(classroom=classroom, name="Jade", picture_code="6-7-8")
-    game = services.game_start(
-        game=services.game_create(
-            school=school,
-            classroom=classroom,
-            label="T1",
-            draw_order=[card(2), card(3), card(5), card(9), card(7), card(1), card(4)],
-            players=[{"student": anna}, {"student": bo}, {"student": jade}, {"bot": "easy"}],
-            settings={"turn_time": 0},
-        )
-    )
-    context = new_context(viewport={"width": 768, "height": 1024}, locale="fr-FR")
-    sign_in_context(context, live_server, anna.user)
-    page = context.new_page()
+    jade = factories.student(classroom=table.classroom, name="Jade", picture_code="6-7-8")
+    players = [{"student": table.anna}, {"student": table.bo}, {"student": jade}, {"bot": "easy"}]
+    game = table([card(2), card(3), card(5), card(9), card(7), card(1), card(4)], players=players)
+    page = tablet(new_context, live_server, table.anna, "768x1024", locale="fr-FR")
     open_table(page, live_server, game)
     expect(page.locator(".player").nth(3)).to_contain_text("Ordinateur 1")
     assert_one_screen(page, [".player", ".player .bot-badge", ".history summary"], "seats-768")
