@@ -301,23 +301,13 @@ def _ratio_row(name: str, times: list[float], yard: float, extra: str = "") -> N
     )
 
 
-def bench_tier3_mixed_operators(quick: bool, limit: float) -> None:
-    """Issue 13: can_make on 8 operands at tier 3 over the operator sets a teacher may choose
-    (R2.5: + always kept), random targets in -10,000..10,000, half of them with use_all, 0-2 X
-    cards; cold. Without * but with / ("+-/", "+/^"...), a product is only made through a
-    division by a fraction, so these are the inputs past the whole-number bit sets."""
-    yard = _yardstick_ms()
-    rng = random.Random(7)
-    opsets = ["+-*/^", "+-*/", "+-/", "+/", "+*/", "+/^", "+-/^", "+*/^", "+-*^", "+-"]
+def _cold_report(title: str, cases: Any, limit: float, yard: float) -> None:
+    """Each (operands, target, rules, use_all) of `cases` cold and capped; one line of
+    median, p95, p99 and max, in ms and as ratios of the yardstick, and the slowest case."""
     times: list[float] = []
     yes = over = 0
     worst: tuple[float, Any] = (0.0, None)
-    for _ in range(30 if quick else 300):
-        rules = RuleSet(tier=3, operators=rng.choice(opsets))
-        n_x = rng.choice([0, 0, 0, 1, 2])
-        operands = [rng.randint(0, 20) for _ in range(8 - n_x)] + ["X"] * n_x
-        target = rng.randint(-10_000, 10_000)
-        use_all = rng.random() < 0.5
+    for operands, target, rules, use_all in cases:
         clear_caches()
         t, answer = _capped(
             lambda o=operands, g=target, r=rules, u=use_all: can_make(o, g, r, use_all=u), limit
@@ -329,16 +319,34 @@ def bench_tier3_mixed_operators(quick: bool, limit: float) -> None:
             worst = (t, (operands, target, rules.operators, use_all))
     ms = sorted(t * 1000 for t in times)
     n = len(ms)
+    med = statistics.median(ms)
     p95, p99 = ms[min(n - 1, int(n * 0.95))], ms[min(n - 1, int(n * 0.99))]
+    print(f"\n{title}, cold; yardstick {yard:.2f} ms")
     print(
-        f"\ntier 3, 8 operands, every operator set, random targets, cold; yardstick {yard:.2f} ms"
+        f"  n {n}: median {med:.1f} ms, p95 {p95:.1f}, p99 {p99:.1f}, max {ms[-1]:.1f}  "
+        f"(x yardstick: {med / yard:.1f} / {p95 / yard:.1f} / {p99 / yard:.1f} / "
+        f"{ms[-1] / yard:.1f}); yes {yes}, over the cap {over}; worst {worst[1]}"
     )
-    print(
-        f"  n {n}: median {statistics.median(ms):.1f} ms, p95 {p95:.1f}, p99 {p99:.1f}, "
-        f"max {ms[-1]:.1f}  (x yardstick: {statistics.median(ms) / yard:.1f} / {p95 / yard:.1f} "
-        f"/ {p99 / yard:.1f} / {ms[-1] / yard:.1f}); yes {yes}, over the cap {over}; "
-        f"worst {worst[1]}"
-    )
+
+
+def bench_tier3_mixed_operators(quick: bool, limit: float) -> None:
+    """Issue 13: can_make on 8 operands at tier 3 over the operator sets a teacher may choose
+    (R2.5: + always kept), random targets in -10,000..10,000, half of them with use_all, 0-2 X
+    cards; cold. Without * but with / ("+-/", "+/^"...), a product is only made through a
+    division by a fraction, so these are the inputs past the whole-number bit sets."""
+    yard = _yardstick_ms()
+    rng = random.Random(7)
+    opsets = ["+-*/^", "+-*/", "+-/", "+/", "+*/", "+/^", "+-/^", "+*/^", "+-*^", "+-"]
+
+    def cases() -> Any:
+        for _ in range(30 if quick else 300):
+            rules = RuleSet(tier=3, operators=rng.choice(opsets))
+            n_x = rng.choice([0, 0, 0, 1, 2])
+            operands = [rng.randint(0, 20) for _ in range(8 - n_x)] + ["X"] * n_x
+            target = rng.randint(-10_000, 10_000)
+            yield operands, target, rules, rng.random() < 0.5
+
+    _cold_report("tier 3, 8 operands, every operator set, random targets", cases(), limit, yard)
 
 
 def bench_tier3_slowest_class(quick: bool, limit: float) -> None:
@@ -348,31 +356,17 @@ def bench_tier3_slowest_class(quick: bool, limit: float) -> None:
     for "bounded"."""
     yard = _yardstick_ms()
     rng = random.Random(2_026)
-    times: list[float] = []
-    yes = 0
-    worst: tuple[float, Any] = (0.0, None)
-    for _ in range(20 if quick else 200):
-        rules = RuleSet(tier=3, operators=rng.choice(["+-/", "+-/^"]))
-        operands = [rng.randint(0, 20) for _ in range(8)]
-        target = rng.randint(6_000, 10_000) * rng.choice([1, -1])
-        clear_caches()
-        t, answer = _capped(lambda o=operands, g=target, r=rules: can_make(o, g, r), limit)
-        times.append(t)
-        yes += answer is True
-        if t > worst[0]:
-            worst = (t, (operands, target, rules.operators))
-    ms = sorted(t * 1000 for t in times)
-    n = len(ms)
-    p95, p99 = ms[min(n - 1, int(n * 0.95))], ms[min(n - 1, int(n * 0.99))]
-    print(
-        f"\ntier 3, the slowest class (8 operands, +-/ or +-/^, |target| 6,000-10,000, cards "
-        f"left out), cold; yardstick {yard:.2f} ms"
+
+    def cases() -> Any:
+        for _ in range(20 if quick else 200):
+            rules = RuleSet(tier=3, operators=rng.choice(["+-/", "+-/^"]))
+            operands = [rng.randint(0, 20) for _ in range(8)]
+            yield operands, rng.randint(6_000, 10_000) * rng.choice([1, -1]), rules, False
+
+    title = (
+        "tier 3, the slowest class (8 operands, +-/ or +-/^, |target| 6,000-10,000, cards left out)"
     )
-    print(
-        f"  n {n}: median {statistics.median(ms):.1f} ms, p95 {p95:.1f}, p99 {p99:.1f}, "
-        f"max {ms[-1]:.1f}  (x yardstick: {statistics.median(ms) / yard:.1f} / {p95 / yard:.1f} "
-        f"/ {p99 / yard:.1f} / {ms[-1] / yard:.1f}); yes {yes}; worst {worst[1]}"
-    )
+    _cold_report(title, cases(), limit, yard)
 
 
 def bench_tier3_past_whole_steps(quick: bool, limit: float) -> None:
