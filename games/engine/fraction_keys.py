@@ -719,8 +719,8 @@ class _Tier3Keys:
                 any(part[2] for part in parts),
                 min(part[3] for part in parts),
             )
-        elif (len(ms) <= _MATERIALISE or skey in self.built) and skey not in self.sorted_memo:
-            # One pass over the keys: a set only ever met as the larger part is never sorted.
+        elif len(ms) <= _MATERIALISE or skey in self.built:
+            # One pass over the keys (no sorting: a set only met as the larger part never is).
             high, den, negative, low = 0.0, 1, False, float(MAX_NUMERATOR)
             for k in self.reach(ms, some):
                 p, q = k >> _SHIFT, k & _LOW
@@ -736,18 +736,6 @@ class _Tier3Keys:
                     if v < low:
                         low = v
             result = (high * up, den, negative, low * down if high else float(MAX_NUMERATOR))
-        elif len(ms) <= _MATERIALISE or skey in self.built:
-            pairs, values = self.by_value(ms, some)
-            i = bisect_left(values, 0.0)
-            j = bisect_right(values, 0.0, i)  # values[i:j] are the 0
-            nonzero = [-values[i - 1]] if i else []
-            nonzero += [values[j]] if j < len(values) else []
-            result = (
-                max(-values[0], values[-1], 0.0) * up,
-                max([q for _, q in pairs]),
-                values[0] < 0,
-                min(nonzero) * down if nonzero else float(MAX_NUMERATOR),
-            )
         else:
             ops = self.ops
             times, divide, power = "*" in ops, "/" in ops, "^" in ops

@@ -462,9 +462,9 @@ def test_bounds_hold_every_value_made(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", range(12))
 def test_bounds_of_a_built_set_are_the_same_sorted_or_not(seed: int) -> None:
-    """R2.2: a built set's bounds come from one pass over its keys until it has been sorted
-    by value, then from the sorted values: both give the same four figures, exact (largest
-    |v| and smallest nonzero |v| rounded outwards), with `some` or not."""
+    """R2.2: a built set's bounds come from one pass over its keys, the same whether or not
+    the set has been sorted by value, and exact (largest |v| and smallest nonzero |v|
+    rounded outwards), with `some` or not."""
     from games.engine.fraction_keys import _Tier3Keys
     from games.engine.rules import MAX_NUMERATOR
 
