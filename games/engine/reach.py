@@ -85,9 +85,7 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
     if rules.tier == 3 and keys_alone and 0 in ms and _zero_absorbs(rules):
         # A 0 card: some part of the rest makes |target| (R2.2), with use_all or not.
         rest = ms[1:]  # sorted: the first card is a 0
-        if target == 0 or abs(target) in rest:
-            return True
-        return len(rest) >= 2 and _Tier3Keys(rules).makes(rest, abs(target), some=True)
+        return target == 0 or _Tier3Keys(rules).makes_any({rest: {abs(target)}})
     if rules.tier == 3 and keys_alone:
         # Fractions possible: the exact search on int keys answers it all, whole steps
         # included. A bit-set pass first would find some "yes" sooner but builds every
