@@ -276,7 +276,7 @@ class _Targets:
     """The keys a multiset is asked for, and the same as values sorted for bisection:
     `whole` (the integers) and `frac` ((p, q, p / q), values `fv`)."""
 
-    __slots__ = ("keys", "whole", "frac", "fv", "rows", "rv")
+    __slots__ = ("keys", "whole", "frac", "fv", "rows", "rv", "powers")
 
     def __init__(self, keys: set[int]) -> None:
         self.keys = keys
@@ -293,6 +293,9 @@ class _Targets:
         by_value = {(k >> _SHIFT) / (k & _LOW): (k >> _SHIFT, k & _LOW) for k in keys}
         self.rv = sorted(by_value)
         self.rows = list(map(by_value.__getitem__, self.rv))
+        # For e = 2..10, the keys that are e-th powers and the root table (_power_needs,
+        # asked once per split with the same keys): found on first use.
+        self.powers: list[tuple[int, dict[int, tuple[int, ...]], list[int]]] | None = None
 
     def __bool__(self) -> bool:
         return bool(self.keys)
@@ -549,14 +552,17 @@ class _Tier3Keys:
             # The targets are whole and within the bounds already; bounds of the whole table
             # would need every part's set built, before the first meet could say yes.
             return _Targets(keys)
-        high, den, negative, _low = self._bounds(u, some)
+        high, den, negative, low = self._bounds(u, some)
+        N = MAX_NUMERATOR
         return _Targets(
             {
                 k
                 for k in keys
                 if (q := k & _LOW) <= den
                 and ((p := k >> _SHIFT) >= 0 or negative)
-                and (p if p >= 0 else -p) <= high * q
+                and (m := p if p >= 0 else -p) <= N
+                and low * q <= m <= high * q
+                or k == 1
             }
         )
 
@@ -778,6 +784,8 @@ class _Tier3Keys:
 # this many needed-key steps (one value solved for one operator inside a comprehension, the
 # windows of _needed_sets leaving out most of them).
 _PRODUCT_STEP = 30
+# _Tier3Keys._meet: for at most this many keys, a's values are not sorted (_meets instead).
+_FEW_KEYS = 2
 # Two tier 3 values p/q differ by at least 1e-6 (q <= 1,000); float error on the window ends
 # of _needed_sets (magnitudes up to 1e8) stays below 1e-8: widening them by this loses none.
 _SLACK = 1e-7
@@ -1067,26 +1075,28 @@ def _power_needs(targets: _Targets, ra: frozenset[int]) -> set[int]:
     but 0), x from the keys ra. R2.2: 0 ^ 0 has no value. Roots are looked up in the tables
     of _root_table, targets matched by set intersection, not one by one."""
     K, keys = _KEY, targets.keys
+    powers = targets.powers
+    if powers is None:
+        powers = targets.powers = []
+        for e in range(2, MAX_EXPONENT + 1):
+            roots = _root_table(e)
+            if found := [k for k in keys if k in roots]:
+                powers.append((e, roots, found))
     s: set[int] = set()
     if K + 1 in keys and len(ra) > (1 in ra):
         s.add(1)  # x ^ 0 = 1 for x not 0: z = 0 (its key is 1)
     if not keys.isdisjoint(ra):
         s.add(K + 1)  # x ^ 1 = x
-    for e in range(2, MAX_EXPONENT + 1):  # x ^ e = t: some x is an e-th root of t
-        roots = _root_table(e)
-        if any(not ra.isdisjoint(roots[k]) for k in keys & roots.keys()):
+    for e, roots, found in powers:  # x ^ e = t: some x is an e-th root of t
+        if any(not ra.isdisjoint(roots[k]) for k in found):
             s.add(e * K + 1)
-    for e in range(MAX_EXPONENT + 1):  # z ^ e = t, e one of the x
-        if e * K + 1 not in ra:
-            continue
-        if e == 0:
-            if K + 1 in keys:
-                s.add(_ANY_NONZERO_KEY)
-        elif e == 1:
-            s |= keys
-        else:
-            roots = _root_table(e)
-            for k in keys & roots.keys():
+    if K + 1 in ra:  # z ^ 1 = t
+        s |= keys
+    if 1 in ra and K + 1 in keys:  # z ^ 0 = 1 for z not 0
+        s.add(_ANY_NONZERO_KEY)
+    for e, roots, found in powers:  # z ^ e = t, e one of the x
+        if e * K + 1 in ra:
+            for k in found:
                 s.update(roots[k])
     return s
 

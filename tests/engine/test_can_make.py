@@ -460,6 +460,34 @@ def test_bounds_hold_every_value_made(seed: int) -> None:
         assert min(abs(v) for v in values if v) >= low
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_the_keys_asked_of_a_set_keep_every_value_it_makes(seed: int) -> None:
+    """R2.2: of the keys a set not built is asked for (_live), every key it makes stays;
+    keys past the numerator bound (|p| > 10,000: no value has one) and nonzero keys below
+    its smallest nonzero |v| go, with `some` or not."""
+    from games.engine.fraction_keys import _Tier3Keys
+    from games.engine.rules import MAX_NUMERATOR
+
+    rng = random.Random(seed)
+    rules = RuleSet(tier=3, operators=rng.choice(["+-*/^", "+-/", "+*/", "+-/^", "+/"]))
+    ms = tuple(sorted(rng.randint(0, 20) for _ in range(5)))
+    for some in (False, True):
+        made = _Tier3Keys(rules).reach(ms, some)
+        keys = _Tier3Keys(rules)
+        _high, _den, _negative, low = keys._bounds(ms, some)
+        cards = {v * 1024 + 1 for v in ms}  # with `some`, a card alone: None, "made"
+        asked = set(rng.sample(sorted(made - cards), min(len(made - cards), 300)))
+        past = {
+            p * s * 1024 + q for p in (MAX_NUMERATOR + 1, 25_000) for q in (1, 7) for s in (1, -1)
+        }
+        tiny = {1 * 1024 + q for q in range(2, 1001) if 1 / q < low}
+        assert tiny or low <= 1 / 1000
+        live = keys._live(ms, asked | past | tiny, some, top=False)
+        assert live is not None
+        assert asked <= live.keys
+        assert live.keys.isdisjoint(past | tiny)
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_bounds_of_a_built_set_are_the_same_sorted_or_not(seed: int) -> None:
     """R2.2: a built set's bounds come from one pass over its keys, the same whether or not
