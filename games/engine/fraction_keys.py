@@ -513,8 +513,10 @@ class _Tier3Keys:
         x sym z, it also makes v so. x + z < 0 with z >= 0 is z - |x|, and with both < 0 it
         is x - |z|; x - z with z < 0 (then x < 0 too) is |z| - |x|; |x| and |z| are made by
         the same cards (the transform above). * / ^ stay as they are. A set with both signs
-        stays one set asked with every value: a second pass over the small part's values
-        costs more than it saves.
+        stays one set, asked in one pass over the small part's values (two passes, one per
+        sign, cost more than they save), each key by its own sign's rule where the values
+        are enumerated one by one against the keys (_needed_per_value, _MIXED_KEYS): the
+        rules hold key by key, as every split of u is asked.
         """
         n = max(len(ms) for ms in roots)
         fold = "-" in self.ops and all(ms[0] >= 0 for ms in roots)
@@ -629,7 +631,14 @@ class _Tier3Keys:
         else:
             la, lv = self.by_value(a, sa)
         yield from _needed_sets(
-            self.ops, live, la, lv, zone, self.reach(a, sa), sign == _NEGATIVE_KEYS
+            self.ops,
+            live,
+            la,
+            lv,
+            zone,
+            self.reach(a, sa),
+            sign == _NEGATIVE_KEYS,
+            sign == _MIXED_KEYS,
         )
 
     def _has(self, ms: tuple[int, ...], y: int, some: bool) -> bool:
@@ -795,17 +804,17 @@ _OUTWARDS = 1 + 1e-12  # _Tier3Keys._bounds: a float bound widened by this at ea
 
 # How the keys of a _Targets are solved for (_Tier3Keys._needs): every sign, all >= 0 (the
 # fold of _propagate), or all < 0.
-_ANY_SIGN, _NONNEG_KEYS, _NEGATIVE_KEYS = 0, 1, -1
+_ANY_SIGN, _NONNEG_KEYS, _NEGATIVE_KEYS, _MIXED_KEYS = 0, 1, -1, 2
 
 
 def _key_signs(keys: set[int]) -> int:
     """How a set of keys is solved for, given cards >= 0 and "-" (see _propagate): all >= 0,
-    all < 0, or both signs (then with every value, in one pass)."""
+    all < 0, or both signs (_MIXED_KEYS: in one pass, each key by its own sign's rule)."""
     if all(k >= 0 for k in keys):  # a key's sign is its numerator's (q < _KEY)
         return _NONNEG_KEYS
     if all(k < 0 for k in keys):
         return _NEGATIVE_KEYS
-    return _ANY_SIGN
+    return _MIXED_KEYS
 
 
 def _needed_sets(
@@ -816,6 +825,7 @@ def _needed_sets(
     zone: tuple[float, float, float],
     ra: frozenset[int],
     negative: bool = False,
+    mixed: bool = False,
 ) -> Iterator[set[int]]:
     """For each operator (and side), the keys z with `x sym z` or `z sym x` equal to a target
     t = tp/tq, x = p/q from la: one set per operator, + first.
@@ -831,7 +841,7 @@ def _needed_sets(
     reduced: those comprehensions need no gcd.
     """
     if len(la) < len(targets.keys):
-        yield from _needed_per_value(ops, targets, la, lv, zone, ra, negative)
+        yield from _needed_per_value(ops, targets, la, lv, zone, ra, negative, mixed)
         return
     K, D, E = _KEY, MAX_DENOMINATOR, _SLACK
     zlo, zhi, zmin = zone
@@ -963,6 +973,7 @@ def _needed_per_value(
     zone: tuple[float, float, float],
     ra: frozenset[int],
     negative: bool = False,
+    mixed: bool = False,
 ) -> Iterator[set[int]]:
     """_needed_sets with the roles swapped, for fewer values than targets: for each x of la,
     the targets t for which some z of `zone` gives `x sym z` or `z sym x` = t, a slice of
@@ -973,46 +984,80 @@ def _needed_per_value(
     bl, br = bisect_left, bisect_right
     ts, tv = targets.rows, targets.rv
     xs = list(zip(la, lv, strict=True))
-    # Every target < 0: no x + z, and a subtrahend >= 0 (z in x - z, x in z - x).
-    sub_lo = max(zlo, 0.0) if negative else zlo
-    xs0 = [row for row in xs if row[1] >= 0] if negative else xs
+    # With x whole, t - x, x - t and t + x have t's own denominator, already reduced (no gcd).
+    xw = [(p, x) for (p, q), x in xs if q == 1]
+    xf = [row for row in xs if row[0][1] != 1] if len(xw) < len(xs) else []
+    # Every target < 0: no x + z, and a subtrahend >= 0 (z in x - z, x in z - x). `mixed`
+    # (both signs, see _propagate): each target by its own sign's rule. Those >= 0 want x and
+    # z >= 0; in x - z and z - x that is the subtrahend >= 0 again, as the result is >= 0.
+    # x + z with x, z >= 0 is >= 0; x * z, x / z and z / x with x < 0 only for a target < 0.
+    sub_lo = max(zlo, 0.0) if negative or mixed else zlo
     if "+" in ops and not negative:  # x + z = t: t from x + zlo to x + zhi
-        yield {
-            (n // g) * K + d // g
-            for (p, q), x in xs
-            for tp, tq in ts[bl(tv, x + zlo - E) : br(tv, x + zhi + E)]
-            if (d := tq * q) // (g := gcd(n := tp * q - p * tq, d)) <= D
+        pw, pf, plo = xw, xf, zlo
+        if mixed:
+            pw, pf, plo = [r for r in xw if r[1] >= 0], [r for r in xf if r[1] >= 0], sub_lo
+        s = {
+            (tp - p * tq) * K + tq
+            for p, x in pw
+            for tp, tq in ts[bl(tv, x + plo - E) : br(tv, x + zhi + E)]
         }
+        if pf:
+            s |= {
+                (n // g) * K + d // g
+                for (p, q), x in pf
+                for tp, tq in ts[bl(tv, x + plo - E) : br(tv, x + zhi + E)]
+                if (d := tq * q) // (g := gcd(n := tp * q - p * tq, d)) <= D
+            }
+        yield s
     if "-" in ops:  # x - z = t: t from x - zhi to x - zlo; z - x = t: from zlo - x to zhi - x
-        yield {
-            (n // g) * K + d // g
-            for (p, q), x in xs
+        s = {
+            (p * tq - tp) * K + tq
+            for p, x in xw
             for tp, tq in ts[bl(tv, x - zhi - E) : br(tv, x - sub_lo + E)]
-            if (d := tq * q) // (g := gcd(n := p * tq - tp * q, d)) <= D
         }
-        yield {
-            (n // g) * K + d // g
-            for (p, q), x in xs0
+        if xf:
+            s |= {
+                (n // g) * K + d // g
+                for (p, q), x in xf
+                for tp, tq in ts[bl(tv, x - zhi - E) : br(tv, x - sub_lo + E)]
+                if (d := tq * q) // (g := gcd(n := p * tq - tp * q, d)) <= D
+            }
+        yield s
+        sub = negative or mixed  # z - x: the subtrahend x >= 0
+        s = {
+            (tp + p * tq) * K + tq
+            for p, x in xw
+            if x >= 0 or not sub
             for tp, tq in ts[bl(tv, zlo - x - E) : br(tv, zhi - x + E)]
-            if (d := tq * q) // (g := gcd(n := tp * q + p * tq, d)) <= D
         }
+        if xf:
+            s |= {
+                (n // g) * K + d // g
+                for (p, q), x in xf
+                if x >= 0 or not sub
+                for tp, tq in ts[bl(tv, zlo - x - E) : br(tv, zhi - x + E)]
+                if (d := tq * q) // (g := gcd(n := tp * q + p * tq, d)) <= D
+            }
+        yield s
     if "*" not in ops and "/" not in ops:
         if "^" in ops:
             yield _power_needs(targets, ra)
         return
     zero_t = 1 in targets.keys  # 0's key
-    nonzero_xs = [(pq, abs(x)) for pq, x in xs if x]
-    zero_x = len(nonzero_xs) < len(xs)
     top = max(-zlo, zhi, 1e-9)
     th = _halves(ts, tv)
+    # x < 0 with `mixed`: the targets < 0 only (the half whose first target is < 0)
+    th_neg = [half for half in th if half[0][0][0] < 0] if mixed else th
+    nonzero_xs = [(pq, abs(x), th if x > 0 else th_neg) for pq, x in xs if x]
+    zero_x = len(nonzero_xs) < len(xs)
     # For x not 0 and t not 0: x * z = t with zmin <= |z| <= top when |x| zmin <= |t| <=
     # |x| top; x / z = t when |x| / top <= |t| <= |x| / zmin; z / x = t when zmin / |x| <=
     # |t| <= top / |x|. t = 0 and x = 0 apart.
     if "*" in ops:  # x * z = t: z = t / x
         s = {
             (n // g) * K + d // g
-            for (p, q), m in nonzero_xs
-            for part, pv in th
+            for (p, q), m, halves in nonzero_xs
+            for part, pv in halves
             for tp, tq in part[bl(pv, m * zmin - E) : br(pv, m * top + E)]
             if (d := tq * abs(p)) // (g := gcd(n := (tp * q if p > 0 else -tp * q), d)) <= D
         }
@@ -1026,8 +1071,8 @@ def _needed_per_value(
         # x / z = t: z = x / t; any z but 0 when x = t = 0
         s = {
             (n // g) * K + d // g
-            for (p, q), m in nonzero_xs
-            for part, pv in th
+            for (p, q), m, halves in nonzero_xs
+            for part, pv in halves
             for tp, tq in part[bl(pv, m / top - E) : br(pv, m / zmin + E)]
             if (d := q * abs(tp)) // (g := gcd(n := (p * tq if tp > 0 else -p * tq), d)) <= D
         }
@@ -1037,8 +1082,8 @@ def _needed_per_value(
         # z / x = t: z = t * x; z = 0 when t = 0
         s = {
             (n // g) * K + d // g
-            for (p, q), m in nonzero_xs
-            for part, pv in th
+            for (p, q), m, halves in nonzero_xs
+            for part, pv in halves
             for tp, tq in part[bl(pv, zmin / m - E) : br(pv, top / m + E)]
             if (d := tq * q) // (g := gcd(n := tp * p, d)) <= D
         }

@@ -440,6 +440,27 @@ def test_propagated_search_is_the_whole_reach_set(seed: int) -> None:
         assert _Tier3Keys(rules).makes(ms, t, some=True) == (t * _KEY + 1 in some), (ms, t)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_keys_of_both_signs_asked_at_once_answer_as_the_whole_reach_set(seed: int) -> None:
+    """R3.1, R2.2: with - and cards >= 0, keys of both signs asked of a multiset at once
+    (_MIXED_KEYS: each key by its own sign's rule, x and z >= 0 for a key >= 0, no + and a
+    subtrahend >= 0 for a key < 0) answer as its whole reach set, any part of the cards."""
+    from games.engine.fraction_keys import _KEY, _Tier3Keys
+
+    rng = random.Random(seed)
+    rules = RuleSet(tier=3, operators=["+-/", "+-/^", "+-*/", "+-*/^", "+-*", "+-^"][seed])
+    ms = tuple(sorted(rng.randint(0, 20) for _ in range(rng.choice([5, 6]))))
+    made = _Tier3Keys(rules).reach(ms, some=True)
+    whole = sorted(k >> 10 for k in made if k & 1023 == 1)
+    pool = [*rng.sample(whole, min(len(whole), 30))]
+    pool += [rng.randint(-10_000, 10_000) for _ in range(30)]
+    for _ in range(12):
+        asked = set(rng.sample(pool, rng.choice([2, 3, 6])))
+        asked |= {-t for t in asked if rng.random() < 0.5}
+        got = _Tier3Keys(rules).makes_any({ms: asked})
+        assert got == any(t * _KEY + 1 in made for t in asked), (ms, sorted(asked))
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_bounds_hold_every_value_made(seed: int) -> None:
     """R2.2: the bounds of a set not built (from its parts' bounds, on floats rounded
