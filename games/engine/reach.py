@@ -53,11 +53,11 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
     without use_all a 0 card with ^ makes it one search on the other cards and on them with
     a 1 in place of one card (_zero_powers). With
     X cards the bit sets answer most "yes" and the goal-directed _Tier3Target the rest. It
-    is not proved bounded: on 8 random operands over every operator set the median is ~3 ms,
-    p95 ~30 ms, p99 ~55 ms, the worst found ~0.1 s (20 times the benchmark's yardstick). The
-    slowest class found, 8 cards with "+-/" or "+-/^", |target| 6,000-10,000 and cards left
-    out, has p95 ~90 ms and a worst of ~0.13 s (23 times); benchmarks/bench_solver.py
-    measures both.
+    is not proved bounded: on 8 random operands over every operator set the median is half
+    the benchmark's yardstick (~3 ms), p95 5 times, p99 10 times and the worst found 15 times
+    (~95 ms with a 6.2 ms yardstick). The slowest class found, 8 cards with "+-/" or "+-/^",
+    |target| 6,000-10,000 and cards left out, has p95 14 times and a worst of 21 times
+    (~0.13 s); benchmarks/bench_solver.py measures both.
     """
     values = [v for v in card_values(list(operands)) if v is not None]
     if len(values) < 2 or type(target) is not int:
