@@ -793,8 +793,6 @@ class _Tier3Keys:
 # this many needed-key steps (one value solved for one operator inside a comprehension, the
 # windows of _needed_sets leaving out most of them).
 _PRODUCT_STEP = 30
-# _Tier3Keys._meet: for at most this many keys, a's values are not sorted (_meets instead).
-_FEW_KEYS = 2
 # Two tier 3 values p/q differ by at least 1e-6 (q <= 1,000); float error on the window ends
 # of _needed_sets (magnitudes up to 1e8) stays below 1e-8: widening them by this loses none.
 _SLACK = 1e-7
@@ -803,7 +801,7 @@ _OUTWARDS = 1 + 1e-12  # _Tier3Keys._bounds: a float bound widened by this at ea
 
 
 # How the keys of a _Targets are solved for (_Tier3Keys._needs): every sign, all >= 0 (the
-# fold of _propagate), or all < 0.
+# fold of _propagate), all < 0, or both signs, each key by its own sign's rule.
 _ANY_SIGN, _NONNEG_KEYS, _NEGATIVE_KEYS, _MIXED_KEYS = 0, 1, -1, 2
 
 
