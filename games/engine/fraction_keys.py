@@ -976,7 +976,8 @@ def _needed_per_value(
     """_needed_sets with the roles swapped, for fewer values than targets: for each x of la,
     the targets t for which some z of `zone` gives `x sym z` or `z sym x` = t, a slice of
     the targets sorted by value (the same keys, fewer bisections). Whole and fractional
-    targets in one list: one comprehension per operator, as these calls are many and small."""
+    targets in one list, as these calls are many and small: one comprehension per operator,
+    two for + and - (whole x without a gcd, fractional x with one). `mixed`: see below."""
     K, D, E = _KEY, MAX_DENOMINATOR, _SLACK
     zlo, zhi, zmin = zone
     bl, br = bisect_left, bisect_right
