@@ -125,7 +125,20 @@ def _combine_keys(
                     if n and (n if n > 0 else -n) <= D:
                         add((d * K + n) if n > 0 else (-d * K - n))
                 continue
-            if plus or minus:
+            if q1 == 1 or q2 == 1:
+                # One whole: p1 + p2/q2 = (p1 q2 + p2)/q2 is reduced (as p2/q2 is), no gcd.
+                d = q1 * q2
+                x, y = p1 * q2, p2 * q1
+                if plus:
+                    s = x + y
+                    if -N <= s <= N:
+                        add(s * K + d)
+                if minus:
+                    s = x - y
+                    if -N <= s <= N:
+                        add(s * K + d)
+                        add(d - s * K)
+            elif plus or minus:
                 d = q1 * q2
                 x, y = p1 * q2, p2 * q1
                 if plus:
