@@ -637,13 +637,16 @@ class _Tier3Keys:
     ) -> Iterator[set[int]]:
         """_needed_sets for the keys of `live`, x from a's values and z within `zone`; with
         _NONNEG_KEYS (every key >= 0, "-", cards >= 0: see _propagate) x and z >= 0 only,
-        with _NEGATIVE_KEYS (every key < 0) no + and a subtrahend >= 0."""
+        with _NEGATIVE_KEYS (every key < 0) no + and a subtrahend >= 0. The generator of
+        _needed_sets or _needed_per_value itself, not one wrapped in another (these calls are
+        many and small)."""
         if sign == _NONNEG_KEYS:
             la, lv = self.by_value_nonneg(a, sa)
             zone = (max(zone[0], 0.0), zone[1], zone[2])
         else:
             la, lv = self.by_value(a, sa)
-        yield from _needed_sets(
+        needed = _needed_per_value if len(la) < len(live.keys) else _needed_sets
+        return needed(
             self.ops,
             live,
             la,
