@@ -54,10 +54,10 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
     a 1 in place of one card (_zero_powers). With
     X cards the bit sets answer most "yes" and the goal-directed _Tier3Target the rest. It
     is not proved bounded: on 8 random operands over every operator set the median is half
-    the benchmark's yardstick (~3 ms), p95 5 times, p99 10 times and the worst found 15 times
-    (~95 ms with a 6.2 ms yardstick). The slowest class found, 8 cards with "+-/" or "+-/^",
-    |target| 6,000-10,000 and cards left out, has p95 14 times and a worst of 21 times
-    (~0.13 s); benchmarks/bench_solver.py measures both.
+    the benchmark's yardstick, p95 5-6 times, p99 8-10 times and the worst found 12-18 times.
+    The slowest class found, 8 cards with "+-/" or "+-/^", |target| 6,000-10,000 and cards
+    left out, has p95 14-15 times and a worst of 18-24 times (~0.1 s with a 5 ms yardstick);
+    benchmarks/bench_solver.py measures both, each case against the yardstick run beside it.
     """
     values = [v for v in card_values(list(operands)) if v is not None]
     if len(values) < 2 or type(target) is not int:
