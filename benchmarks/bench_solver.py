@@ -280,13 +280,16 @@ def bench_can_make(quick: bool) -> None:
     bench_tier3_past_whole_steps(quick, limit)
 
 
-def _yardstick_ms(runs: int = 7, pick: Callable[[list[float]], float] = statistics.median) -> float:
-    """The same pure-Python work every run: the exhaustive baseline solving 3 3 8 8 = 24
-    (the median of `runs` runs, or what `pick` takes of them)."""
+def _yardstick_run_ms() -> float:
+    """The same pure-Python work every time: the exhaustive baseline solving 3 3 8 8 = 24."""
     rules = RuleSet(tier=3, operators="+-*/")
     hand = [Fraction(v) for v in (3, 3, 8, 8)]
-    times = [_time(lambda: _makes(hand, Fraction(24), rules, float("inf")))[0] for _ in range(runs)]
-    return pick(times) * 1000
+    return _time(lambda: _makes(hand, Fraction(24), rules, float("inf")))[0] * 1000
+
+
+def _yardstick_ms() -> float:
+    """The yardstick of a section: the median of 7 runs."""
+    return statistics.median(_yardstick_run_ms() for _ in range(7))
 
 
 def _ratio_row(name: str, times: list[float], yard: float, extra: str = "") -> None:
@@ -307,7 +310,7 @@ def _cold_report(title: str, cases: Any, limit: float, repeats: int) -> None:
     `repeats` runs (a shared machine only ever adds time); one line of median, p95, p99 and
     max, in ms and as ratios, and the slowest case. Each case's ratio is to the yardstick run
     just before each of its runs (the fastest of them): on a shared machine the yardstick
-    was seen to move between 10 and 21 ms within a minute, so one yardstick for the whole
+    was seen to move between 9.4 and 24 ms within a minute, so one yardstick for the whole
     run, or one every few cases, does not say how fast the machine was for this case."""
     times: list[float] = []
     ratios: list[float] = []
@@ -317,7 +320,7 @@ def _cold_report(title: str, cases: Any, limit: float, repeats: int) -> None:
     for operands, target, rules, use_all in cases:
         best = yard = float("inf")
         for _ in range(repeats):
-            yard = min(yard, _yardstick_ms(runs=1, pick=min))
+            yard = min(yard, _yardstick_run_ms())
             clear_caches()
             t, answer = _capped(
                 lambda o=operands, g=target, r=rules, u=use_all: can_make(o, g, r, use_all=u),

@@ -637,16 +637,13 @@ class _Tier3Keys:
     ) -> Iterator[set[int]]:
         """_needed_sets for the keys of `live`, x from a's values and z within `zone`; with
         _NONNEG_KEYS (every key >= 0, "-", cards >= 0: see _propagate) x and z >= 0 only,
-        with _NEGATIVE_KEYS (every key < 0) no + and a subtrahend >= 0. The generator of
-        _needed_sets or _needed_per_value itself, not one wrapped in another (these calls are
-        many and small)."""
+        with _NEGATIVE_KEYS (every key < 0) no + and a subtrahend >= 0."""
         if sign == _NONNEG_KEYS:
             la, lv = self.by_value_nonneg(a, sa)
             zone = (max(zone[0], 0.0), zone[1], zone[2])
         else:
             la, lv = self.by_value(a, sa)
-        needed = _needed_per_value if len(la) < len(live.keys) else _needed_sets
-        return needed(
+        return _needed_sets(
             self.ops,
             live,
             la,
@@ -842,7 +839,24 @@ def _needed_sets(
     mixed: bool = False,
 ) -> Iterator[set[int]]:
     """For each operator (and side), the keys z with `x sym z` or `z sym x` equal to a target
-    t = tp/tq, x = p/q from la: one set per operator, + first.
+    t = tp/tq, x = p/q from la: one set per operator, + first. The generator itself, of
+    _needed_per_value for fewer values than targets, else of _needed_per_target (not one
+    wrapped in another: these calls are many and small)."""
+    needed = _needed_per_value if len(la) < len(targets.keys) else _needed_per_target
+    return needed(ops, targets, la, lv, zone, ra, negative, mixed)
+
+
+def _needed_per_target(
+    ops: str,
+    targets: _Targets,
+    la: list[tuple[int, int]],
+    lv: list[float],
+    zone: tuple[float, float, float],
+    ra: frozenset[int],
+    negative: bool = False,
+    mixed: bool = False,
+) -> Iterator[set[int]]:
+    """_needed_sets target by target.
 
     la is sorted by value (lv: the values as floats) and z must lie in `zone` (the lowest
     and highest value the other part can make): for each target only the x that can give
@@ -854,9 +868,6 @@ def _needed_sets(
     value (but 0) will do. `ra`: la's keys (for ^). With an integer t and + or -, z has x's own denominator, already
     reduced: those comprehensions need no gcd.
     """
-    if len(la) < len(targets.keys):
-        yield from _needed_per_value(ops, targets, la, lv, zone, ra, negative, mixed)
-        return
     K, D, E = _KEY, MAX_DENOMINATOR, _SLACK
     zlo, zhi, zmin = zone
     bl, br = bisect_left, bisect_right
@@ -989,7 +1000,7 @@ def _needed_per_value(
     negative: bool = False,
     mixed: bool = False,
 ) -> Iterator[set[int]]:
-    """_needed_sets with the roles swapped, for fewer values than targets: for each x of la,
+    """_needed_per_target with the roles swapped, for fewer values than targets: for each x of la,
     the targets t for which some z of `zone` gives `x sym z` or `z sym x` = t, a slice of
     the targets sorted by value (the same keys, fewer bisections). Whole and fractional
     targets in one list, as these calls are many and small: one comprehension per operator,
