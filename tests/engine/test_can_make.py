@@ -730,3 +730,32 @@ def test_balanced_splits_are_every_split_once_most_even_first(seed: int) -> None
     assert all(a <= b for a, b in splits)
     sizes = [max(len(a), len(b)) for a, b in splits]
     assert sizes == sorted(sizes)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_fraction_search_leaves_the_garbage_collector_as_it_found_it(enabled: bool) -> None:
+    """R2.2, R3.1: the tier-3 search with / pauses Python's cyclic garbage collector while it
+    runs and gives it back as it was, on a yes, on a no, and when the caller had it off."""
+    import gc
+
+    from games.engine.fraction_keys import _Tier3Keys
+
+    rules = RuleSet(tier=3, operators="+-/")
+    seen: list[bool] = []
+
+    class Watched(_Tier3Keys):
+        def _propagate(self, *args: object, **kwargs: object) -> bool:
+            seen.append(gc.isenabled())
+            return super()._propagate(*args, **kwargs)  # type: ignore[arg-type]
+
+    was = gc.isenabled()
+    try:
+        gc.enable() if enabled else gc.disable()
+        ms = (3, 5, 7, 11, 13, 17)
+        assert Watched(rules).makes(ms, 3 + 5 + 7, some=True)  # a yes
+        assert not Watched(rules).makes(ms, -9_973, some=True)  # a no
+        assert Watched(rules).makes_any({ms: {17 - 11}})  # the batched search
+        assert len(seen) == 3 and not any(seen)
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable() if was else gc.disable()
