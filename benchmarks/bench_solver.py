@@ -15,7 +15,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 from itertools import combinations, combinations_with_replacement
 from pathlib import Path
@@ -353,43 +353,48 @@ def _cold_report(title: str, cases: Any, limit: float, repeats: int) -> None:
     )
 
 
-def bench_tier3_mixed_operators(quick: bool, limit: float) -> None:
-    """Issue 13: can_make on 8 operands at tier 3 over the operator sets a teacher may choose
+def mixed_operator_cases(n: int) -> Iterator[tuple[list[Any], int, RuleSet, bool]]:
+    """Issue 13's random mix: 8 operands at tier 3 over the operator sets a teacher may choose
     (R2.5: + always kept), random targets in -10,000..10,000, half of them with use_all, 0-2 X
-    cards; cold. Without * but with / ("+-/", "+/^"...), a product is only made through a
-    division by a fraction, so these are the inputs past the whole-number bit sets."""
+    cards, as (operands, target, rules, use_all); the first n of a fixed sequence."""
     rng = random.Random(7)
     opsets = ["+-*/^", "+-*/", "+-/", "+/", "+*/", "+/^", "+-/^", "+*/^", "+-*^", "+-"]
+    for _ in range(n):
+        rules = RuleSet(tier=3, operators=rng.choice(opsets))
+        n_x = rng.choice([0, 0, 0, 1, 2])
+        operands = [rng.randint(0, 20) for _ in range(8 - n_x)] + ["X"] * n_x
+        target = rng.randint(-10_000, 10_000)
+        yield operands, target, rules, rng.random() < 0.5
 
-    def cases() -> Any:
-        for _ in range(30 if quick else 300):
-            rules = RuleSet(tier=3, operators=rng.choice(opsets))
-            n_x = rng.choice([0, 0, 0, 1, 2])
-            operands = [rng.randint(0, 20) for _ in range(8 - n_x)] + ["X"] * n_x
-            target = rng.randint(-10_000, 10_000)
-            yield operands, target, rules, rng.random() < 0.5
 
+def slowest_class_cases(n: int) -> Iterator[tuple[list[Any], int, RuleSet, bool]]:
+    """Issue 13's slowest inputs found, as a class of their own: 8 operands at tier 3 with
+    "+-/" or "+-/^" (no *: a product only through a division by a fraction), no X, a large
+    target (|t| 6,000..10,000, either sign), cards left out; the first n of a fixed sequence."""
+    rng = random.Random(2_026)
+    for _ in range(n):
+        rules = RuleSet(tier=3, operators=rng.choice(["+-/", "+-/^"]))
+        operands = [rng.randint(0, 20) for _ in range(8)]
+        yield operands, rng.randint(6_000, 10_000) * rng.choice([1, -1]), rules, False
+
+
+def bench_tier3_mixed_operators(quick: bool, limit: float) -> None:
+    """Issue 13: can_make on the random mix (mixed_operator_cases), cold. Without * but with
+    / ("+-/", "+/^"...), a product is only made through a division by a fraction, so these
+    are the inputs past the whole-number bit sets."""
     title = "tier 3, 8 operands, every operator set, random targets"
-    _cold_report(title, cases(), limit, repeats=1 if quick else 3)
+    cases = mixed_operator_cases(30 if quick else 300)
+    _cold_report(title, cases, limit, repeats=1 if quick else 3)
 
 
 def bench_tier3_slowest_class(quick: bool, limit: float) -> None:
-    """Issue 13: the slowest inputs found, as a class of their own: 8 operands at tier 3 with
-    "+-/" or "+-/^" (no *: a product only through a division by a fraction), no X, a large
-    target (|t| 6,000..10,000, either sign), cards left out; cold. Its worst is the figure
-    for "bounded"."""
-    rng = random.Random(2_026)
-
-    def cases() -> Any:
-        for _ in range(20 if quick else 200):
-            rules = RuleSet(tier=3, operators=rng.choice(["+-/", "+-/^"]))
-            operands = [rng.randint(0, 20) for _ in range(8)]
-            yield operands, rng.randint(6_000, 10_000) * rng.choice([1, -1]), rules, False
-
+    """Issue 13: can_make on the slowest class (slowest_class_cases), cold. Its worst is the
+    figure for "bounded"; benchmarks/bench_can_make_instructions.py counts its slowest
+    cases' instructions, which the machine's noise does not move."""
     title = (
         "tier 3, the slowest class (8 operands, +-/ or +-/^, |target| 6,000-10,000, cards left out)"
     )
-    _cold_report(title, cases(), limit, repeats=1 if quick else 3)
+    _cold_report(title, slowest_class_cases(20 if quick else 200), limit, 1 if quick else 3)
 
 
 def bench_tier3_past_whole_steps(quick: bool, limit: float) -> None:

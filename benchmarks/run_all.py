@@ -4,8 +4,9 @@
     .venv/bin/python benchmarks/run_all.py --full     # the real figures (many minutes)
     .venv/bin/python benchmarks/run_all.py solver games   # only these
 
-A script that needs a service this machine does not offer (PostgreSQL, Redis, wrk) is not run:
-run_all says which and goes on. It exits non-zero when a script that ran failed or timed out.
+A script that needs a service or tool this machine does not offer (PostgreSQL, Redis, wrk,
+valgrind) is not run: run_all says which and goes on. It exits non-zero when a script that
+ran failed or timed out.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ NEEDS = {
     "bench_table_load.py": ["postgres", "redis"],
     "bench_reports.py": ["postgres"],
     "bench_live_view.py": [],  # PostgreSQL when there is one (its target), else SQLite
+    "bench_can_make_instructions.py": ["valgrind"],
 }
 
 
@@ -64,6 +66,9 @@ def services(env: dict[str, str]) -> dict[str, str | None]:
     else:
         found["redis"] = f"no Redis at {urlparse(redis).netloc} (set REDIS_URL)"
     found["wrk"] = None if shutil.which("wrk") else "wrk is not installed (apt-get install wrk)"
+    found["valgrind"] = (
+        None if shutil.which("valgrind") else "valgrind is not installed (apt-get install valgrind)"
+    )
     return found
 
 
