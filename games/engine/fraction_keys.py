@@ -316,6 +316,22 @@ class _Targets:
         return bool(self.keys)
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off while a search runs (_Tier3Keys._propagate), and
+    back on after if it was. The search makes no reference cycles, only many small sets,
+    lists and tuples, which set off the collector about 50 times in a cold search on 8 cards:
+    1.9% of its instructions, counted under callgrind. Another thread's collections wait as
+    long."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 class _Tier3Keys:
     """Tier 3 for multisets of cards without X: "do these cards make t?", or "does some
     part of them make t?" (R3.1 without use_all: a card may be left out). Values are int
@@ -472,8 +488,7 @@ class _Tier3Keys:
                 for size in range(2, len(ms) + 1)
                 for sub in _operand_sets(ms, size)
             )
-        with _collector_paused():
-            return self._propagate({ms: {y}}, some, top=ms)
+        return self._propagate({ms: {y}}, some, top=ms)
 
     def makes_any(self, roots: dict[tuple[int, ...], set[int]]) -> bool:
         """Whether some part of some multiset of `roots` (a single card included) makes one of
@@ -487,11 +502,9 @@ class _Tier3Keys:
             if len(ms) <= _MATERIALISE
         ):
             return True
-        if not large:
-            return False
-        with _collector_paused():
-            return self._propagate(large, some=True, top=None)
+        return bool(large) and self._propagate(large, some=True, top=None)
 
+    @_collector_paused()
     def _propagate(
         self,
         roots: dict[tuple[int, ...], set[int]],
@@ -806,21 +819,6 @@ class _Tier3Keys:
             result = (min(high, float(MAX_NUMERATOR)), den, negative, max(low, down / den))
         self.bounds[skey] = result
         return result
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off while a search runs, and back on after if it was.
-    The search makes no reference cycles, only many small sets, lists and tuples, which set
-    off the collector about 50 times in a cold search on 8 cards (2% of its instructions,
-    more in a process whose heap is large). Another thread's collections wait as long."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 # A product step (one pair of values combined by every operator, _combine_keys) costs about

@@ -57,9 +57,10 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
     the benchmark's yardstick, p95 5-6 times, p99 8-10 times and the worst found 12-18 times.
     The slowest class found, 8 cards with "+-/" or "+-/^", |target| 6,000-10,000 and cards
     left out, has p95 14-16 times and a worst of 18-28 times (its slowest inputs, at their
-    fastest of 6 runs, 0.10-0.12 s with a 5.5 ms yardstick); benchmarks/bench_solver.py times both, each case against the yardstick run
-    beside it, and benchmarks/bench_can_make_instructions.py counts the slowest cases'
-    instructions, which the machine's noise does not move: 10-16 times the yardstick's.
+    fastest of 6 runs, 0.10-0.12 s with a 5.5 ms yardstick). benchmarks/bench_solver.py
+    times both, each case against the yardstick run beside it, and
+    benchmarks/bench_can_make_instructions.py counts the slowest cases' instructions, which
+    the machine's noise does not move: 10-16 times the yardstick's.
     """
     values = [v for v in card_values(list(operands)) if v is not None]
     if len(values) < 2 or type(target) is not int:

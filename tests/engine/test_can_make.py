@@ -744,9 +744,9 @@ def test_the_fraction_search_leaves_the_garbage_collector_as_it_found_it(enabled
     seen: list[bool] = []
 
     class Watched(_Tier3Keys):
-        def _propagate(self, *args: object, **kwargs: object) -> bool:
+        def _live(self, *args: object, **kwargs: object) -> object:
             seen.append(gc.isenabled())
-            return super()._propagate(*args, **kwargs)  # type: ignore[arg-type]
+            return super()._live(*args, **kwargs)  # type: ignore[arg-type]
 
     was = gc.isenabled()
     try:
@@ -755,7 +755,7 @@ def test_the_fraction_search_leaves_the_garbage_collector_as_it_found_it(enabled
         assert Watched(rules).makes(ms, 3 + 5 + 7, some=True)  # a yes
         assert not Watched(rules).makes(ms, -9_973, some=True)  # a no
         assert Watched(rules).makes_any({ms: {17 - 11}})  # the batched search
-        assert len(seen) == 3 and not any(seen)
+        assert len(seen) >= 3 and not any(seen)  # each search's first step, at least
         assert gc.isenabled() is enabled
     finally:
         gc.enable() if was else gc.disable()
