@@ -539,6 +539,8 @@ class _Tier3Keys:
         |x| ^ z (exponents are whole 0..10, R2.2), and the tier's bounds are symmetric
         (R2.2: |p| <= 10,000). So for such a key only the small part's values >= 0 are
         enumerated and only the other part's values >= 0 are wanted: about half of each.
+        The same transform makes |v| wherever v < 0 is made: of a key < 0 wanted with its
+        opposite, only the opposite is asked (_live).
 
         A set of keys all < 0 (a negative target, and much of what it needs) is asked
         without + and with a subtrahend >= 0 (_key_signs, _needed_sets): if u makes v < 0 as
@@ -557,7 +559,7 @@ class _Tier3Keys:
             wanted[len(ms)].setdefault(ms, set()).update(keys)
         for size in range(n, _MATERIALISE, -1):
             for u, keys in wanted[size].items():
-                live = self._live(u, keys, some, top=u == top, root=u in roots)
+                live = self._live(u, keys, some, top=u == top, root=u in roots, fold=fold)
                 if live is None:
                     return True
                 if not live:
@@ -574,12 +576,19 @@ class _Tier3Keys:
         return False
 
     def _live(
-        self, u: tuple[int, ...], keys: set[int], some: bool, top: bool, root: bool = False
+        self,
+        u: tuple[int, ...],
+        keys: set[int],
+        some: bool,
+        top: bool,
+        root: bool = False,
+        fold: bool = False,
     ) -> _Targets | None:
         """The keys u is asked for that it might make: those within the bounds on what it
         makes (its largest |v|, largest denominator, a negative value at all). None when one
         is a card of u: with `some` a card alone will do below the top (at the top at least
-        two cards are used)."""
+        two cards are used). With `fold` ("-", cards >= 0: see _propagate) a key < 0 asked
+        with its opposite goes: cards making -k also make k, asked already."""
         if some and not top and not keys.isdisjoint([v * _KEY + 1 for v in u]):
             return None
         if top or root:
@@ -593,7 +602,7 @@ class _Tier3Keys:
                 k
                 for k in keys
                 if (q := k & _LOW) <= den
-                and ((p := k >> _SHIFT) >= 0 or negative)
+                and ((p := k >> _SHIFT) >= 0 or negative and (not fold or 2 * q - k not in keys))
                 and (m := p if p >= 0 else -p) <= N
                 and low * q <= m <= high * q
                 or k == 1

@@ -509,6 +509,37 @@ def test_the_keys_asked_of_a_set_keep_every_value_it_makes(seed: int) -> None:
         assert live.keys.isdisjoint(past | tiny)
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_with_minus_a_set_asked_for_k_and_minus_k_is_asked_for_k_alone(seed: int) -> None:
+    """R2.2, R3.1: with - and cards >= 0, whatever makes -k also makes k (the fold of
+    _propagate: |v| is made from the same cards), so of a key asked with its opposite only
+    the one >= 0 is kept (_live with `fold`); a key < 0 asked alone stays, and the answer is
+    the same as with every key asked."""
+    from games.engine.fraction_keys import _Tier3Keys
+
+    rng = random.Random(seed)
+    rules = RuleSet(tier=3, operators=rng.choice(["+-*/^", "+-/", "+-", "+-/^", "+-*"]))
+    ms = tuple(sorted(rng.randint(0, 20) for _ in range(5)))
+    for some in (False, True):
+        made = _Tier3Keys(rules).reach(ms, some)
+        negative = sorted(k for k in made if k < 0)
+        assert all(2 * (k & 1023) - k in made for k in negative)  # -p/q made: p/q made
+        cards = {v * 1024 + 1 for v in ms}  # with `some`, a card alone: None, "made"
+        pairs = {k for k in negative if 2 * (k & 1023) - k not in cards}
+        pairs = set(rng.sample(sorted(pairs), min(len(pairs), 40)))
+        pairs |= {2 * (k & 1023) - k for k in pairs}  # each with its opposite
+        alone = {-(20_000 + i) * 1024 + 1 for i in range(3)} | {-5 * 1024 + 7}
+        asked = pairs | alone
+        live = _Tier3Keys(rules)._live(ms, set(asked), some, top=False, fold=True)
+        assert live is not None
+        kept_negative = {k for k in live.keys if k < 0}
+        assert kept_negative <= alone  # -k asked with k: gone
+        assert {k for k in pairs if k > 0} <= live.keys
+        unfolded = _Tier3Keys(rules)._live(ms, set(asked), some, top=False)
+        assert unfolded is not None
+        assert bool(made & live.keys) == bool(made & unfolded.keys)
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_bounds_of_a_built_set_are_the_same_sorted_or_not(seed: int) -> None:
     """R2.2: a built set's bounds come from one pass over its keys, the same whether or not
