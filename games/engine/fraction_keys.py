@@ -378,14 +378,11 @@ class _Tier3Keys:
             if len(ms) == 1:
                 found = frozenset((ms[0] * _KEY + 1,))
             elif some:
-                # What any non-empty part makes: the union of the parts' sets (set unions,
-                # no arithmetic), which are built anyway.
-                found = frozenset().union(
-                    *(
-                        self.reach(sub)
-                        for size in range(1, len(ms) + 1)
-                        for sub in _operand_sets(ms, size)
-                    )
+                # What any non-empty part makes: its own set and what any part of each of its
+                # parts one card smaller makes (set unions, no arithmetic, each union built
+                # once).
+                found = self.reach(ms).union(
+                    *(self.reach(sub, some=True) for sub in _operand_sets(ms, len(ms) - 1))
                 )
             else:
                 out: set[int] = set()
@@ -763,12 +760,11 @@ class _Tier3Keys:
             return found
         up, down = _OUTWARDS, 2.0 - _OUTWARDS
         if some and len(ms) <= _MATERIALISE:
-            # Any part of a small set: the parts' own bounds, none of the values sorted.
-            parts = [
-                self._bounds(sub, False)
-                for size in range(1, len(ms) + 1)
-                for sub in _operand_sets(ms, size)
-            ]
+            # Any part of a small set: its own bounds and those of any part of each of its
+            # parts one card smaller (as reach builds the set), none of the values sorted.
+            parts = [self._bounds(ms, False)]
+            if len(ms) > 1:
+                parts += [self._bounds(sub, True) for sub in _operand_sets(ms, len(ms) - 1)]
             result = (
                 max(part[0] for part in parts),
                 max(part[1] for part in parts),
