@@ -375,8 +375,8 @@ class _Tier3Keys:
         key = (self.rkey, some, ms)
         found = _key_sets.get(key) if len(ms) <= _MATERIALISE else None
         if found is None:
-            if len(ms) == 1:
-                found = frozenset((ms[0] * _KEY + 1,))
+            if len(ms) <= 1:
+                found = frozenset(v * _KEY + 1 for v in ms)  # no cards make nothing
             elif some:
                 # What any non-empty part makes: its own set and what any part of each of its
                 # parts one card smaller makes (set unions, no arithmetic, each union built
