@@ -615,7 +615,8 @@ class _Tier3Keys:
         other set (|live| x |smaller| steps, fewer in the windows), or, when that is cheaper,
         the two sets combined and intersected with the keys (|a| x |b| steps)."""
         sa, sb = False, some
-        ra, rb = self.reach(a, sa), self.reach(b, sb)
+        built = self.built  # both built: reach's memo, looked up inline (many small calls)
+        ra, rb = built.get((sa, a)) or self.reach(a, sa), built.get((sb, b)) or self.reach(b, sb)
         if len(ra) > len(rb):
             a, b, ra, rb, sa, sb = b, a, rb, ra, sb, sa
         if _PRODUCT_STEP * len(rb) < len(self.ops) * len(live.keys):
@@ -623,7 +624,9 @@ class _Tier3Keys:
             _combine_keys(self.items(a, sa), self.items(b, sb), self.ops, out)
             return not out.isdisjoint(live.keys)
         nonzero_b = len(rb) > (1 in rb)  # 0 is the key 1
-        for needed in self._needs(a, sa, self.zone(b, sb), live, sign):
+        high, _den, negative, low = self.bounds.get((sb, b)) or self._bounds(b, sb)
+        zone = (-high if negative else 0.0, high, low)  # self.zone(b, sb)
+        for needed in self._needs(a, sa, zone, live, sign):
             if not rb.isdisjoint(needed):
                 return True
             if _ANY_KEY in needed or (_ANY_NONZERO_KEY in needed and nonzero_b):
@@ -663,18 +666,19 @@ class _Tier3Keys:
         """_needed_sets for the keys of `live`, x from a's values and z within `zone`; with
         _NONNEG_KEYS (every key >= 0, "-", cards >= 0: see _propagate) x and z >= 0 only,
         with _NEGATIVE_KEYS (every key < 0) no + and a subtrahend >= 0."""
+        key = (sa, a)  # the memos looked up inline: these calls are many and small
         if sign == _NONNEG_KEYS:
-            la, lv = self.by_value_nonneg(a, sa)
+            la, lv = self.nonneg_memo.get(key) or self.by_value_nonneg(a, sa)
             zone = (max(zone[0], 0.0), zone[1], zone[2])
         else:
-            la, lv = self.by_value(a, sa)
+            la, lv = self.sorted_memo.get(key) or self.by_value(a, sa)
         return _needed_sets(
             self.ops,
             live,
             la,
             lv,
             zone,
-            self.reach(a, sa),
+            self.built.get(key) or self.reach(a, sa),
             sign == _NEGATIVE_KEYS,
             sign == _MIXED_KEYS,
         )
