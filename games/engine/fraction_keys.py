@@ -291,7 +291,7 @@ class _Targets:
     """The keys a multiset is asked for, and the same as values sorted for bisection:
     `whole` (the integers) and `frac` ((p, q, p / q), values `fv`)."""
 
-    __slots__ = ("keys", "whole", "frac", "fv", "rows", "rv", "powers")
+    __slots__ = ("keys", "whole", "frac", "fv", "rows", "rv", "powers", "halves")
 
     def __init__(self, keys: set[int]) -> None:
         self.keys = keys
@@ -311,6 +311,9 @@ class _Targets:
         # For e = 2..10, the keys that are e-th powers and the root table (_power_needs,
         # asked once per split with the same keys): found on first use.
         self.powers: list[tuple[int, dict[int, tuple[int, ...]], list[int]]] | None = None
+        # rows by |value|, those > 0 and those < 0 (_halves), and the second alone: found on
+        # first use (_needed_per_value, asked once per split with the same keys)
+        self.halves: tuple[_Halves, _Halves] | None = None
 
     def __bool__(self) -> bool:
         return bool(self.keys)
@@ -838,6 +841,7 @@ _PRODUCT_STEP = 30
 # of _needed_sets (magnitudes up to 1e8) stays below 1e-8: widening them by this loses none.
 _SLACK = 1e-7
 _T = TypeVar("_T")
+_Halves = list[tuple[list[tuple[int, int]], list[float]]]
 _OUTWARDS = 1 + 1e-12  # _Tier3Keys._bounds: a float bound widened by this at each step
 
 
@@ -1099,9 +1103,17 @@ def _needed_per_value(
         return
     zero_t = 1 in targets.keys  # 0's key
     top = max(-zlo, zhi, 1e-9)
-    th = _halves(ts, tv)
-    # x < 0 with `mixed`: the targets < 0 only (the half whose first target is < 0)
-    th_neg = [half for half in th if half[0][0][0] < 0] if mixed else th
+    halves = targets.halves  # the same for every split of a multiset: found once
+    if halves is None:
+        th = _halves(ts, tv)
+        # All targets but 0 by |value| in one list (one window per x, not one per sign),
+        # and for x < 0 with `mixed` the targets < 0 only (the half whose first is < 0).
+        by_size = sorted((m, row) for part, pv in th for row, m in zip(part, pv, strict=True))
+        whole = [([row for _m, row in by_size], [m for m, _row in by_size])] if by_size else []
+        halves = targets.halves = (whole, [half for half in th if half[0][0][0] < 0])
+    th, th_neg = halves
+    if not mixed:
+        th_neg = th
     nonzero_xs = [(pq, abs(x), th if x > 0 else th_neg) for pq, x in xs if x]
     zero_x = len(nonzero_xs) < len(xs)
     # For x not 0 and t not 0: x * z = t with zmin <= |z| <= top when |x| zmin <= |t| <=
