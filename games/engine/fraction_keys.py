@@ -588,12 +588,15 @@ class _Tier3Keys:
         makes (its largest |v|, largest denominator, a negative value at all). None when one
         is a card of u: with `some` a card alone will do below the top (at the top at least
         two cards are used). With `fold` ("-", cards >= 0: see _propagate) a key < 0 asked
-        with its opposite goes: cards making -k also make k, asked already."""
+        with its opposite goes, at the top and the roots too: cards making -k also make k,
+        asked already."""
         if some and not top and not keys.isdisjoint([v * _KEY + 1 for v in u]):
             return None
         if top or root:
             # The targets are whole and within the bounds already; bounds of the whole table
             # would need every part's set built, before the first meet could say yes.
+            if fold:
+                return _Targets({k for k in keys if k >= 0 or 2 * (k & _LOW) - k not in keys})
             return _Targets(keys)
         high, den, negative, low = self._bounds(u, some)
         N = MAX_NUMERATOR
