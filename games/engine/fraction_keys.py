@@ -176,20 +176,43 @@ def _combine_keys(
     if "^" in ops:
         for base, exps in ((la, lb), (lb, la)):
             es = sorted({p for p, q in exps if q == 1 and 0 <= p <= MAX_EXPONENT})
-            if not es:
-                continue
-            for p, q in base:
+            if len(base) == 1:  # one value: no comprehension per exponent
+                p, q = base[0]
                 for e in es:
                     if e == 0:
                         if p:
                             add(K + 1)
                         continue
-                    if q**e > D:
-                        break
-                    n = p**e if -22 < p < 22 or e <= 2 else N + 1
-                    if not -N <= n <= N:
-                        break
-                    add(n * K + q**e)
+                    top, low = _POWER_BASES.get(e, (N, D))
+                    if not (-top <= p <= top and q <= low):
+                        break  # |p| ** e and q ** e only grow with e
+                    add(p**e * K + q**e)
+                continue
+            for e in es:
+                if e == 0:
+                    if any(p for p, _q in base):
+                        add(K + 1)  # x ^ 0 = 1 for x not 0 (0 ^ 0 has no value, R2.2)
+                elif e == 1:
+                    out.update([p * K + q for p, q in base])
+                else:
+                    # (p/q) ^ e is reduced and in bounds when |p| <= top and q <= low
+                    top, low = _POWER_BASES[e]
+                    out.update([p**e * K + q**e for p, q in base if -top <= p <= top and q <= low])
+
+
+def _largest_base(bound: int, e: int) -> int:
+    """The largest whole b >= 0 with b ** e <= bound."""
+    b = 0
+    while (b + 1) ** e <= bound:
+        b += 1
+    return b
+
+
+# For e = 2..10: (the largest |p|, the largest q) of a p/q whose e-th power is in bounds
+_POWER_BASES = {
+    e: (_largest_base(MAX_NUMERATOR, e), _largest_base(MAX_DENOMINATOR, e))
+    for e in range(2, MAX_EXPONENT + 1)
+}
 
 
 def _exact_root(k: int, n: int) -> int | None:
