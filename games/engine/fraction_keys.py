@@ -344,11 +344,11 @@ class _Targets:
 
 @contextmanager
 def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off while a search runs (_Tier3Keys._propagate), and
-    back on after if it was. The search makes no reference cycles, only many small sets,
-    lists and tuples, which set off the collector about 50 times in a cold search on 8 cards:
-    1.9% of its instructions, counted under callgrind. Another thread's collections wait as
-    long."""
+    """Python's cyclic garbage collector off while a search runs (_Tier3Keys.makes_once and
+    makes_any_once), and back on after if it was. The search makes no reference cycles, only
+    many small sets, lists and tuples, which set off the collector about 50 times in a cold
+    search on 8 cards: 1.9% of its instructions, counted under callgrind. Another thread's
+    collections wait as long."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -527,7 +527,20 @@ class _Tier3Keys:
             return True
         return bool(large) and self._propagate(large, some=True, top=None)
 
-    @_collector_paused()
+    @classmethod
+    def makes_once(cls, rules: RuleSet, ms: tuple[int, ...], t: int, some: bool) -> bool:
+        """cls(rules).makes(ms, t, some) for one question: the search runs with the cyclic
+        garbage collector paused (_collector_paused) and its sets are gone when it is back,
+        so the collection that follows has only the process's memo to look at."""
+        with _collector_paused():
+            return cls(rules).makes(ms, t, some)
+
+    @classmethod
+    def makes_any_once(cls, rules: RuleSet, roots: dict[tuple[int, ...], set[int]]) -> bool:
+        """cls(rules).makes_any(roots) for one question, as makes_once."""
+        with _collector_paused():
+            return cls(rules).makes_any(roots)
+
     def _propagate(
         self,
         roots: dict[tuple[int, ...], set[int]],

@@ -84,18 +84,18 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
     ):
         # 0 cards with ^: each 0 left out, turning a card into a 1 (c ^ 0) or negating the
         # result (0 - v), so one search over the other cards with ones in place of some.
-        return _Tier3Keys(rules).makes_any(_zero_power_roots(ms, target))
+        return _Tier3Keys.makes_any_once(rules, _zero_power_roots(ms, target))
     if rules.tier == 3 and keys_alone and 0 in ms and _zero_absorbs(rules):
         # A 0 card: some part of the rest makes |target| (R2.2), with use_all or not.
         rest = ms[1:]  # sorted: the first card is a 0
-        return target == 0 or _Tier3Keys(rules).makes_any({rest: {abs(target)}})
+        return target == 0 or _Tier3Keys.makes_any_once(rules, {rest: {abs(target)}})
     if rules.tier == 3 and keys_alone:
         # Fractions possible: the exact search on int keys answers it all, whole steps
         # included. A bit-set pass first would find some "yes" sooner but builds every
         # sub-multiset's set, 0.1-0.25 s on a "no" on 8 cards. On more cards the bit sets go
         # first: they find most "yes" in milliseconds, where the key search would build
         # whole sets of five cards (splits into two parts of five or more).
-        return _Tier3Keys(rules).makes(ms, target, some=not use_all)
+        return _Tier3Keys.makes_once(rules, ms, target, some=not use_all)
     if all(v == X or rules.x_low <= v <= rules.x_high for v in ms):
         # Whole intermediates: the whole answer at tiers 1-2, and every "yes" found with
         # whole steps at tier 3 (most of them), in a few big-int operations per value.
@@ -115,7 +115,7 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
             return False
     if rules.tier == 3:
         if X not in ms:
-            return _Tier3Keys(rules).makes(ms, target, some=not use_all)
+            return _Tier3Keys.makes_once(rules, ms, target, some=not use_all)
         search = _Tier3Target(rules)
         return any(
             search.has(subset, target) for size in sizes for subset in _operand_sets(ms, size)

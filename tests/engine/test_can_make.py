@@ -766,7 +766,8 @@ def test_balanced_splits_are_every_split_once_most_even_first(seed: int) -> None
 @pytest.mark.parametrize("enabled", [True, False])
 def test_the_fraction_search_leaves_the_garbage_collector_as_it_found_it(enabled: bool) -> None:
     """R2.2, R3.1: the tier-3 search with / pauses Python's cyclic garbage collector while it
-    runs and gives it back as it was, on a yes, on a no, and when the caller had it off."""
+    runs and gives it back as it was, on a yes, on a no, and when the caller had it off; can_make
+    asks it through makes_once and makes_any_once, which pause it."""
     import gc
 
     from games.engine.fraction_keys import _Tier3Keys
@@ -783,9 +784,9 @@ def test_the_fraction_search_leaves_the_garbage_collector_as_it_found_it(enabled
     try:
         gc.enable() if enabled else gc.disable()
         ms = (3, 5, 7, 11, 13, 17)
-        assert Watched(rules).makes(ms, 3 + 5 + 7, some=True)  # a yes
-        assert not Watched(rules).makes(ms, -9_973, some=True)  # a no
-        assert Watched(rules).makes_any({ms: {17 - 11}})  # the batched search
+        assert Watched.makes_once(rules, ms, 3 + 5 + 7, some=True)  # a yes
+        assert not Watched.makes_once(rules, ms, -9_973, some=True)  # a no
+        assert Watched.makes_any_once(rules, {ms: {17 - 11}})  # the batched search
         assert len(seen) >= 3 and not any(seen)  # each search's first step, at least
         assert gc.isenabled() is enabled
     finally:
