@@ -100,7 +100,14 @@ def _combine_keys(
     add = out.add
     plus, minus, times, divide = "+" in ops, "-" in ops, "*" in ops, "/" in ops
     N, D, K = MAX_NUMERATOR, MAX_DENOMINATOR, _KEY
-    for p1, q1 in la:
+    if len(lb) == 1 and lb[0][1] == 1:
+        la, lb = lb, la
+    if len(la) == 1 and la[0][1] == 1:  # one whole value (a single card): its own loop
+        _combine_whole(la[0][0], lb, plus, minus, times, divide, out)
+        pairs = []
+    else:
+        pairs = la
+    for p1, q1 in pairs:
         for p2, q2 in lb:
             if q1 == 1 and q2 == 1:
                 if plus:
@@ -198,6 +205,48 @@ def _combine_keys(
                     # (p/q) ^ e is reduced and in bounds when |p| <= top and q <= low
                     top, low = _POWER_BASES[e]
                     out.update([p**e * K + q**e for p, q in base if -top <= p <= top and q <= low])
+
+
+def _combine_whole(
+    c: int,
+    lb: list[tuple[int, int]],
+    plus: bool,
+    minus: bool,
+    times: bool,
+    divide: bool,
+    out: set[int],
+) -> None:
+    """_combine_keys for the whole c and every p/q of lb, ^ apart: c + p/q and c - p/q are
+    (c q + p)/q and (c q - p)/q, already reduced; c * p/q needs the gcd of c and q only, and
+    c / (p/q) and its inverse that of c and p."""
+    add = out.add
+    N, D, K = MAX_NUMERATOR, MAX_DENOMINATOR, _KEY
+    for p, q in lb:
+        x = c * q
+        if plus:
+            s = x + p
+            if -N <= s <= N:
+                add(s * K + q)
+        if minus:
+            s = x - p
+            if -N <= s <= N:
+                add(s * K + q)
+                add(q - s * K)
+        if times:
+            g = gcd(c, q)
+            s = c // g * p
+            if -N <= s <= N:
+                add(s * K + q // g)
+        if divide and (c or p):
+            # c / (p/q) = c q / p and its inverse p / (c q), one gcd for both
+            g = gcd(c, p)
+            n, d = c // g * q, p // g
+            if d < 0:
+                n, d = -n, -d
+            if d and d <= D and -N <= n <= N:
+                add(n * K + d)
+            if n and (n if n > 0 else -n) <= D and d <= N:
+                add((d * K + n) if n > 0 else (-d * K - n))
 
 
 def _largest_base(bound: int, e: int) -> int:
