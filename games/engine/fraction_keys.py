@@ -960,9 +960,11 @@ def _needed_sets(
 ) -> Iterator[set[int]]:
     """For each operator (and side), the keys z with `x sym z` or `z sym x` equal to a target
     t = tp/tq, x = p/q from la: one set per operator, + first. The generator itself, of
-    _needed_per_value for fewer values than targets, else of _needed_per_target (not one
-    wrapped in another: these calls are many and small)."""
-    needed = _needed_per_value if len(la) < len(targets.keys) else _needed_per_target
+    _needed_per_value for fewer than 1.5 values a target, else of _needed_per_target (not
+    one wrapped in another: these calls are many and small)."""
+    # Solving value by value costs a little more per value than target by target per target
+    # (counted under callgrind on the slowest inputs: best from about 1.5 values a target).
+    needed = _needed_per_value if 2 * len(la) < 3 * len(targets.keys) else _needed_per_target
     return needed(ops, targets, la, lv, zone, ra, negative, mixed)
 
 
@@ -1120,7 +1122,7 @@ def _needed_per_value(
     negative: bool = False,
     mixed: bool = False,
 ) -> Iterator[set[int]]:
-    """_needed_per_target with the roles swapped, for fewer values than targets: for each x of la,
+    """_needed_per_target with the roles swapped, for few values and many targets: for each x of la,
     the targets t for which some z of `zone` gives `x sym z` or `z sym x` = t, a slice of
     the targets sorted by value (the same keys, fewer bisections). Whole and fractional
     targets in one list, as these calls are many and small: one comprehension per operator,
