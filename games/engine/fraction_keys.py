@@ -891,6 +891,7 @@ class _Tier3Keys:
             low = float(min((v for v in ms if v), default=MAX_NUMERATOR))
             den = 1
             negative = "-" in ops
+            floor = down / MAX_DENOMINATOR  # the smallest nonzero |v| a value can have, widened
             for a, b in _balanced_splits(ms):
                 ha, da, na, la = memo.get((some, a)) or bounds(a, some)
                 hb, db, nb, lb = memo.get((some, b)) or bounds(b, some)
@@ -915,6 +916,8 @@ class _Tier3Keys:
                 high = max(high, h) * up
                 low = min(low, lo) * down
                 den = max(den, d)
+                if high >= MAX_NUMERATOR and den >= MAX_DENOMINATOR and negative and low <= floor:
+                    break  # as loose as the tier's bounds (R2.2): no split can loosen them more
             den = min(den, MAX_DENOMINATOR)
             result = (min(high, float(MAX_NUMERATOR)), den, negative, max(low, down / den))
         self.bounds[skey] = result
