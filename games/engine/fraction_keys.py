@@ -440,6 +440,7 @@ class _Tier3Keys:
         self.sorted_memo: dict[
             tuple[bool, tuple[int, ...]], tuple[list[tuple[int, int]], list[float]]
         ] = {}
+        self.rows_memo: dict[tuple[bool, tuple[int, ...], bool], _ValueRows] = {}
 
     # Sets built whole ------------------------------------------------------------------
     def reach(self, ms: tuple[int, ...], some: bool = False) -> frozenset[int]:
@@ -758,11 +759,19 @@ class _Tier3Keys:
         _NONNEG_KEYS (every key >= 0, "-", cards >= 0: see _propagate) x and z >= 0 only,
         with _NEGATIVE_KEYS (every key < 0) no + and a subtrahend >= 0."""
         key = (sa, a)  # the memos looked up inline: these calls are many and small
-        if sign == _NONNEG_KEYS:
+        nonneg = sign == _NONNEG_KEYS
+        if nonneg:
             la, lv = self.nonneg_memo.get(key) or self.by_value_nonneg(a, sa)
             zone = (max(zone[0], 0.0), zone[1], zone[2])
         else:
             la, lv = self.sorted_memo.get(key) or self.by_value(a, sa)
+
+        def rows() -> _ValueRows:  # for _needed_per_value, once per set of values
+            found = self.rows_memo.get((sa, a, nonneg))
+            if found is None:
+                found = self.rows_memo[(sa, a, nonneg)] = _value_rows(la, lv)
+            return found
+
         return _needed_sets(
             self.ops,
             live,
@@ -772,6 +781,7 @@ class _Tier3Keys:
             self.built.get(key) or self.reach(a, sa),
             sign == _NEGATIVE_KEYS,
             sign == _MIXED_KEYS,
+            rows,
         )
 
     def _has(self, ms: tuple[int, ...], y: int, some: bool) -> bool:
@@ -960,6 +970,7 @@ def _needed_sets(
     ra: frozenset[int],
     negative: bool = False,
     mixed: bool = False,
+    rows: Callable[[], _ValueRows] | None = None,
 ) -> Iterator[set[int]]:
     """For each operator (and side), the keys z with `x sym z` or `z sym x` equal to a target
     t = tp/tq, x = p/q from la: one set per operator, + first. The generator itself, of
@@ -967,8 +978,9 @@ def _needed_sets(
     one wrapped in another: these calls are many and small)."""
     # Solving value by value costs a little more per value than target by target per target
     # (counted under callgrind on the slowest inputs: best from about 1.5 values a target).
-    needed = _needed_per_value if 2 * len(la) < 3 * len(targets.keys) else _needed_per_target
-    return needed(ops, targets, la, lv, zone, ra, negative, mixed)
+    if 2 * len(la) < 3 * len(targets.keys):
+        return _needed_per_value(ops, targets, la, lv, zone, ra, negative, mixed, rows)
+    return _needed_per_target(ops, targets, la, lv, zone, ra, negative, mixed)
 
 
 def _needed_per_target(
@@ -1124,6 +1136,7 @@ def _needed_per_value(
     ra: frozenset[int],
     negative: bool = False,
     mixed: bool = False,
+    rows: Callable[[], _ValueRows] | None = None,
 ) -> Iterator[set[int]]:
     """_needed_per_target with the roles swapped, for few values and many targets: for each x of la,
     the targets t for which some z of `zone` gives `x sym z` or `z sym x` = t, a slice of
@@ -1134,10 +1147,7 @@ def _needed_per_value(
     zlo, zhi, zmin = zone
     bl, br = bisect_left, bisect_right
     ts, tv = targets.rows, targets.rv
-    xs = list(zip(la, lv, strict=True))
-    # With x whole, t - x, x - t and t + x have t's own denominator, already reduced (no gcd).
-    xw = [(p, x) for (p, q), x in xs if q == 1]
-    xf = [row for row in xs if row[0][1] != 1] if len(xw) < len(xs) else []
+    xs, xw, xf, xw_nonneg, xf_nonneg, nonzero = rows() if rows else _value_rows(la, lv)
     # Every target < 0: no x + z, and a subtrahend >= 0 (z in x - z, x in z - x). `mixed`
     # (both signs, see _propagate): each target by its own sign's rule. Those >= 0 want x and
     # z >= 0; in x - z and z - x that is the subtrahend >= 0 again, as the result is >= 0.
@@ -1146,7 +1156,7 @@ def _needed_per_value(
     if "+" in ops and not negative:  # x + z = t: t from x + zlo to x + zhi
         pw, pf, plo = xw, xf, zlo
         if mixed:
-            pw, pf, plo = [r for r in xw if r[1] >= 0], [r for r in xf if r[1] >= 0], sub_lo
+            pw, pf, plo = xw_nonneg, xf_nonneg, sub_lo
         s = {
             (tp - p * tq) * K + tq
             for p, x in pw
@@ -1207,21 +1217,20 @@ def _needed_per_value(
     th, th_neg = halves
     if not mixed:
         th_neg = th
-    nonzero_xs = [(pq, abs(x), th if x > 0 else th_neg) for pq, x in xs if x]
-    zero_x = len(nonzero_xs) < len(xs)
+    zero_x = len(nonzero) < len(xs)
     # For x not 0 and t not 0: x * z = t with zmin <= |z| <= top when |x| zmin <= |t| <=
     # |x| top; x / z = t when |x| / top <= |t| <= |x| / zmin; z / x = t when zmin / |x| <=
     # |t| <= top / |x|. t = 0 and x = 0 apart.
     if "*" in ops:  # x * z = t: z = t / x
         s = {
             (n // g) * K + d // g
-            for (p, q), m, halves in nonzero_xs
-            for part, pv in halves
+            for (p, q), m, positive in nonzero
+            for part, pv in (th if positive else th_neg)
             for tp, tq in part[bl(pv, m * zmin - E) : br(pv, m * top + E)]
             if (d := tq * abs(p)) // (g := gcd(n := (tp * q if p > 0 else -tp * q), d)) <= D
         }
         if zero_t:
-            if nonzero_xs:
+            if nonzero:
                 s.add(1)  # x * 0 = 0
             if zero_x:
                 s.add(_ANY_KEY)  # 0 * z = 0 for every z
@@ -1230,8 +1239,8 @@ def _needed_per_value(
         # x / z = t: z = x / t; any z but 0 when x = t = 0
         s = {
             (n // g) * K + d // g
-            for (p, q), m, halves in nonzero_xs
-            for part, pv in halves
+            for (p, q), m, positive in nonzero
+            for part, pv in (th if positive else th_neg)
             for tp, tq in part[bl(pv, m / top - E) : br(pv, m / zmin + E)]
             if (d := q * abs(tp)) // (g := gcd(n := (p * tq if tp > 0 else -p * tq), d)) <= D
         }
@@ -1241,16 +1250,45 @@ def _needed_per_value(
         # z / x = t: z = t * x; z = 0 when t = 0
         s = {
             (n // g) * K + d // g
-            for (p, q), m, halves in nonzero_xs
-            for part, pv in halves
+            for (p, q), m, positive in nonzero
+            for part, pv in (th if positive else th_neg)
             for tp, tq in part[bl(pv, zmin / m - E) : br(pv, top / m + E)]
             if (d := tq * q) // (g := gcd(n := tp * p, d)) <= D
         }
-        if zero_t and nonzero_xs:
+        if zero_t and nonzero:
             s.add(1)  # 0 / x = 0
         yield s
     if "^" in ops:
         yield _power_needs(targets, ra)
+
+
+# A set's values as _needed_per_value takes them (_value_rows)
+_ValueRows = tuple[
+    list[tuple[tuple[int, int], float]],
+    list[tuple[int, float]],
+    list[tuple[tuple[int, int], float]],
+    list[tuple[int, float]],
+    list[tuple[tuple[int, int], float]],
+    list[tuple[tuple[int, int], float, bool]],
+]
+
+
+def _value_rows(la: list[tuple[int, int]], lv: list[float]) -> _ValueRows:
+    """The values of la (values lv) as _needed_per_value goes through them, the same for every
+    split they are met in: all as ((p, q), x); the whole ones as (p, x) (with t whole, t - x,
+    x - t and t + x have t's own denominator, no gcd) and the others as ((p, q), x), each
+    list also with its x >= 0 alone; and those but 0 as ((p, q), |x|, x > 0)."""
+    xs = list(zip(la, lv, strict=True))
+    xw = [(p, x) for (p, q), x in xs if q == 1]
+    xf = [row for row in xs if row[0][1] != 1] if len(xw) < len(xs) else []
+    return (
+        xs,
+        xw,
+        xf,
+        [row for row in xw if row[1] >= 0],
+        [row for row in xf if row[1] >= 0],
+        [(pq, abs(x), x > 0) for pq, x in xs if x],
+    )
 
 
 def _halves(la: list[_T], lv: Sequence[float]) -> list[tuple[list[_T], list[float]]]:
