@@ -54,13 +54,14 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
     a 1 in place of one card (_zero_powers). With
     X cards the bit sets answer most "yes" and the goal-directed _Tier3Target the rest. It
     is not proved bounded: on 8 random operands over every operator set the median is half
-    the benchmark's yardstick, p95 5-6 times, p99 8-10 times and the worst found 12-18 times.
+    the benchmark's yardstick, p95 5 times, p99 7 times and the worst found 10-12 times.
     The slowest class found, 8 cards with "+-/" or "+-/^", |target| 6,000-10,000 and cards
-    left out, has p95 14-16 times and a worst of 18-28 times (its slowest inputs, at their
-    fastest of 6 runs, 0.10-0.12 s with a 5.5 ms yardstick). benchmarks/bench_solver.py
-    times both, each case against the yardstick run beside it, and
-    benchmarks/bench_can_make_instructions.py counts the slowest cases' instructions, which
-    the machine's noise does not move: 10-16 times the yardstick's.
+    left out, has p95 10-11 times and a worst of 15-18 times (its three slowest inputs, at
+    their fastest of 6 runs with a 6.7 ms yardstick, 89-100 ms in a running process and
+    100-115 ms in a fresh one). benchmarks/bench_solver.py times both, each case against the
+    yardstick run beside it, and benchmarks/bench_can_make_instructions.py counts the
+    slowest cases' instructions, which the machine's noise does not move: 9-13 times the
+    yardstick's.
     """
     values = [v for v in card_values(list(operands)) if v is not None]
     if len(values) < 2 or type(target) is not int:
