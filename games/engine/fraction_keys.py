@@ -1012,11 +1012,7 @@ def _needed_per_target(
     # Every target < 0 (see _propagate): no x + z, and a subtrahend >= 0 (z in x - z, x in
     # z - x).
     sub_lo = max(zlo, 0.0) if negative else zlo
-    if negative:
-        i0 = bl(lv, 0.0)
-        la0, lv0 = la[i0:], lv[i0:]
-    else:
-        la0, lv0 = la, lv
+    i0 = bl(lv, 0.0) if negative else 0  # z - x: from the first x >= 0 on
     if "+" in ops and not negative:  # x + z = t: x from t - zhi to t - zlo
         s = {
             (t * q - p) * K + q
@@ -1048,13 +1044,13 @@ def _needed_per_target(
         s = {
             (t * q + p) * K + q
             for t in whole
-            for p, q in la0[bl(lv0, zlo - t - E) : br(lv0, zhi - t + E)]
+            for p, q in la[max(i0, bl(lv, zlo - t - E)) : br(lv, zhi - t + E)]
         }
         if frac:
             s |= {
                 (n // g) * K + d // g
                 for tv, tp, tq in frac
-                for p, q in la0[bl(lv0, zlo - tv - E) : br(lv0, zhi - tv + E)]
+                for p, q in la[max(i0, bl(lv, zlo - tv - E)) : br(lv, zhi - tv + E)]
                 if (d := tq * q) // (g := gcd(n := tp * q + p * tq, d)) <= D
             }
         yield s
@@ -1063,7 +1059,7 @@ def _needed_per_target(
             yield _power_needs(targets, ra)
         return
     zero_t = 0 in whole
-    nonzero = [t for t in whole if t]
+    nonzero = whole if not zero_t else [t for t in whole if t]
     zero_x = 0.0 in lv[bl(lv, -E) : br(lv, E)] if zero_t else False
     # zmin <= |z| <= top for z not 0: for x * z = t, |t| / top <= |x| <= |t| / zmin; for
     # x / z = t, |t| zmin <= |x| <= |t| top; for z / x = t, zmin / |t| <= |x| <= top / |t|.
@@ -1187,15 +1183,13 @@ def _needed_per_value(
         sub = negative or mixed  # z - x: the subtrahend x >= 0
         s = {
             (tp + p * tq) * K + tq
-            for p, x in xw
-            if x >= 0 or not sub
+            for p, x in (xw_nonneg if sub else xw)
             for tp, tq in ts[bl(tv, zlo - x - E) : br(tv, zhi - x + E)]
         }
         if xf:
             s |= {
                 (n // g) * K + d // g
-                for (p, q), x in xf
-                if x >= 0 or not sub
+                for (p, q), x in (xf_nonneg if sub else xf)
                 for tp, tq in ts[bl(tv, zlo - x - E) : br(tv, zhi - x + E)]
                 if (d := tq * q) // (g := gcd(n := tp * q + p * tq, d)) <= D
             }
