@@ -94,16 +94,22 @@ def _value_key(value: Value) -> int | None:
 
 
 def _combine_keys(
-    la: list[tuple[int, int]], lb: list[tuple[int, int]], ops: str, out: set[int]
+    la: list[tuple[int, int]],
+    lb: list[tuple[int, int]],
+    ops: str,
+    out: set[int],
+    fold: bool = False,
 ) -> None:
-    """Adds to `out` every `a sym b` and `b sym a` in bounds, a from la and b from lb."""
+    """Adds to `out` every `a sym b` and `b sym a` in bounds, a from la and b from lb. `fold`:
+    both lists are what cards >= 0 make with "-", so each holds |v| beside every v < 0
+    (_Tier3Keys._propagate), which _combine_whole uses."""
     add = out.add
     plus, minus, times, divide = "+" in ops, "-" in ops, "*" in ops, "/" in ops
     N, D, K = MAX_NUMERATOR, MAX_DENOMINATOR, _KEY
     if len(lb) == 1 and lb[0][1] == 1:
         la, lb = lb, la
     if len(la) == 1 and la[0][1] == 1:  # one whole value (a single card): its own loop
-        _combine_whole(la[0][0], lb, plus, minus, times, divide, out)
+        _combine_whole(la[0][0], lb, plus, minus, times, divide, out, fold)
         pairs = []
     else:
         pairs = la
@@ -215,23 +221,32 @@ def _combine_whole(
     times: bool,
     divide: bool,
     out: set[int],
+    fold: bool = False,
 ) -> None:
     """_combine_keys for the whole c and every p/q of lb, ^ apart: c + p/q and c - p/q are
     (c q + p)/q and (c q - p)/q, already reduced; c * p/q needs the gcd of c and q only, and
-    c / (p/q) and its inverse that of c and p."""
+    c / (p/q) and its inverse that of c and p. With `fold` (c >= 0, and lb holds |y| beside
+    every y < 0) a y < 0 adds only y - c = -(c + |y|): c + y = c - |y| and c - y = c + |y|
+    come from |y|."""
     add = out.add
     N, D, K = MAX_NUMERATOR, MAX_DENOMINATOR, _KEY
+    fold = fold and minus and c >= 0
     for p, q in lb:
         x = c * q
-        if plus:
-            s = x + p
-            if -N <= s <= N:
-                add(s * K + q)
-        if minus:
-            s = x - p
-            if -N <= s <= N:
-                add(s * K + q)
+        if fold and p < 0:
+            s = x - p  # c - y > 0
+            if s <= N:
                 add(q - s * K)
+        else:
+            if plus:
+                s = x + p
+                if -N <= s <= N:
+                    add(s * K + q)
+            if minus:
+                s = x - p
+                if -N <= s <= N:
+                    add(s * K + q)
+                    add(q - s * K)
         if times:
             g = gcd(c, q)
             s = c // g * p
@@ -462,8 +477,9 @@ class _Tier3Keys:
                 )
             else:
                 out: set[int] = set()
+                fold = "-" in self.ops and ms[0] >= 0  # sorted: every card >= 0
                 for a, b in _balanced_splits(ms):
-                    _combine_keys(self.items(a), self.items(b), self.ops, out)
+                    _combine_keys(self.items(a), self.items(b), self.ops, out, fold)
                 found = frozenset(out)
             if len(ms) <= _MATERIALISE:
                 _key_set_values[0] += len(found)
