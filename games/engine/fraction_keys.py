@@ -694,11 +694,11 @@ class _Tier3Keys:
         asked already."""
         if some and not top and not keys.isdisjoint([v * _KEY + 1 for v in u]):
             return None
+        if fold:  # -p/q has the key 2q - k
+            keys = {k for k in keys if k >= 0 or 2 * (k & _LOW) - k not in keys}
         if top or root:
             # The targets are whole and within the bounds already; bounds of the whole table
             # would need every part's set built, before the first meet could say yes.
-            if fold:
-                return _Targets({k for k in keys if k >= 0 or 2 * (k & _LOW) - k not in keys})
             return _Targets(keys)
         high, den, negative, low = self._bounds(u, some)
         N = MAX_NUMERATOR
@@ -707,7 +707,7 @@ class _Tier3Keys:
                 k
                 for k in keys
                 if (q := k & _LOW) <= den
-                and ((p := k >> _SHIFT) >= 0 or negative and (not fold or 2 * q - k not in keys))
+                and ((p := k >> _SHIFT) >= 0 or negative)
                 and (m := p if p >= 0 else -p) <= N
                 and low * q <= m <= high * q
                 or k == 1
@@ -733,7 +733,7 @@ class _Tier3Keys:
             return not out.isdisjoint(live.keys)
         nonzero_b = len(rb) > (1 in rb)  # 0 is the key 1
         high, _den, negative, low = self.bounds.get((sb, b)) or self._bounds(b, sb)
-        zone = (-high if negative else 0.0, high, low)  # self.zone(b, sb)
+        zone = (-high if negative else 0.0, high, low)  # self.zone(b, sb), inline
         for needed in self._needs(a, sa, zone, live, sign):
             if not rb.isdisjoint(needed):
                 return True
@@ -1218,12 +1218,12 @@ def _needed_per_value(
     top = max(-zlo, zhi, 1e-9)
     halves = targets.halves  # the same for every split of a multiset: found once
     if halves is None:
-        th = _halves(ts, tv)
         # All targets but 0 by |value| in one list (one window per x, not one per sign),
         # and for x < 0 with `mixed` the targets < 0 only (the half whose first is < 0).
-        by_size = sorted((m, row) for part, pv in th for row, m in zip(part, pv, strict=True))
+        by_size = sorted((abs(v), row) for row, v in zip(ts, tv, strict=True) if v)
         whole = [([row for _m, row in by_size], [m for m, _row in by_size])] if by_size else []
-        halves = targets.halves = (whole, [half for half in th if half[0][0][0] < 0])
+        below = [half for half in _halves(ts, tv) if half[0][0][0] < 0]
+        halves = targets.halves = (whole, below)
     th, th_neg = halves
     if not mixed:
         th_neg = th
