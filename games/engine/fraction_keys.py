@@ -378,7 +378,7 @@ class _Targets:
     """The keys a multiset is asked for, and the same as values sorted for bisection:
     `whole` (the integers) and `frac` ((p, q, p / q), values `fv`)."""
 
-    __slots__ = ("keys", "whole", "frac", "fv", "rows", "rv", "powers", "halves")
+    __slots__ = ("keys", "whole", "frac", "fv", "rows", "rv", "powers", "halves", "slack")
 
     def __init__(self, keys: set[int]) -> None:
         self.keys = keys
@@ -401,6 +401,18 @@ class _Targets:
         # rows by |value|, those > 0 and those < 0 (_halves), and the second alone: found on
         # first use (_needed_per_value, asked once per split with the same keys)
         self.halves: tuple[_Halves, _Halves] | None = None
+        # The largest whole c with |p| + c q <= MAX_NUMERATOR for every key p/q (t - c and
+        # c - t within the tier), plus 1 (0: not found yet)
+        self.slack = 0
+
+    def find_slack(self) -> int:
+        """self.slack, found on first use."""
+        N = MAX_NUMERATOR  # a key past it is in no set: whatever c, nothing makes it
+        self.slack = 1 + min(
+            ((N - m) // (k & _LOW) for k in self.keys if (m := abs(k >> _SHIFT)) <= N),
+            default=N,
+        )
+        return self.slack
 
     def __bool__(self) -> bool:
         return bool(self.keys)
@@ -441,6 +453,7 @@ class _Tier3Keys:
 
     def __init__(self, rules: RuleSet) -> None:
         self.ops = rules.operators or ""
+        self.flags = ("*" in self.ops, "/" in self.ops, "^" in self.ops)
         self.rkey = _rules_key(rules)
         self.memo: dict[tuple[bool, tuple[int, ...], int], bool] = {}
         self.built: dict[tuple[bool, tuple[int, ...]], frozenset[int]] = {}
@@ -456,6 +469,7 @@ class _Tier3Keys:
             tuple[bool, tuple[int, ...]], tuple[list[tuple[int, int]], list[float]]
         ] = {}
         self.rows_memo: dict[tuple[bool, tuple[int, ...], bool], _ValueRows] = {}
+        self.additive_memo: dict[tuple[tuple[int, ...], bool, int], _PlusMinus] = {}
 
     # Sets built whole ------------------------------------------------------------------
     def reach(self, ms: tuple[int, ...], some: bool = False) -> frozenset[int]:
@@ -657,6 +671,7 @@ class _Tier3Keys:
         n = max(len(ms) for ms in roots)
         fold = "-" in self.ops and all(ms[0] >= 0 for ms in roots)
         wanted: list[dict[tuple[int, ...], set[int]]] = [{} for _ in range(n + 1)]
+        bounds, flags, up, down = self.bounds, self.flags, _OUTWARDS, 2.0 - _OUTWARDS
         for ms, keys in roots.items():
             wanted[len(ms)].setdefault(ms, set()).update(keys)
         for size in range(n, _MATERIALISE, -1):
@@ -667,9 +682,24 @@ class _Tier3Keys:
                 if not live:
                     continue
                 sign = _key_signs(live.keys) if fold else _ANY_SIGN
+                # |v| of the keys but 0, sorted: a split whose bounds hold none is skipped
+                mags = (
+                    None
+                    if flags[2] or 1 in live.keys
+                    else sorted({abs(k >> _SHIFT) / (k & _LOW) for k in live.keys})
+                )
                 for a, b in _balanced_splits(u):
                     if len(a) > len(b):
                         a, b = b, a
+                    if mags is not None:
+                        h, lo, _d = _split_bounds(
+                            bounds.get((False, a)) or self._bounds(a, False),
+                            bounds.get((some, b)) or self._bounds(b, some),
+                            *flags,
+                        )
+                        i = bisect_left(mags, lo * down)
+                        if i == len(mags) or mags[i] > h * up:
+                            continue
                     if len(b) <= _MATERIALISE or (some, b) in self.built:
                         if self._meet(a, b, live, sign, some):
                             return True
@@ -788,6 +818,18 @@ class _Tier3Keys:
                 found = self.rows_memo[(sa, a, nonneg)] = _value_rows(la, lv)
             return found
 
+        # Cards taken whole: x = c + y, c - y or y - c for a card c and y made by the rest,
+        # met with z by + or -, makes t when c and w = y + z (or y - z, z - y) do, the split
+        # of c from the rest and the other part: w is t - c, c - t or t + c, within the tier
+        # when c is below every key's slack (_Targets.slack). Those x are left out of + and -.
+        pm = None
+        if 1 < len(a) <= _SUMS_LEFT_OUT and not sa:
+            slack = live.slack or live.find_slack()
+            k = bisect_left(a, slack)  # the cards c < slack
+            if k:
+                pm = self.additive_memo.get((a, nonneg, k))
+                if pm is None:
+                    pm = self.additive_memo[(a, nonneg, k)] = self._without_sums(a, k, la, lv)
         return _needed_sets(
             self.ops,
             live,
@@ -798,7 +840,29 @@ class _Tier3Keys:
             sign == _NEGATIVE_KEYS,
             sign == _MIXED_KEYS,
             rows,
+            pm,
         )
+
+    def _without_sums(
+        self, a: tuple[int, ...], k: int, la: list[tuple[int, int]], lv: list[float]
+    ) -> _PlusMinus:
+        """The values la (values lv) of cards a taken whole but c + y, c - y and y - c for c
+        one of the first k cards and y made by the rest, for + and - (_needs)."""
+        K, minus = _KEY, "-" in self.ops
+        sums: set[int] = set()
+        for i, c in enumerate(a[:k]):
+            if i and c == a[i - 1]:
+                continue
+            rest = a[:i] + a[i + 1 :]
+            for y in self.built.get((False, rest)) or self.reach(rest):
+                p, q = y >> _SHIFT, y & _LOW
+                sums.add((c * q + p) * K + q)
+                if minus:
+                    sums.add((c * q - p) * K + q)
+                    sums.add((p - c * q) * K + q)
+        keep = [i for i, (p, q) in enumerate(la) if p * K + q not in sums]
+        lp, lpv = [la[i] for i in keep], [lv[i] for i in keep]
+        return lp, lpv, _value_rows(lp, lpv)
 
     def _has(self, ms: tuple[int, ...], y: int, some: bool) -> bool:
         p, q = y >> _SHIFT, y & _LOW
@@ -910,35 +974,18 @@ class _Tier3Keys:
                         low = v
             result = (high * up, den, negative, low * down if high else float(MAX_NUMERATOR))
         else:
-            ops = self.ops
-            times, divide, power = "*" in ops, "/" in ops, "^" in ops
+            times, divide, power = self.flags
             memo, bounds = self.bounds, self._bounds
             high = float(max(ms))
             low = float(min((v for v in ms if v), default=MAX_NUMERATOR))
             den = 1
-            negative = "-" in ops
+            negative = "-" in self.ops
             floor = down / MAX_DENOMINATOR  # the smallest nonzero |v| a value can have, widened
             for a, b in _balanced_splits(ms):
-                ha, da, na, la = memo.get((some, a)) or bounds(a, some)
-                hb, db, nb, lb = memo.get((some, b)) or bounds(b, some)
-                negative = negative or na or nb
-                h = ha + hb  # + is always an operator (R2.5)
-                lo = 1 / (da * db)
-                d = da * db
-                if times:
-                    h = max(h, ha * hb)
-                    lo = min(lo, la * lb)
-                if divide:
-                    h = max(h, ha / lb, hb / la)
-                    lo = min(lo, la / hb if hb else la, lb / ha if ha else lb)
-                    # |p| <= |v| * q
-                    d = max(d, int(da * hb * db * up), int(db * ha * da * up))
-                if power:
-                    for hx, lx, dx, hy in ((ha, la, da, hb), (hb, lb, db, ha)):
-                        top = int(min(MAX_EXPONENT, hy))
-                        h = max(h, 1.0, min(hx, MAX_NUMERATOR + 1.0) ** top)
-                        lo = min(lo, 1.0, lx**top)
-                        d = max(d, min(dx, MAX_DENOMINATOR + 1) ** top)
+                pa = memo.get((some, a)) or bounds(a, some)
+                pb = memo.get((some, b)) or bounds(b, some)
+                negative = negative or pa[2] or pb[2]
+                h, lo, d = _split_bounds(pa, pb, times, divide, power)
                 high = max(high, h) * up
                 low = min(low, lo) * down
                 den = max(den, d)
@@ -948,6 +995,37 @@ class _Tier3Keys:
             result = (min(high, float(MAX_NUMERATOR)), den, negative, max(low, down / den))
         self.bounds[skey] = result
         return result
+
+
+def _split_bounds(
+    pa: tuple[float, int, bool, float],
+    pb: tuple[float, int, bool, float],
+    times: bool,
+    divide: bool,
+    power: bool,
+) -> tuple[float, float, int]:
+    """(the largest |v|, the smallest nonzero |v|, the largest denominator) of `x sym z` for x
+    and z within the bounds pa and pb (_Tier3Keys._bounds) of two parts, not yet widened."""
+    ha, da, _na, la = pa
+    hb, db, _nb, lb = pb
+    h = ha + hb  # + is always an operator (R2.5)
+    lo = 1 / (da * db)
+    d = da * db
+    if times:
+        h = max(h, ha * hb)
+        lo = min(lo, la * lb)
+    if divide:
+        h = max(h, ha / lb, hb / la)
+        lo = min(lo, la / hb if hb else la, lb / ha if ha else lb)
+        # |p| <= |v| * q
+        d = max(d, int(da * hb * db * _OUTWARDS), int(db * ha * da * _OUTWARDS))
+    if power:
+        for hx, lx, dx, hy in ((ha, la, da, hb), (hb, lb, db, ha)):
+            top = int(min(MAX_EXPONENT, hy))
+            h = max(h, 1.0, min(hx, MAX_NUMERATOR + 1.0) ** top)
+            lo = min(lo, 1.0, lx**top)
+            d = max(d, min(dx, MAX_DENOMINATOR + 1) ** top)
+    return h, lo, d
 
 
 # A product step (one pair of values combined by every operator, _combine_keys) costs about
@@ -987,16 +1065,18 @@ def _needed_sets(
     negative: bool = False,
     mixed: bool = False,
     rows: Callable[[], _ValueRows] | None = None,
+    pm: _PlusMinus | None = None,
 ) -> Iterator[set[int]]:
     """For each operator (and side), the keys z with `x sym z` or `z sym x` equal to a target
-    t = tp/tq, x = p/q from la: one set per operator, + first. The generator itself, of
-    _needed_per_value for fewer than 1.5 values a target, else of _needed_per_target (not
-    one wrapped in another: these calls are many and small)."""
+    t = tp/tq, x = p/q from la (for + and -, from pm's values where given: _without_sums):
+    one set per operator, + first. The generator itself, of _needed_per_value for fewer than
+    1.5 values a target, else of _needed_per_target (not one wrapped in another: these calls
+    are many and small)."""
     # Solving value by value costs a little more per value than target by target per target
     # (counted under callgrind on the slowest inputs: best from about 1.5 values a target).
     if 2 * len(la) < 3 * len(targets.keys):
-        return _needed_per_value(ops, targets, la, lv, zone, ra, negative, mixed, rows)
-    return _needed_per_target(ops, targets, la, lv, zone, ra, negative, mixed)
+        return _needed_per_value(ops, targets, la, lv, zone, ra, negative, mixed, rows, pm)
+    return _needed_per_target(ops, targets, la, lv, zone, ra, negative, mixed, pm)
 
 
 def _needed_per_target(
@@ -1008,6 +1088,7 @@ def _needed_per_target(
     ra: frozenset[int],
     negative: bool = False,
     mixed: bool = False,
+    pm: _PlusMinus | None = None,
 ) -> Iterator[set[int]]:
     """_needed_sets target by target.
 
@@ -1028,6 +1109,9 @@ def _needed_per_target(
     # Every target < 0 (see _propagate): no x + z, and a subtrahend >= 0 (z in x - z, x in
     # z - x).
     sub_lo = max(zlo, 0.0) if negative else zlo
+    la_all, lv_all = la, lv
+    if pm is not None:
+        la, lv = pm[0], pm[1]  # for + and -
     i0 = bl(lv, 0.0) if negative else 0  # z - x: from the first x >= 0 on
     if "+" in ops and not negative:  # x + z = t: x from t - zhi to t - zlo
         s = {
@@ -1074,6 +1158,7 @@ def _needed_per_target(
         if "^" in ops:
             yield _power_needs(targets, ra)
         return
+    la, lv = la_all, lv_all
     zero_t = 0 in whole
     nonzero = whole if not zero_t else [t for t in whole if t]
     zero_x = 0.0 in lv[bl(lv, -E) : br(lv, E)] if zero_t else False
@@ -1149,6 +1234,7 @@ def _needed_per_value(
     negative: bool = False,
     mixed: bool = False,
     rows: Callable[[], _ValueRows] | None = None,
+    pm: _PlusMinus | None = None,
 ) -> Iterator[set[int]]:
     """_needed_per_target with the roles swapped, for few values and many targets: for each x of la,
     the targets t for which some z of `zone` gives `x sym z` or `z sym x` = t, a slice of
@@ -1160,6 +1246,8 @@ def _needed_per_value(
     bl, br = bisect_left, bisect_right
     ts, tv = targets.rows, targets.rv
     xs, xw, xf, xw_nonneg, xf_nonneg, nonzero = rows() if rows else _value_rows(la, lv)
+    if pm is not None:  # for + and -
+        _xs, xw, xf, xw_nonneg, xf_nonneg, _nonzero = pm[2]
     # Every target < 0: no x + z, and a subtrahend >= 0 (z in x - z, x in z - x). `mixed`
     # (both signs, see _propagate): each target by its own sign's rule. Those >= 0 want x and
     # z >= 0; in x - z and z - x that is the subtrahend >= 0 again, as the result is >= 0.
@@ -1299,6 +1387,15 @@ def _value_rows(la: list[tuple[int, int]], lv: list[float]) -> _ValueRows:
         [row for row in xf if row[1] >= 0],
         [(pq, abs(x), x > 0) for pq, x in xs if x],
     )
+
+
+# A set's values without those made by + or - with a lone card at the top
+# (_Tier3Keys._without_sums): (p, q) pairs sorted by value, their values, and the same as
+# _value_rows
+_PlusMinus = tuple[list[tuple[int, int]], list[float], _ValueRows]
+# _Tier3Keys._needs leaves the sums out of parts of up to this many cards: for three, finding
+# them cost about what leaving them out saved (counted), and ran slower (timed)
+_SUMS_LEFT_OUT = 2
 
 
 def _halves(la: list[_T], lv: Sequence[float]) -> list[tuple[list[_T], list[float]]]:

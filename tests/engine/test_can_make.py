@@ -11,6 +11,7 @@ import random
 from collections.abc import Iterable, Iterator
 from fractions import Fraction
 from functools import cache
+from math import gcd
 
 import pytest
 from hypothesis import given, settings
@@ -459,6 +460,44 @@ def test_keys_of_both_signs_asked_at_once_answer_as_the_whole_reach_set(seed: in
         asked |= {-t for t in asked if rng.random() < 0.5}
         got = _Tier3Keys(rules).makes_any({ms: asked})
         assert got == any(t * _KEY + 1 in made for t in asked), (ms, sorted(asked))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_fractions_near_the_tiers_bounds_answer_as_the_whole_reach_set(seed: int) -> None:
+    """R2.2, R3.1: keys with large denominators and numerators near 10,000 asked of five or
+    six cards (_propagate, any part of them) answer as their whole reach set: a split whose
+    bounds hold no key is skipped, and c + d, c - d, d - c of two cards are met by + and - only where c with every key stays
+    within the tier (the split of c from the rest makes them then, w = t - c within bounds),
+    so near the bounds they are met as they are."""
+    from games.engine.fraction_keys import _KEY, _Tier3Keys
+
+    rng = random.Random(900 + seed)
+    rules = RuleSet(tier=3, operators=["+-/", "+-*/", "+/", "+-", "+-/", "+-*", "+-/", "+*/"][seed])
+    ms = tuple(sorted(rng.randint(0, 20) for _ in range(rng.choice([5, 6]))))
+    made = _Tier3Keys(rules).reach(ms, some=True)
+    # made keys p/q with q > 1 and the largest |p| q first, and fractions next to them
+    near = sorted((k for k in made if k & 1023 > 1), key=lambda k: -abs(k >> 10) * (k & 1023))
+    pool = near[:40] + rng.sample(near, min(len(near), 20))
+    pool += [k + rng.choice([-_KEY, _KEY]) for k in pool if abs(k >> 10) < 10_000]
+    pool += [rng.randint(-10_000, 10_000) * _KEY + rng.randint(2, 1000) for _ in range(20)]
+    pool = [k for k in pool if abs(k >> 10) <= 10_000 and gcd(k >> 10, k & 1023) == 1]
+    for _ in range(16):
+        asked = set(rng.sample(pool, rng.choice([1, 2, 5, 12])))
+        got = _Tier3Keys(rules)._propagate({ms: asked}, some=True, top=None)
+        assert got == any(k in made for k in asked), (rules.operators, ms, sorted(asked))
+
+
+def test_a_sum_of_two_cards_past_the_slack_of_a_key_is_still_met() -> None:
+    # R2.2: -689/686 is made by 3, 12, 14, 16, 17 with "+-/^" with x + z or x - z, x a sum
+    # or difference of 16 and 17 and z made by 3, 12, 14. Moved one split over, 16 + (17 + z)
+    # and the like would need an intermediate numerator past 10,000 (689 + 16 * 686 > 10,000),
+    # so these x are still met by + and - (found by a search where the engine left them out).
+    from games.engine.fraction_keys import _KEY, _Tier3Keys
+
+    rules = RuleSet(tier=3, operators="+-/^")
+    ms, k = (3, 12, 14, 16, 17), -689 * _KEY + 686
+    assert k in _Tier3Keys(rules).reach(ms, some=True)
+    assert _Tier3Keys(rules)._propagate({ms: {k}}, some=True, top=None)
 
 
 @pytest.mark.parametrize("seed", range(8))
