@@ -667,6 +667,11 @@ class _Tier3Keys:
         sign, cost more than they save), each key by its own sign's rule where the values
         are enumerated one by one against the keys (_needed_per_value, _MIXED_KEYS): the
         rules hold key by key, as every split of u is asked.
+
+        Two shortcuts rest on every split of u being asked: a split whose parts' bounds
+        (_split_bounds) hold none of the keys is not met at all, and two cards c, d met by +
+        or - leave out c + d, c - d and d - c (_needs): what they would make, the split of c
+        from the rest makes too, where the tier allows the step between (_Targets.slack).
         """
         n = max(len(ms) for ms in roots)
         fold = "-" in self.ops and all(ms[0] >= 0 for ms in roots)

@@ -54,13 +54,13 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
     a 1 in place of one card (_zero_powers). With
     X cards the bit sets answer most "yes" and the goal-directed _Tier3Target the rest. It
     is not proved bounded: on 8 random operands over every operator set the median is half
-    the benchmark's yardstick, p95 5 times, p99 7 times and the worst found 10-12 times.
+    the benchmark's yardstick, p95 5 times, p99 8 times and the worst found 11-12 times.
     The slowest class found, 8 cards with "+-/" or "+-/^", |target| 6,000-10,000 and cards
-    left out, has p95 10-11 times and a worst of 15-18 times (its three slowest inputs, at
-    their fastest of 6 runs with a 6.7 ms yardstick, 89-100 ms in a running process and
-    100-115 ms in a fresh one). benchmarks/bench_solver.py times both, each case against the
+    left out, has p95 11 times and a worst of 14-15 times (its three slowest inputs, at
+    their fastest of 6 runs with a 5.9-6.2 ms yardstick, 77-88 ms in a running process and
+    83-93 ms in a fresh one). benchmarks/bench_solver.py times both, each case against the
     yardstick run beside it, and benchmarks/bench_can_make_instructions.py counts the
-    slowest cases' instructions, which the machine's noise does not move: 9-13 times the
+    slowest cases' instructions, which the machine's noise does not move: 8-13 times the
     yardstick's.
     """
     values = [v for v in card_values(list(operands)) if v is not None]
