@@ -677,6 +677,7 @@ class _Tier3Keys:
         fold = "-" in self.ops and all(ms[0] >= 0 for ms in roots)
         wanted: list[dict[tuple[int, ...], set[int]]] = [{} for _ in range(n + 1)]
         bounds, flags, up, down = self.bounds, self.flags, _OUTWARDS, 2.0 - _OUTWARDS
+        far = self.ops.replace("+", "").replace("-", "")  # for a split out of reach of + and -
         for ms, keys in roots.items():
             wanted[len(ms)].setdefault(ms, set()).update(keys)
         for size in range(n, _MATERIALISE, -1):
@@ -687,28 +688,32 @@ class _Tier3Keys:
                 if not live:
                     continue
                 sign = _key_signs(live.keys) if fold else _ANY_SIGN
-                # |v| of the keys but 0, sorted: a split whose bounds hold none is skipped
+                # |v| of the keys but 0, sorted: a split whose bounds hold none is skipped (not
+                # with ^, whose bounds reach the tier's), and one whose x + z and x - z reach
+                # none is met without + and -
                 mags = (
                     None
-                    if flags[2] or 1 in live.keys
+                    if 1 in live.keys
                     else sorted({abs(k >> _SHIFT) / (k & _LOW) for k in live.keys})
                 )
                 for a, b in _balanced_splits(u):
                     if len(a) > len(b):
                         a, b = b, a
+                    ops = self.ops
                     if mags is not None:
-                        h, lo, _d = _split_bounds(
-                            bounds.get((False, a)) or self._bounds(a, False),
-                            bounds.get((some, b)) or self._bounds(b, some),
-                            *flags,
-                        )
-                        i = bisect_left(mags, lo * down)
-                        if i == len(mags) or mags[i] > h * up:
-                            continue
+                        pa = bounds.get((False, a)) or self._bounds(a, False)
+                        pb = bounds.get((some, b)) or self._bounds(b, some)
+                        if not flags[2]:
+                            h, lo, _d = _split_bounds(pa, pb, *flags)
+                            i = bisect_left(mags, lo * down)
+                            if i == len(mags) or mags[i] > h * up:
+                                continue
+                        if mags[0] > (pa[0] + pb[0]) * up:
+                            ops = far
                     if len(b) <= _MATERIALISE or (some, b) in self.built:
-                        if self._meet(a, b, live, sign, some):
+                        if self._meet(a, b, live, sign, some, ops):
                             return True
-                    elif self._push(a, b, live, sign, wanted[len(b)], some):
+                    elif self._push(a, b, live, sign, wanted[len(b)], some, ops):
                         return True
         return False
 
@@ -750,13 +755,20 @@ class _Tier3Keys:
         )
 
     def _meet(
-        self, a: tuple[int, ...], b: tuple[int, ...], live: _Targets, sign: int, some: bool
+        self,
+        a: tuple[int, ...],
+        b: tuple[int, ...],
+        live: _Targets,
+        sign: int,
+        some: bool,
+        ops: str | None = None,
     ) -> bool:
         """Whether `x sym z` or `z sym x` is a key of `live` for x made by a (all its cards:
         the part with fewer cards, see _propagate) and z by b (any part of it with `some`),
         both sets built. The keys the smaller set's values would need, intersected with the
         other set (|live| x |smaller| steps, fewer in the windows), or, when that is cheaper,
-        the two sets combined and intersected with the keys (|a| x |b| steps)."""
+        the two sets combined and intersected with the keys (|a| x |b| steps). `ops`: the
+        operators that might make a key here (all of them by default)."""
         sa, sb = False, some
         built = self.built  # both built: reach's memo, looked up inline (many small calls)
         ra, rb = built.get((sa, a)) or self.reach(a, sa), built.get((sb, b)) or self.reach(b, sb)
@@ -769,7 +781,7 @@ class _Tier3Keys:
         nonzero_b = len(rb) > (1 in rb)  # 0 is the key 1
         high, _den, negative, low = self.bounds.get((sb, b)) or self._bounds(b, sb)
         zone = (-high if negative else 0.0, high, low)  # self.zone(b, sb), inline
-        for needed in self._needs(a, sa, zone, live, sign):
+        for needed in self._needs(a, sa, zone, live, sign, ops):
             if not rb.isdisjoint(needed):
                 return True
             if _ANY_KEY in needed or (_ANY_NONZERO_KEY in needed and nonzero_b):
@@ -784,15 +796,17 @@ class _Tier3Keys:
         sign: int,
         level: dict[tuple[int, ...], set[int]],
         some: bool,
+        ops: str | None = None,
     ) -> bool:
         """Adds to level[b] every key b would need to make, with a's values, a key of
         `live`; True when any value of b will do (0 * z = 0, 0 / z = 0, z ^ 0 = 1): b makes
-        its sum, nonzero unless every card is 0 (and then 0 is all it makes)."""
+        its sum, nonzero unless every card is 0 (and then 0 is all it makes). `ops`: as
+        _meet's."""
         into = level.get(b)
         if into is None:
             into = level[b] = set()
         # a with all its cards, b with any part of it under `some` (see _propagate)
-        for needed in self._needs(a, False, self.zone(b, some), live, sign):
+        for needed in self._needs(a, False, self.zone(b, some), live, sign, ops):
             if _ANY_KEY in needed or (_ANY_NONZERO_KEY in needed and any(b)):
                 return True
             into |= needed
@@ -805,10 +819,12 @@ class _Tier3Keys:
         zone: tuple[float, float, float],
         live: _Targets,
         sign: int,
+        ops: str | None = None,
     ) -> Iterator[set[int]]:
-        """_needed_sets for the keys of `live`, x from a's values and z within `zone`; with
-        _NONNEG_KEYS (every key >= 0, "-", cards >= 0: see _propagate) x and z >= 0 only,
-        with _NEGATIVE_KEYS (every key < 0) no + and a subtrahend >= 0."""
+        """_needed_sets for the keys of `live` (by `ops`, all of them by default), x from a's
+        values and z within `zone`; with _NONNEG_KEYS (every key >= 0, "-", cards >= 0: see
+        _propagate) x and z >= 0 only, with _NEGATIVE_KEYS (every key < 0) no + and a
+        subtrahend >= 0."""
         key = (sa, a)  # the memos looked up inline: these calls are many and small
         nonneg = sign == _NONNEG_KEYS
         if nonneg:
@@ -836,7 +852,7 @@ class _Tier3Keys:
                 if pm is None:
                     pm = self.additive_memo[(a, nonneg, k)] = self._without_sums(a, k, la, lv)
         return _needed_sets(
-            self.ops,
+            self.ops if ops is None else ops,
             live,
             la,
             lv,
