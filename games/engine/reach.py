@@ -56,11 +56,11 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
     is not proved bounded: on 8 random operands over every operator set the median is half
     the benchmark's yardstick, p95 5 times, p99 8 times and the worst found 11-12 times.
     The slowest class found, 8 cards with "+-/" or "+-/^", |target| 6,000-10,000 and cards
-    left out, has p95 11 times and a worst of 14-15 times (its three slowest inputs, at
-    their fastest of 6 runs with a 5.9-6.2 ms yardstick, 77-88 ms in a running process and
-    83-93 ms in a fresh one). benchmarks/bench_solver.py times both, each case against the
+    left out, has p95 10 times and a worst of 14-15 times (its three slowest inputs, at
+    their fastest of 6 runs with a 5.9-6.0 ms yardstick, 76-86 ms in a running process and
+    82-93 ms in a fresh one). benchmarks/bench_solver.py times both, each case against the
     yardstick run beside it, and benchmarks/bench_can_make_instructions.py counts the
-    slowest cases' instructions, which the machine's noise does not move: 8-13 times the
+    slowest cases' instructions, which the machine's noise does not move: 8-12 times the
     yardstick's.
     """
     values = [v for v in card_values(list(operands)) if v is not None]
