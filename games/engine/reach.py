@@ -16,10 +16,10 @@ from .checker import Value, card_values
 from .fraction_keys import (
     _MATERIALISE,
     _balanced_splits,
-    _exact_root,
     _Tier3Keys,
     _value_key,
 )
+from .fraction_needs import _exact_root
 from .rules import MAX_EXPONENT, MAX_NUMERATOR, RuleSet
 from .solver import (
     X,

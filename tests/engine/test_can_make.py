@@ -314,7 +314,7 @@ def test_meets_is_every_pair_of_fractions(seed: int) -> None:
     out) against every pair of two small sets of fractions, negative and fractional targets
     included. R2.2: every intermediate p/q has |p| <= 10,000 and q <= 1,000; R3.3 the
     operators; R2.2 a power's exponent is whole 0..10 and 0 ^ 0 has no value."""
-    from games.engine.fraction_keys import _KEY, _meets
+    from games.engine.fraction_needs import _KEY, _meets
 
     rng = random.Random(seed)
     rules = RuleSet(tier=3, operators=rng.choice(["+-*/^", "+-/", "+*/", "+/^", "+-*"]))
@@ -360,7 +360,7 @@ def test_needed_sets_are_every_pair_of_fractions(seed: int) -> None:
     against every pair of two small sets of fractions, several targets at once, negative,
     zero and fractional ones included. R2.2: every intermediate p/q has |p| <= 10,000 and
     q <= 1,000, a power's exponent is whole 0..10, 0 ^ 0 and x / 0 have no value; R3.3."""
-    from games.engine.fraction_keys import (
+    from games.engine.fraction_needs import (
         _ANY_KEY,
         _ANY_NONZERO_KEY,
         _KEY,
