@@ -211,10 +211,10 @@ def _needed_sets(
     pm: _PlusMinus | None = None,
 ) -> Iterator[set[int]]:
     """For each operator (and side), the keys z with `x sym z` or `z sym x` equal to a target
-    t = tp/tq, x = p/q from la (for + and -, from pm's values where given: _without_sums):
-    one set per operator, + first. The generator itself, of _needed_per_value for fewer than
-    1.5 values a target, else of _needed_per_target (not one wrapped in another: these calls
-    are many and small)."""
+    t = tp/tq, x = p/q from la (for + and -, from pm's values where given: the
+    _Tier3Keys._without_sums of la): one set per operator, + first. The generator itself, of
+    _needed_per_value for fewer than 1.5 values a target, else of _needed_per_target (not one
+    wrapped in another: these calls are many and small)."""
     # Solving value by value costs a little more per value than target by target per target
     # (counted under callgrind on the slowest inputs: best from about 1.5 values a target).
     if 2 * len(la) < 3 * len(targets.keys):
