@@ -3,7 +3,8 @@ and the batched search for "do these cards make t?" that can_make asks (R2.2, R3
 
 Sets of up to four cards are built whole and memoised for the process (the memo of
 games.engine.solver); for more cards, sets of wanted keys are pushed from each sub-multiset to
-its large parts and met with the small parts' sets (_Tier3Keys._propagate).
+its large parts and met with the small parts' sets (_Tier3Keys._propagate). What a part must
+make for a split to make a key (the other operand solved for) is games.engine.fraction_needs.
 """
 
 from __future__ import annotations

@@ -466,9 +466,9 @@ def test_keys_of_both_signs_asked_at_once_answer_as_the_whole_reach_set(seed: in
 def test_fractions_near_the_tiers_bounds_answer_as_the_whole_reach_set(seed: int) -> None:
     """R2.2, R3.1: keys with large denominators and numerators near 10,000 asked of five or
     six cards (_propagate, any part of them) answer as their whole reach set: a split whose
-    bounds hold no key is skipped, and c + d, c - d, d - c of two cards are met by + and - only where c with every key stays
-    within the tier (the split of c from the rest makes them then, w = t - c within bounds),
-    so near the bounds they are met as they are."""
+    bounds hold no key is skipped, and c + d, c - d, d - c of two cards are left out of + and
+    - only where c with every key stays within the tier (the split of c from the rest makes
+    them then, w = t - c within bounds), so near the bounds they are met as they are."""
     from games.engine.fraction_keys import _KEY, _Tier3Keys
 
     rng = random.Random(900 + seed)
