@@ -38,6 +38,9 @@ PICTOGRAPHS: dict[str, str] = {
     "trophy": _("winner"),
     "fox": _("fox"),
     "speaker": _("read aloud"),
+    # The paused sign-in: wait, or ask the teacher.
+    "hourglass": _("wait"),
+    "teacher": _("teacher"),
     # The six event cards (R7): the card's Breton name is read as is.
     "unan": pgettext_lazy("event card", "UNAN"),
     "daou": pgettext_lazy("event card", "DAOU"),

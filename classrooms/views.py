@@ -19,7 +19,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from classgames import selectors as class_game_selectors
-from games.signin import signin_locks, signin_unlock
+from games.signin import signin_guessed, signin_locks, signin_unlock
 
 from . import permissions, selectors, services
 from .forms import (
@@ -112,6 +112,7 @@ def classroom_detail(request: HttpRequest, pk: int) -> HttpResponse:
     classroom = permissions.classroom_get(request.user, pk)
     students = selectors.classroom_students(classroom)
     rows = [(s, pictures_of(s.picture_code)) for s in students]
+    guessed = signin_guessed(students)
     sessions = list(class_game_selectors.class_sessions_of(classroom)[:5])
     return render(
         request,
@@ -124,6 +125,8 @@ def classroom_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "teachers": list(classroom.teachers.all()),
             # Open level proposals where the teacher looks, decided here as in the reports.
             "proposals": proposal_contexts(classroom),
+            # Someone is trying these children's pictures (classrooms/_signin_alerts.html).
+            "signin_alerts": [s for s in students if s.pk in guessed],
             "tab": "students",
         },
     )
@@ -280,6 +283,7 @@ def student_edit(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
             "pictures": pictures_of(student.picture_code),
             "history": selectors.level_history(student),
             "signin_locks": signin_locks(student),
+            "signin_guessed": student.pk in signin_guessed([student]),
         },
     )
 
@@ -347,8 +351,11 @@ def student_remove(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
 @permissions.staff_required
 @require_POST
 def student_code_reset(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
+    """New pictures in one tap (from the student's page or the class page's warning): the
+    guesses at the old ones are worth nothing, so every pause and warning about them goes."""
     classroom, student = _class_student(request, pk, sid)
     code = services.picture_code_reset(student=student, by=request.user)
+    signin_unlock(student)
     names = ", ".join(str(name) for _i, _key, name in pictures_of(code))
     messages.success(
         request,

@@ -256,3 +256,41 @@ class PracticeGoal(models.Model):
         return (
             f"{self.target} {self.kind}{self.operator} by {self.due_on} (class {self.classroom_id})"
         )
+
+
+class Tablet(models.Model):
+    """A tablet id the server handed out (signed in the tablet's cookie), and when it was last seen.
+
+    An id not seen for games.signin.TABLET_DAYS is forgotten: a cookie naming it (or an id the
+    server never handed out) is a new tablet, so ids hoarded long ago are worth nothing.
+    """
+
+    ident = models.CharField(max_length=40, primary_key=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_seen_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"tablet {self.ident[:6]}… seen {self.last_seen_at:%Y-%m-%d}"
+
+
+class TabletSignin(models.Model):
+    """This tablet signed this child in with the right pictures: one of the child's own tablets.
+
+    Wrong pictures typed on the child's own tablets are not counted with the strangers' (those
+    of every other tablet, which share one small budget per child), so a guesser elsewhere
+    never keeps the child out of the tablets they use.
+    """
+
+    tablet = models.ForeignKey(Tablet, on_delete=models.CASCADE, related_name="signins")
+    student = models.ForeignKey(
+        "classrooms.Student", on_delete=models.CASCADE, related_name="tablet_signins"
+    )
+    signed_in_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tablet", "student"], name="tabletsignin_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tablet_id[:6]}… signed in student {self.student_id}"

@@ -68,3 +68,15 @@ def sweep_due_games() -> int:
         except Exception:  # one broken game must not stop the others' moves
             log.exception("sweep: game %s could not be ticked", game_id)
     return applied
+
+
+@shared_task(name="games.tasks.sweep_tablets", ignore_result=True)
+def sweep_tablets() -> int:
+    """Daily (beat): tablet ids not seen for games.signin.TABLET_DAYS are forgotten.
+
+    Reads already treat them as new tablets; this keeps the registry small and drops which
+    children a long-gone tablet once signed in.
+    """
+    from games.signin import tablets_sweep
+
+    return tablets_sweep()

@@ -261,6 +261,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "task": "kavet_site.throttles.tasks.sweep_counters",
         "schedule": crontab(minute=50),
     },
+    "tablets-sweep": {
+        # Daily: tablet ids not seen for 90 days are forgotten (games.signin.TABLET_DAYS).
+        "task": "games.tasks.sweep_tablets",
+        "schedule": crontab(minute=40, hour=2),
+    },
     "retention-erase-weekly": {
         # Sunday night, no class playing: play data past KAVET_RETENTION_YEARS is erased.
         "task": "classrooms.tasks.retention_erase_weekly",

@@ -12,6 +12,11 @@ A window starts at the first count of a bucket and does not move with later coun
 is over the next count starts a new one. Expired rows are ignored by every read and deleted by
 `sweep` (hourly, classrooms' beat schedule), and a bucket's own expired row is replaced on its
 next count.
+
+Where a limit must hold over *any* stretch of the window (not only within one fixed window,
+whose end lets a second full window follow at once), `take` hands out one of a few slots
+instead: a slot once taken stays taken for the whole window, so at most that many tries fall
+within any `window` seconds.
 """
 
 from __future__ import annotations
@@ -52,6 +57,55 @@ def hit(bucket: str, window: int) -> int:
         return int(cursor.fetchone()[0])
 
 
+def unhit(bucket: str) -> None:
+    """Take back one count of a live window (a try that turned out not to be a wrong one)."""
+    live = _db_time(timezone.now())
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {_TABLE} SET count = count - 1 "
+            f"WHERE bucket = %s AND count > 0 AND expires_at > %s",
+            [bucket, live],
+        )
+
+
+def take(prefix: str, slots: int, window: int) -> str | None:
+    """Take one of `slots` slots (`prefix` + number) for `window` seconds: its bucket, or None.
+
+    A slot is free once its window is over. Each claim is one INSERT ... ON CONFLICT DO UPDATE
+    ... WHERE (the row locked, its expiry read as it is now), so two tries never take the same
+    slot; a try that loses a race goes on to the next free slot. Taken slots are read first in
+    one query, so a full set costs one statement and a free one usually two.
+    """
+    now = timezone.now()
+    live, ends = _db_time(now), _db_time(now + timedelta(seconds=window))
+    names = [f"{prefix}{n}" for n in range(slots)]
+    taken = set(
+        Counter.objects.filter(bucket__in=names, expires_at__gt=now).values_list(
+            "bucket", flat=True
+        )
+    )
+    with connection.cursor() as cursor:
+        for name in names:
+            if name in taken:
+                continue
+            cursor.execute(
+                f"INSERT INTO {_TABLE} (bucket, count, expires_at) VALUES (%s, 1, %s) "
+                f"ON CONFLICT (bucket) DO UPDATE SET count = 1, expires_at = excluded.expires_at "
+                f"WHERE {_TABLE}.expires_at <= %s "
+                f"RETURNING bucket",
+                [name, ends, live],
+            )
+            if cursor.fetchone() is not None:
+                return name
+    return None
+
+
+def taken(prefix: str, slots: int) -> int:
+    """How many of the slots `take` hands out under `prefix` are taken now."""
+    names = [f"{prefix}{n}" for n in range(slots)]
+    return Counter.objects.filter(bucket__in=names, expires_at__gt=timezone.now()).count()
+
+
 def mark(bucket: str, window: int) -> None:
     """Keep `bucket` alive for `window` seconds from now (a note, not a count)."""
     ends = _db_time(timezone.now() + timedelta(seconds=window))
@@ -76,6 +130,15 @@ def counts(buckets: Iterable[str]) -> dict[str, int]:
 
 def count(bucket: str) -> int:
     return counts([bucket])[bucket]
+
+
+def ends(bucket: str):
+    """When the live window of `bucket` is over (None when there is none)."""
+    return (
+        Counter.objects.filter(bucket=bucket, expires_at__gt=timezone.now())
+        .values_list("expires_at", flat=True)
+        .first()
+    )
 
 
 def live(prefix: str) -> list[str]:

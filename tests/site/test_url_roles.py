@@ -196,8 +196,10 @@ TEXT_TYPES = ("text/html", "text/plain", "text/csv", "application/json")
 # Rows a request writes by design whoever sends it: the session (expiry, messages, the tablet's
 # last activity) is the requester's own and no party's data.
 # Sessions change with every sign-in; a refused try is counted by the rate limits (that is
-# their job: kavet_site.throttles), so neither is "a row the request changed".
-UNHASHED = {"sessions.session", "throttles.counter"}
+# their job: kavet_site.throttles), so neither is "a row the request changed". Nor is the
+# tablet registry (games.signin): the id handed to the requesting tablet, its last-seen time and
+# the children it signed in with their pictures are that tablet's own, whoever holds it.
+UNHASHED = {"sessions.session", "throttles.counter", "games.tablet", "games.tabletsignin"}
 CELL_FLOOR = 2000
 # The POSTs that, sent by the owner (own rows), do change rows: so the same POST with another
 # party's ids is a real attempt, and its "no row changed" means something. Kept as a floor.
