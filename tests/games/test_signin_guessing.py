@@ -254,6 +254,11 @@ def test_the_teacher_is_warned_and_gives_new_pictures_in_one_tap(
     page = client.get(detail).content.decode()
     assert "Someone is trying Maël's pictures." in page
     assert "Someone is trying Bo" not in page
+    french = client.get(detail, HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    assert "Quelqu&#x27;un essaie les images de Maël." in french or (
+        "Quelqu'un essaie les images de Maël." in french
+    )
+    assert "Donner de nouvelles images à Maël" in french
     reset = reverse("classrooms:student_code_reset", args=[classroom.pk, mael.pk])
     assert f'action="{reset}"' in page
     assert client.get(reset).status_code == 405  # a tap on a button, never a link
