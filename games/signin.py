@@ -228,9 +228,13 @@ def tries_left(*, student: Student, tablet: str | None) -> int:
     return max(0, min(STUDENT_TRIES - used_pair, TABLET_TRIES - used_tablet))
 
 
+def _day_used_up(student: Student) -> bool:
+    return counters.count(_stranger_day_key(student)) >= STRANGER_DAY_TRIES
+
+
 def strangers_paused(student: Student) -> bool:
     """Whether tablets that never signed this child in must wait: their tries are used up."""
-    if counters.count(_stranger_day_key(student)) >= STRANGER_DAY_TRIES:
+    if _day_used_up(student):
         return True
     return counters.taken(_stranger_prefix(student), STRANGER_TRIES) >= STRANGER_TRIES
 
@@ -306,7 +310,7 @@ def _stranger_try(student: Student) -> str | None:
     The slot is taken before the pictures are looked at, so tries at the same moment from many
     tablets and addresses can never look at more than STRANGER_TRIES within a window.
     """
-    if counters.count(_stranger_day_key(student)) >= STRANGER_DAY_TRIES:
+    if _day_used_up(student):
         _note_guessed(student, until_day_is_over=True)
         return None
     slot = counters.take(_stranger_prefix(student), STRANGER_TRIES, TRY_WINDOW)
@@ -338,8 +342,8 @@ def signin_check(*, student: Student, pictures: tuple[int, ...], tablet: str) ->
         return None
     _count("st", f"{student.pk}:{tablet}", TRY_WINDOW)
     _count("t", tablet, TRY_WINDOW)
-    if not own and strangers_paused(student):
-        _note_guessed(student)
+    if not own and strangers_paused(student):  # that was the last one: the teacher is told
+        _note_guessed(student, until_day_is_over=_day_used_up(student))
     if tries_left(student=student, tablet=tablet) <= 0:
         _note_lock(student, tablet)
         return _too_many()
