@@ -384,3 +384,18 @@ def test_a_whole_school_behind_one_address_never_reaches_the_limit_by_typos(clas
         assert (
             client.post(reverse("games:tablet_signin"), {"code": classroom.code}).status_code == 302
         )
+
+
+def test_the_registry_is_swept_daily_and_forgets_an_erased_child(classroom, mael, clock, settings):
+    from classrooms.services import student_erase
+    from games.tasks import sweep_tablets
+
+    entry = settings.CELERY_BEAT_SCHEDULE["tablets-sweep"]
+    assert entry["task"] == "games.tasks.sweep_tablets"
+    own = tablet(classroom)
+    assert signs_in(own, mael)
+    assert TabletSignin.objects.filter(student=mael).exists()
+    student_erase(student=mael)
+    assert not TabletSignin.objects.exists() and Tablet.objects.count() == 1
+    clock.advance(days=signin.TABLET_DAYS + 1)
+    assert sweep_tablets() == 1 and not Tablet.objects.exists()
