@@ -78,7 +78,7 @@ def test_guessed_pictures_pause_strangers_only_and_the_teacher_resets_them(
     for part in (".signin-message", ".signin-paused", ".picture-grid", ".signin-actions"):
         box = other.locator(part).bounding_box()
         assert box and box["y"] + box["height"] <= 768, part
-    other.screenshot(path="/tmp/signin-paused.png")
+    other.screenshot(path=str(tmp_path / "signin-paused.png"))
 
     # Maël's own tablet is not held up.
     _tap(own, mael, mael.picture_code)
