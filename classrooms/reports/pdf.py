@@ -208,7 +208,8 @@ def _programme_items(programme: dict[str, Any]) -> list[str]:
     items = []
     for item in programme["skills"]:
         for e in item.expectations:
-            text = f"{e.code} ({e.level}): {e.text}" if e.level else f"{e.code}: {e.text}"
+            where = f"{e.code} · {e.level}" if e.level else e.code
+            text = labelled(where, e.text)
             if programme.get("show_gloss") and e.gloss:
                 text += " — " + _("In English:") + " " + e.gloss
             items.append(labelled(item.label, text))
