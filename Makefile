@@ -53,6 +53,9 @@ migrations-check: install
 	$(PY) manage.py makemigrations --check --dry-run
 
 ## make demo: install, migrate, compile translations, load the demo school, start the server.
+# The emails' links (the weekly report email, its unsubscribe link) point at this very server,
+# whatever PORT it runs on, unless KAVET_SITE_URL is set already.
+demo: export KAVET_SITE_URL ?= http://$(HOST):$(PORT)
 demo: install messages migrate
 	$(PY) manage.py demo_school
 	@echo ""

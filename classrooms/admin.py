@@ -24,7 +24,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from .models import Classroom, LevelChange, ParentLink, School, Student, User
+from .models import Classroom, LevelChange, ParentLink, School, Student, User, programme_for
 from .permissions import accounts_of_school, manageable
 from .services import student_create
 
@@ -138,7 +138,15 @@ class SchoolScopedAdmin(ScopeGuardMixin, admin.ModelAdmin):
 
 @admin.register(School)
 class SchoolAdmin(SchoolScopedAdmin):
-    list_display = ("name", "slug", "time_zone")
+    list_display = ("name", "slug", "time_zone", "programme")
+
+    def get_changeform_initial_data(self, request):
+        # A new school starts with the programme of the language its admin works in.
+        initial = super().get_changeform_initial_data(request)
+        initial.setdefault(
+            "programme", programme_for(language=getattr(request, "LANGUAGE_CODE", "") or "")
+        )
+        return initial
 
     def has_add_permission(self, request) -> bool:
         return request.user.is_superuser

@@ -7,12 +7,53 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 
+class Programme(models.TextChoices):
+    """The official expectations a school's reports set each skill against (the data, with its
+    sources, is in classrooms/reports/programmes/)."""
+
+    FR = "fr", _("France: programme of cycles 2 and 3")
+    DE = "de", _("Germany: KMK Bildungsstandards, Primarbereich")
+    US = "us", _("United States: Common Core State Standards, K–5")
+
+
+# German-speaking time zones; a school elsewhere in Europe is taken as French-speaking.
+_GERMAN_ZONES = ("Europe/Berlin", "Europe/Busingen", "Europe/Vienna", "Europe/Zurich")
+
+
+def programme_for(*, language: str = "", time_zone: str = "") -> str:
+    """The programme of a school that speaks `language` (fr, de, en…), else of one in that time
+    zone: what a new school starts with, and what the migration gave existing schools."""
+    language = (language or "").split("-")[0].lower()
+    if language in ("fr", "de"):
+        return language
+    if language == "en" or time_zone.startswith(("America/", "US/", "Pacific/Honolulu")):
+        return Programme.US
+    if time_zone in _GERMAN_ZONES:
+        return Programme.DE
+    return Programme.FR if time_zone.startswith("Europe/") else Programme.US
+
+
+def default_programme() -> str:
+    """A new school's programme: the one of the site's language (settings.LANGUAGE_CODE)."""
+    from django.conf import settings
+
+    return programme_for(language=settings.LANGUAGE_CODE)
+
+
 class School(models.Model):
     """A school: the boundary between tenants. Nobody sees another school's rows."""
 
     name = models.CharField(_("name"), max_length=200)
     slug = models.SlugField(_("short name"), max_length=60, unique=True)
     time_zone = models.CharField(_("time zone"), max_length=64, default="Europe/Paris")
+    # The expectations the reports name for each skill (classrooms/reports/programmes/).
+    programme = models.CharField(
+        _("school programme"),
+        max_length=2,
+        choices=Programme.choices,
+        default=default_programme,
+        help_text=_("The official expectations the progress reports show for each skill."),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

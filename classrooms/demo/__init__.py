@@ -74,7 +74,11 @@ def _accounts(*, history: bool) -> tuple[School, User, list[Classroom]]:
     """School, staff, parent, classes and students; only what is missing is created."""
     school, _created = School.objects.get_or_create(
         slug="demo",
-        defaults={"name": "Skol Demo – École de démonstration", "time_zone": "Europe/Paris"},
+        defaults={
+            "name": "Skol Demo – École de démonstration",
+            "time_zone": "Europe/Paris",
+            "programme": "fr",  # a school in Brittany: the French programme
+        },
     )
     _user("admin", User.Role.SCHOOL_ADMIN, school, "Morgane", "Le Gall", staff=True)
     teacher = _user("teacher", User.Role.TEACHER, school, "Yann", "Kerjean")

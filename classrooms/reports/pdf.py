@@ -202,6 +202,20 @@ def labelled(label: Any, text: Any) -> str:
     return _("%(label)s: %(text)s") % {"label": label, "text": text}
 
 
+def _programme_items(programme: dict[str, Any]) -> list[str]:
+    """One line per expectation: the skill, the code and the text in the programme's language,
+    the English gloss when the reader reads another (reports/_programme.html, in print)."""
+    items = []
+    for item in programme["skills"]:
+        for e in item.expectations:
+            where = f"{e.code} · {e.level}" if e.level else e.code
+            text = labelled(where, e.text)
+            if programme.get("show_gloss") and e.gloss:
+                text += " — " + _("In English:") + " " + e.gloss
+            items.append(labelled(item.label, text))
+    return items
+
+
 def report_pdf(context: dict[str, Any]) -> bytes:
     """The PDF of the parent's page, from the same context the page is drawn from."""
     styles = _styles()
@@ -342,5 +356,17 @@ def report_pdf(context: dict[str, Any]) -> bytes:
         ]
         blocks[0].insert(0, _p(_("Week by week"), styles["h2"]))
         story.extend(KeepTogether(block) for block in blocks)
+    programme = context.get("programme") or {}
+    if programme.get("skills"):
+        # Last, as a reference: the expectations of the school's programme the skills train.
+        story.append(
+            KeepTogether(
+                [
+                    _p(_("At school: what the programme expects"), styles["h2"]),
+                    _p(programme["programme"].name, styles["small"]),
+                    _bullets(_programme_items(programme), styles["small"]),
+                ]
+            )
+        )
     doc.build(story)
     return buffer.getvalue()

@@ -33,6 +33,7 @@ from kavet_site.throttles import counters
 from . import selectors, services
 from .charts import report_charts
 from .models import WeeklyReport
+from .programmes import programme_codes, school_programme
 from .progress import BANDS, SKILL_LABELS, week_bounds
 
 CODE_TRIES = 10  # wrong link codes allowed per 15 minutes, per address and per account
@@ -198,11 +199,14 @@ def link_child(request: HttpRequest) -> HttpResponse:
 
 def _child_context(student, report: WeeklyReport | None) -> dict:
     data = report.data if report else {}
+    lines = selectors.skill_lines(data) if report else []
     return {
         "student": student,
         "report": report,
         "data": data,
-        "lines": selectors.skill_lines(data) if report else [],
+        "lines": lines,
+        # The expectations of the school's programme each skill shown trains.
+        "programme": school_programme(student.classroom.school, [line.key for line in lines]),
         "charts": report_charts(data) if report else [],
         "tips": selectors.practice_at_home(data) if report else [],
         "bands": BANDS,
@@ -282,7 +286,12 @@ def class_report(request: HttpRequest, classroom_id: int) -> HttpResponse:
     return render(
         request,
         "reports/class_report.html",
-        {**report, "proposals": proposal_contexts(classroom), "tab": "progress"},
+        {
+            **report,
+            "proposals": proposal_contexts(classroom),
+            "tab": "progress",
+            "programme": school_programme(classroom.school, [s["key"] for s in report["skills"]]),
+        },
     )
 
 
@@ -322,8 +331,12 @@ def class_csv_table(report: dict) -> tuple[list[str], list[list[object]]]:
             _("Level: %(skill)s") % {"skill": skill["short"]},
             _("Right answers (%%): %(skill)s") % {"skill": skill["short"]},
             _("Tries: %(skill)s") % {"skill": skill["short"]},
+            _("Programme: %(skill)s") % {"skill": skill["short"]},
         ]
     header += [_("Operations this week"), _("Right answers this week (%)")]
+    # The codes of the expectations each skill trains in the school's programme (every row).
+    programme = report["classroom"].school.programme
+    codes = {skill["key"]: programme_codes(programme, skill["key"]) for skill in report["skills"]}
     rows: list[list[object]] = []
     for row in report["rows"]:
         bands = row["report"].data.get("bands", {}) if row["report"] else {}
@@ -331,13 +344,14 @@ def class_csv_table(report: dict) -> tuple[list[str], list[list[object]]]:
         for skill in report["skills"]:
             figures = bands.get(skill["key"]) or {}
             if not figures.get("n"):
-                line += [None, None, 0]
+                line += [None, None, 0, codes[skill["key"]]]
                 continue
             band = BAND_BY_KEY.get(figures.get("band") or "")
             line += [
                 str(band.label) if band else _("Not enough play yet"),
                 _percent(figures.get("accuracy")),
                 int(figures["n"]),
+                codes[skill["key"]],
             ]
         line += [int(row["week_ops"] or 0), _percent(row["week_accuracy"])]
         rows.append(line)

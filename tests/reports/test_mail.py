@@ -11,6 +11,7 @@ import time
 import uuid
 from datetime import timedelta
 from email.header import decode_header, make_header
+from html import unescape
 from smtplib import SMTPServerDisconnected
 from unittest import mock
 
@@ -104,10 +105,81 @@ def test_in_the_parents_language(families):
     assert "novembre" in fr.subject
     assert "Ce que votre enfant sait faire" in text(fr) or "parties jouées" in text(fr)
     assert fr.extra_headers["Content-Language"] == "fr"
-    assert "Was Ihr Kind schon kann" in text(de)
+    assert "Was Ihr Kind bisher kann" in text(de)
     assert "Was Sie zu Hause üben können" in html(de)
     assert de.extra_headers["Content-Language"] == "de"
     assert "What your child can do" not in text(fr) + text(de)
+
+
+# --- issue 28, item 5: the wording of the email, its title, its links on any port ------------
+
+
+def test_the_html_title_is_the_subject_on_one_line(families):
+    run()
+    for message in mail.outbox:
+        [title] = re.findall(r"<title>(.*?)</title>", html(message), flags=re.S)
+        assert "\n" not in title and unescape(title) == message.subject
+        assert unescape(title).startswith("Kavet 'm eus!")
+
+
+def test_the_bands_are_said_to_be_so_far(families):
+    run()
+    [fr] = mails_to("amelie@example.org")
+    [de] = mails_to("bernd@example.org")
+    assert "Ce que votre enfant sait faire jusqu'ici" in text(fr)
+    assert "pas seulement la semaine dernière" in html(fr)
+    assert "Was Ihr Kind bisher kann" in html(de)
+    assert "nicht nur nach der letzten Woche" in text(de)
+
+
+def _quiet_week_email(student, language):
+    from classrooms.reports.mail import selectors
+
+    parent = factories.parent(
+        username=f"quiet-{language}", email="q@example.org", language=language
+    )
+    link(parent, student)
+    week = BUILT.date()  # the week after the one Anna played in
+    report_services.report_build(student=student, week_start=week, now=BUILT + timedelta(days=7))
+    children = selectors.email_children(parent=parent, week_start=week)
+    assert [c.student for c in children] == [student]
+    assert not children[0].week.get("announcements")
+    return services.weekly_email_message(parent=parent, week_start=week, children=children)
+
+
+@pytest.mark.parametrize(
+    "language, words",
+    [
+        ("en", "No games this week."),
+        ("fr", "Aucune partie cette semaine."),
+        ("de", "Diese Woche keine Spiele."),
+    ],
+)
+def test_a_quiet_week_says_so_in_words(families, language, words):
+    """Anna played the week before, not this one: her report of this week is built, and the
+    email says she did not play rather than "0 of 0 operations were right"."""
+    from django.utils import translation
+
+    with translation.override(language):
+        zero = translation.ngettext(
+            "%(right)s of %(n)s operation was right.",
+            "%(right)s of %(n)s operations were right.",
+            0,
+        ) % {"right": 0, "n": 0}
+    message = _quiet_week_email(families["anna"], language)
+    for part in (text(message), html(message)):
+        assert words in part
+        assert zero not in part
+
+
+def test_a_week_of_games_without_an_operation_says_so():
+    from django.template.loader import render_to_string
+
+    week = {"games": 1, "minutes": 12, "announcements": 0, "right": 0, "cards_won": 0}
+    lines = render_to_string("reports/mail/_week_lines.txt", {"week": week})
+    assert "1 game played, about 12 min." in lines
+    assert "No operation announced this week." in lines
+    assert "0 of 0" not in lines
 
 
 def test_the_link_opens_that_childs_report_of_that_week(families, client, settings):
@@ -328,6 +400,118 @@ def test_the_settings_page_is_for_parents(families, client, teacher):
     assert not EmailPreference.objects.exists()
     anonymous = Client().get(reverse("reports:mail:settings"))
     assert anonymous.status_code == 302 and "login" in anonymous["Location"]
+
+
+def _free_port(preferred: int = 8123) -> int:
+    """PORT=8123 as in the issue, or another free port when something else holds it."""
+    import socket
+
+    for port in (preferred, 0):
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return sock.getsockname()[1]
+    raise RuntimeError("no free port")
+
+
+def test_make_demo_sets_the_site_url_from_its_port(tmp_path):
+    """`PORT=8123 make demo` links its emails to port 8123; a KAVET_SITE_URL set is kept."""
+    from django.conf import settings as dj_settings
+
+    fake = tmp_path / "python"
+    fake.write_text('#!/bin/sh\necho "site=$KAVET_SITE_URL $*"\n')
+    fake.chmod(0o755)
+    command = ["make", "-s", "-o", "install", "-o", "messages", "-o", "migrate", "demo"]
+    env = {k: v for k, v in os.environ.items() if k != "KAVET_SITE_URL"}
+    out = subprocess.run(
+        [*command, "PORT=8123", f"PY={fake}"],
+        cwd=dj_settings.BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "site=http://127.0.0.1:8123 manage.py runserver 127.0.0.1:8123" in out
+    out = subprocess.run(
+        [*command, "PORT=8123", f"PY={fake}"],
+        cwd=dj_settings.BASE_DIR,
+        env={**env, "KAVET_SITE_URL": "https://kavet.example.org"},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "site=https://kavet.example.org manage.py runserver" in out
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_links_work_on_a_server_on_another_port(families, settings):
+    """The email of a site served on another port (as `PORT=8123 make demo` runs it): every link
+    points at that server, and a live server there answers them: the report after signing in,
+    the settings page, and the unsubscribe link that switches the email off."""
+    import http.cookiejar
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    from django.contrib.staticfiles.handlers import StaticFilesHandler as _StaticFilesHandler
+    from django.test.testcases import LiveServerThread
+
+    port = _free_port()
+    site = f"http://127.0.0.1:{port}"
+    settings.KAVET_SITE_URL = site
+    settings.ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    amelie = families["amelie"]
+    amelie.set_password("a long enough parent password 42")
+    amelie.save()
+    run()
+    [message] = mails_to("amelie@example.org")
+    links = set(re.findall(r'href="([^"]+)"', html(message)))
+    links |= set(re.findall(r"https?://\S+", text(message)))
+    assert len(links) >= 3 and all(url.startswith(site + "/") for url in links), links
+
+    # A server thread of its own on that port (pytest-django's live_server picks its own).
+    server = LiveServerThread("127.0.0.1", _StaticFilesHandler, port=port)
+    server.daemon = True
+    server.start()
+    server.is_ready.wait()
+    if server.error:
+        raise server.error
+    try:
+        jar = http.cookiejar.CookieJar()
+        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+        report = f"{site}/reports/child/{families['anna'].pk}/?week={WEEK}"
+        assert report in links
+        login = browser.open(report)  # not signed in: the sign-in page, on the same server
+        assert login.status == 200 and login.url.startswith(f"{site}/login/")
+        page = login.read().decode()
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+        form = urllib.parse.urlencode(
+            {
+                "csrfmiddlewaretoken": token,
+                "username": "amelie",
+                "password": "a long enough parent password 42",
+                "next": urllib.parse.parse_qs(urllib.parse.urlsplit(login.url).query)["next"][0],
+            }
+        ).encode()
+        request = urllib.request.Request(login.url, data=form, headers={"Referer": login.url})
+        signed_in = browser.open(request)  # the sign-in sends the parent on to the report
+        assert signed_in.status == 200 and signed_in.url == report
+        body = signed_in.read().decode()
+        assert "Anna" in body and 'lang="fr"' in body
+        settings_url = site + reverse("reports:mail:settings")
+        assert settings_url in links
+        assert browser.open(settings_url).status == 200
+        [unsubscribe] = [url for url in links if "/unsubscribe/" in url]
+        confirm = urllib.request.urlopen(unsubscribe)  # from the mail, not signed in
+        assert confirm.status == 200 and "action=" in confirm.read().decode()
+        done = urllib.request.urlopen(urllib.request.Request(unsubscribe, data=b"", method="POST"))
+        assert done.status == 200
+        assert EmailPreference.objects.get(parent=amelie).weekly is False
+    finally:
+        server.terminate()
 
 
 # --- a real worker ------------------------------------------------------------------------------

@@ -57,6 +57,8 @@ def parent_from_token(token: str) -> User | None:
 
 
 def site_url(path: str) -> str:
+    """The address of a page of the site, as the email links to it (KAVET_SITE_URL: `make demo`
+    sets it from HOST and PORT, a production site from its own name)."""
     return f"{settings.KAVET_SITE_URL}{path}"
 
 
@@ -142,6 +144,7 @@ def weekly_email_message(
             "children": [{"item": c, "url": site_url(c.path)} for c in children],
         }
         subject = " ".join(render_to_string("reports/mail/weekly_subject.txt", context).split())
+        context["subject"] = subject  # the HTML copy's <title>: one line, as the subject is
         text = render_to_string("reports/mail/weekly.txt", context)
         html = render_to_string("reports/mail/weekly.html", context)
         language = translation.get_language()
