@@ -244,10 +244,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "schedule": 5.0,
     },
     "reports-sweep-jobs": {
-        # Build requests whose message was lost (Redis down when they were queued, or a
-        # worker killed with a Redis that forgot it): queued again from the database.
+        # Build requests whose message was lost (Redis down when they were queued) or whose
+        # worker died mid-build (its heartbeat stale): queued again from the database. Every
+        # 15 s, so a dead worker's build is taken over within 45 s (reports.tasks says why).
         "task": "classrooms.reports.tasks.sweep_report_jobs",
-        "schedule": 60.0,
+        "schedule": 15.0,
     },
     "reports-weekly": {
         # Hourly: the task itself picks the schools where it is Monday morning now.
