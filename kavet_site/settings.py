@@ -233,7 +233,7 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "interval_max": 0.5,
 }
 # Reconnect forever after the broker comes back (a worker must never give up on Redis), trying
-# every second (kavet_site.celery.Consumer says why), and sweep the games at once when back.
+# twice a second (kavet_site.celery.Consumer says why), and sweep the games at once when back.
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_WORKER_CONSUMER = "kavet_site.celery:Consumer"
 KAVET_SWEEPS_ON_CONNECT = ["games.tasks.sweep_due_games"]

@@ -228,9 +228,7 @@ def _turn_time_ran_out(game: Game, late: float = 1.0) -> None:
 
     from django.utils import timezone
 
-    Game.objects.filter(pk=game.pk).update(
-        timer_deadline=timezone.now() - timedelta(seconds=late)
-    )
+    Game.objects.filter(pk=game.pk).update(timer_deadline=timezone.now() - timedelta(seconds=late))
 
 
 def test_a_board_left_alone_moves_a_due_turn_on_in_the_embedded_default(teacher_client, table):
