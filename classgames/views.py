@@ -30,10 +30,8 @@ from classrooms.grouping import (
     tables_propose,
 )
 from classrooms.selectors import class_students, signed_in_ids
-from games import tasks
-from games.models import Game
 from games.selectors import name_seats
-from games.services import due_moves_apply
+from games.services import game_tick, page_due
 
 from . import selectors, services
 from .models import ClassSession
@@ -148,14 +146,14 @@ def session_live(request: HttpRequest, pk: int) -> HttpResponse:
     session = permissions.session_get(request.user, pk)
     now = timezone.now()
     pulse = selectors.session_pulse(session)
-    # The policy of every page showing a running game (games.services.due_moves_apply): only
-    # where no worker runs does this page apply the due time limits and computer players, one
-    # service call per due table, so a table nobody's tablet watches still moves on; with real
-    # workers the GET writes nothing (the task or the beat sweep plays the move).
+    # The policy of every page showing a running game (games.services.due_moves_apply): a
+    # due time limit or computer player that no worker has played is applied here, one service
+    # call per due table (found from the pulse already read, no query), so a table nobody's
+    # tablet watches still moves on without a worker (the embedded default, or Redis down).
     applied = False
-    if tasks.runs_in_process():
-        for game in session.games.filter(status=Game.Status.RUNNING):
-            applied = due_moves_apply(game=game, now=now) or applied
+    for game_id, _version, status, deadline, bot_due in pulse:
+        if page_due(status=status, timer_deadline=deadline, bot_due_at=bot_due, now=now):
+            applied = bool(game_tick(game_id=game_id, now=now)) or applied
     if applied:
         pulse = selectors.session_pulse(session)
     fingerprint = selectors.session_fingerprint(pulse, now)

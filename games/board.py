@@ -3,7 +3,7 @@ game to choose from, and the mistake of the day (R5.6), anonymised.
 
 Every page is for the teachers of the class: a foreign or missing id is a 404, and anyone not
 signed in goes to the sign-in page. Nothing here writes a game but the due time limits and
-computer players, and only where no worker runs (see _due_moves_applied).
+computer players that no worker has played (see _due_moves_applied).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from .models import Game
 def _due_moves_applied(game: Game) -> Game:
     """A board has no seat; it follows the policy of every page showing a running game
     (services.due_moves_apply), so a board left alone on a table of computer players still
-    moves on in the embedded default, and writes nothing where real workers run."""
+    moves on without a worker (the embedded default, or Redis down)."""
     if services.due_moves_apply(game=game):
         game.refresh_from_db()
     return game

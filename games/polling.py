@@ -8,7 +8,8 @@ with no session, no user and no rendering. Anything else goes through the view's
 The same query stamps the seat's presence (Seat.last_seen_at, at most every PRESENCE_RESOLUTION
 seconds), which the teacher's live view reads for "the tablet has gone quiet". That is a
 presence stamp, not game state: the poll never changes a game and never applies a due move —
-a move that is due makes the answer "changed", and the view then calls the one service.
+a move that is due (games.tasks.page_due_grace() late) makes the answer "changed", and the view
+then applies it through the one service (services.due_moves_apply).
 
 - PostgreSQL: one statement, `WITH touched AS (UPDATE seat ... FOR UPDATE SKIP LOCKED ...)
   SELECT game ...`: a seat row held by a move in progress is skipped (the next poll stamps it),
@@ -112,5 +113,8 @@ def poll_unchanged(request: HttpRequest, game_id: int) -> bool:
     if status == Game.Status.RUNNING and (
         (deadline and deadline <= now) or (bot_due and bot_due <= now)
     ):
-        return False
+        from games.services import page_due  # only when something is due: not on every poll
+
+        if page_due(status=status, timer_deadline=deadline, bot_due_at=bot_due, now=now):
+            return False
     return request.GET.get("v") == str(version) and request.GET.get("s") == status

@@ -11,9 +11,13 @@ there are several), then its seats and moves; a student row is locked only after
 (student_games_erase). A move costs at most five statements: lock the game (its class read
 in the same statement), read its seats once, insert the move, insert the plays, save the game.
 
-Requests never apply due moves on their own: with workers, the computer player's task and the
-beat sweep do (games.tasks); in the embedded default (no worker) the table view applies them
-with one game_tick on a poll that found the table changed (games.polling).
+Due moves (an expired time limit, a computer player's turn) are applied by game_tick from
+whoever gets there first, under the same lock: the computer player's task and the beat sweep
+(games.tasks), a page that shows the table (a tablet's poll, the projector's board, the teacher's
+live view: due_moves_apply, once a move is games.tasks.page_due_grace() late), and a player's
+own move (move_submit applies what fell due before it came). The locked row decides what is
+due, so a move is never applied twice; and a game keeps going while Redis, and with it every
+task, is down.
 """
 
 from __future__ import annotations
@@ -530,9 +534,9 @@ def table_visit(*, game: Game, seat: Seat, now: datetime | None = None) -> Game:
 
     the table's GET calls, once. It stamps the seat's presence (Seat.last_seen_at, a stamp,
     not game state), starts the first player's turn clock if it was waiting for this tablet
-    (R4.9, a fair start), and — only where no worker runs (games.tasks.runs_in_process) —
-    applies the time limits and computer players that are due. Returns the game as it is now.
-    The game row is locked only when the clock or a due move needs it.
+    (R4.9, a fair start), and applies the time limits and computer players that are due
+    (due_moves_apply). Returns the game as it is now. The game row is locked only when the
+    clock or a due move needs it.
     """
     from games.polling import PRESENCE_RESOLUTION
 
@@ -555,16 +559,35 @@ def table_visit(*, game: Game, seat: Seat, now: datetime | None = None) -> Game:
     return game
 
 
+def page_due(
+    *, status: str, timer_deadline: datetime | None, bot_due_at: datetime | None, now: datetime
+) -> bool:
+    """True when a page showing this game should apply its due move now: the game runs and
+    its time limit or computer player is games.tasks.page_due_grace() overdue. From the row as
+    the page already read it (no query): the cheap "is anything due" of every poll."""
+    if status != Game.Status.RUNNING:
+        return False
+    due = [t for t in (timer_deadline, bot_due_at) if t is not None]
+    if not due or min(due) > now:
+        return False
+    return min(due) <= now - timedelta(seconds=tasks.page_due_grace())
+
+
 def due_moves_apply(*, game: Game, now: datetime | None = None) -> bool:
     """The one policy for a page that shows a running game (a tablet's table, the projector
-    board, the teacher's live view): only where no worker runs (games.tasks.runs_in_process)
-    does the page apply the game's due time limit or computer player, with one game_tick;
-    where real workers run, the GET writes nothing — the task or the beat sweep plays the move
-    and the push channel tells every page. True when a move was applied."""
-    if game.status != Game.Status.RUNNING or not tasks.runs_in_process():
-        return False
+    board, the teacher's live view): a due time limit or computer player that no one has
+    applied yet is applied here, with one game_tick under the game's lock — the same call
+    the worker makes, so whichever comes second finds nothing due. Where workers run it waits
+    for games.tasks.page_due_grace(), so that normally the worker plays and the request stays
+    light; with Redis down (no task, no beat) the tablets' polls keep the game going. True when
+    a move was applied."""
     now = now or timezone.now()
-    if not any(t is not None and t <= now for t in (game.timer_deadline, game.bot_due_at)):
+    if not page_due(
+        status=game.status,
+        timer_deadline=game.timer_deadline,
+        bot_due_at=game.bot_due_at,
+        now=now,
+    ):
         return False
     return bool(game_tick(game_id=game.pk, now=now))
 
@@ -642,9 +665,22 @@ def move_submit(
                 refusal_code="bot_seat",
                 message=refusal_message("bot_seat"),
             )
+        now = timezone.now()
+        # What fell due before this move came goes first (R4.9: a turn whose time ran out is
+        # over; R5.1: a computer player's call due earlier was first), whether or not a
+        # worker has got to it yet: the outcome never depends on Redis being up.
+        if _tick_locked(game, seats, now):
+            _changed(game)
+            if game.status != Game.Status.RUNNING:
+                return MoveOutcome(
+                    applied=False,
+                    game=game,
+                    refusal_code="game_over",
+                    message=refusal_message("game_over"),
+                    seats=list(seats.values()),
+                )
         if seen_version != game.version and not _same_window(game, move, seen_version):
             return replace(_stale_outcome(game, move), seats=list(seats.values()))
-        now = timezone.now()
         try:
             events = _apply_locked(game, move, by=by, now=now, seats=seats)
         except engine.Refusal as refusal:
@@ -898,14 +934,51 @@ def _due_move(game: Game, state, seats: dict[int, Seat], now: datetime) -> dict 
     return None
 
 
+def _tick_locked(game: Game, seats: dict[int, Seat], now: datetime) -> int:
+    """Apply what is due on a game locked by the caller; the number of moves applied.
+
+    Deadlines it finds with nothing left to do are cleared and saved; the caller tells the
+    tablets (_changed) when moves were applied."""
+    if game.status != Game.Status.RUNNING or not game.state:
+        return 0
+    due = [t for t in (game.timer_deadline, game.bot_due_at) if t is not None]
+    if not due or min(due) > now:
+        return 0  # the common case: nothing to do, no engine call
+    applied = 0
+    dirty = False
+    while applied < MAX_TICK_MOVES and game.status == Game.Status.RUNNING:
+        state = _state(game)
+        deadlines = (game.timer_deadline, game.bot_due_at)
+        move = _due_move(game, state, seats, now)
+        if move is None:
+            # Only deadlines cleared above (nothing left to do for them) need saving.
+            dirty = dirty or deadlines != (game.timer_deadline, game.bot_due_at)
+            break
+        try:
+            _apply_locked(game, move, by=None, now=now, seats=seats)
+        except engine.Refusal as refusal:
+            # A computer player's move refused by the engine: an engine bug, never a hang.
+            log.error("game %s: engine refused a server move %r: %s", game.pk, move, refusal)
+            if move["type"] == "timeout":
+                game.timer_deadline = None
+            else:
+                game.bot_due_at = None
+            dirty = True
+            break
+        applied += 1
+    if dirty:
+        game.save(update_fields=["timer_deadline", "bot_due_at"])
+    return applied
+
+
 def game_tick(*, game_id: int, now: datetime | None = None) -> int:
     """Apply whatever is due (time limits, computer players); the number of moves applied.
 
-    Called by the computer player's task and the beat sweep (games.tasks), and in-process by
-    table_visit; a second call for the same moment finds nothing due and changes nothing.
+    Called by the computer player's task and the beat sweep (games.tasks), and by the pages
+    that show the table (due_moves_apply); all of them lock the game row first and read what
+    is due from it, so a second call for the same moment finds nothing due and changes nothing.
     """
     now = now or timezone.now()
-    applied = 0
     with transaction.atomic():
         try:
             game = _locked(game_id)
@@ -913,30 +986,7 @@ def game_tick(*, game_id: int, now: datetime | None = None) -> int:
             return 0
         if game.status != Game.Status.RUNNING or not game.state:
             return 0
-        seats = _seats(game)
-        dirty = False
-        while applied < MAX_TICK_MOVES and game.status == Game.Status.RUNNING:
-            state = _state(game)
-            deadlines = (game.timer_deadline, game.bot_due_at)
-            move = _due_move(game, state, seats, now)
-            if move is None:
-                # Only deadlines cleared above (nothing left to do for them) need saving.
-                dirty = dirty or deadlines != (game.timer_deadline, game.bot_due_at)
-                break
-            try:
-                _apply_locked(game, move, by=None, now=now, seats=seats)
-            except engine.Refusal as refusal:
-                # A computer player's move refused by the engine: an engine bug, never a hang.
-                log.error("game %s: engine refused a server move %r: %s", game.pk, move, refusal)
-                if move["type"] == "timeout":
-                    game.timer_deadline = None
-                else:
-                    game.bot_due_at = None
-                dirty = True
-                break
-            applied += 1
-        if dirty:
-            game.save(update_fields=["timer_deadline", "bot_due_at"])
+        applied = _tick_locked(game, _seats(game), now)
         if applied:
             _changed(game)
     return applied

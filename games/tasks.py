@@ -4,10 +4,12 @@ Also where the games decide how a due move gets applied (services never look at 
 
 - With workers (production): `schedule_bot` queues game_tick_task after commit for the
   computer player's pause, and the beat sweep (sweep_due_games) applies expired time limits
-  and any job that could not be queued. Requests never apply due moves.
+  and any job that could not be queued; a page showing the table applies a move that is
+  still not played PAGE_DUE_GRACE after its time (services.due_moves_apply) — with Redis
+  down there is no task and no sweep, and the tablets' polls keep the game going.
 - In the embedded default (tasks run in-process, no worker, no beat): nothing is queued —
-  a countdown task run eagerly would play at once — and `runs_in_process()` tells the table
-  view to apply what is due with one service call on a poll that found the table changed.
+  a countdown task run eagerly would play at once — and the pages apply what is due as soon
+  as it is due (page_due_grace() is 0).
 """
 
 from __future__ import annotations
@@ -30,13 +32,25 @@ def runs_in_process() -> bool:
     return bool(app.conf.task_always_eager or getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False))
 
 
+# Seconds past its due time before a page applies a due move itself where workers run: the
+# computer player's task fires 0.05 s after its time and the sweep every few seconds, so a page
+# normally only shows what a worker played; a move still not played a second late means the
+# workers cannot get to it (Redis down, no worker), and the page's request plays it.
+PAGE_DUE_GRACE = 1.0
+
+
+def page_due_grace() -> float:
+    """How late a due move must be before a page applies it (services.due_moves_apply)."""
+    return 0.0 if runs_in_process() else PAGE_DUE_GRACE
+
+
 def schedule_bot(*, game_id: int, pause: float | None) -> None:
     """After commit, a task for the computer player's move due in `pause` seconds.
 
     The move is already committed and its due time stamped (game.bot_due_at): when the broker
     cannot take the task, that is logged and the beat sweep (sweep_due_games) plays the move
     from the database instead — the request that made the move still answers normally.
-    In-process, nothing is queued: the table's polls apply it (runs_in_process).
+    In-process, nothing is queued: the pages showing the table apply it (page_due_grace).
     """
     if pause is None or runs_in_process():
         return

@@ -94,8 +94,8 @@ def table(request: HttpRequest, game_id: int) -> HttpResponse:
     """The game table: the whole page, or for HTMX the board; 204 when a poll has nothing new.
 
     Writes nothing itself: the one service call (table_visit) stamps the tablet's presence,
-    starts a first turn's clock that waited for it (R4.9), and applies due moves only where
-    no worker does (games.tasks).
+    starts a first turn's clock that waited for it (R4.9), and applies a due move no worker
+    has played (services.due_moves_apply), so the table moves on with Redis down.
     """
     if (
         request.htmx

@@ -232,8 +232,11 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "interval_step": 0.2,
     "interval_max": 0.5,
 }
-# Reconnect forever after the broker comes back (a worker must never give up on Redis).
+# Reconnect forever after the broker comes back (a worker must never give up on Redis), trying
+# twice a second (kavet_site.celery.Consumer says why), and sweep the games at once when back.
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_WORKER_CONSUMER = "kavet_site.celery:Consumer"
+KAVET_SWEEPS_ON_CONNECT = ["games.tasks.sweep_due_games"]
 # The beat schedule lives in code; exactly one beat process runs it (see README).
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     "games-sweep-timers": {
@@ -241,10 +244,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "schedule": 5.0,
     },
     "reports-sweep-jobs": {
-        # Build requests whose message was lost (Redis down when they were queued, or a
-        # worker killed with a Redis that forgot it): queued again from the database.
+        # Build requests whose message was lost (Redis down when they were queued) or whose
+        # worker died mid-build (its heartbeat stale): queued again from the database. Every
+        # 15 s, so a dead worker's build is taken over within 45 s (reports.tasks says why).
         "task": "classrooms.reports.tasks.sweep_report_jobs",
-        "schedule": 60.0,
+        "schedule": 15.0,
     },
     "reports-weekly": {
         # Hourly: the task itself picks the schools where it is Monday morning now.

@@ -87,6 +87,9 @@ class ReportJob(models.Model):
     error = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # While building, the worker stamps this after every report: a build whose stamp has gone
+    # stale lost its worker, and the reports sweep takes it over (tasks.sweep_report_jobs).
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]

@@ -362,12 +362,41 @@ def report_job_create(
 
 
 def report_job_mark(*, job_id: int, status: str, error: str = "") -> None:
-    """Record a job's state; a finished job is never set back to running by a late retry."""
+    """Record a job's state; a finished job is never set back to running by a late retry.
+
+    Marking it running stamps its heartbeat: the build has a worker from now on."""
     updates: dict[str, Any] = {"status": status}
+    if status == ReportJob.Status.RUNNING:
+        updates["heartbeat_at"] = timezone.now()
     if status in (ReportJob.Status.DONE, ReportJob.Status.FAILED):
         updates["finished_at"] = timezone.now()
         updates["error"] = error[:200]
     ReportJob.objects.filter(pk=job_id).exclude(status=ReportJob.Status.DONE).update(**updates)
+
+
+def report_job_heartbeat(*, job_id: int) -> None:
+    """The worker building the job is alive (called after each report it builds)."""
+    ReportJob.objects.filter(pk=job_id, status=ReportJob.Status.RUNNING).update(
+        heartbeat_at=timezone.now()
+    )
+
+
+def report_job_take_over(*, job_id: int, stale_before: datetime, now: datetime) -> bool:
+    """True for the one caller that may queue a build whose worker has gone quiet.
+
+    One conditional UPDATE: the job is still building and its heartbeat (or, never stamped,
+    its creation) is older than `stale_before`; it stamps the heartbeat, so a second sweep
+    (or another beat) finds it fresh and steps aside, and the new build has the stale
+    period to start before anyone looks again."""
+    quiet = Q(heartbeat_at__lt=stale_before) | Q(
+        heartbeat_at__isnull=True, created_at__lt=stale_before
+    )
+    taken = (
+        ReportJob.objects.filter(pk=job_id, status=ReportJob.Status.RUNNING)
+        .filter(quiet)
+        .update(heartbeat_at=now)
+    )
+    return taken == 1
 
 
 # --- level recommendations -----------------------------------------------------------------

@@ -15,7 +15,7 @@ from celery import Task, shared_task
 from django.conf import settings
 from django.core.cache import cache
 from django.db import InterfaceError, OperationalError, connection
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from classrooms.models import School, Student
@@ -40,9 +40,15 @@ RETRY = {
 # Monday from 06:00 to 11:59 in the school's time zone: the hourly beat entry gets six chances.
 MORNING_FROM, MORNING_UNTIL = 6, 12
 # A build request still waiting this long has probably lost its message (Redis was down when
-# it was queued, or forgot it): the sweep queues it again. One still "running" after twice the
-# visibility timeout lost its worker and its message both.
+# it was queued, or forgot it): the sweep queues it again.
 QUEUED_GRACE = timedelta(seconds=60)
+# A build whose worker has not stamped its heartbeat for this long has lost its worker (killed,
+# its host gone): the sweep (every 15 s, settings) takes it over, so a teacher's "Building…"
+# bar moves on within HEARTBEAT_STALE + 15 s = 45 s. The worker stamps after every report, and
+# one report takes well under a second (a class of 30 in a few seconds, bench_reports.py):
+# 30 s is a wide margin. Waiting for the broker's visibility timeout instead (300 s, which must
+# also cover countdowns and retry back-offs) left the bar stuck for five minutes.
+HEARTBEAT_STALE = timedelta(seconds=30)
 SWEEP_WINDOW = timedelta(days=2)
 
 
@@ -150,6 +156,8 @@ def build_class_reports(
         for student in students.order_by("pk"):
             services.report_build(student=student, week_start=week)
             count += 1
+            if job_id:
+                services.report_job_heartbeat(job_id=job_id)
         if job_id:
             services.report_job_mark(job_id=job_id, status=ReportJob.Status.DONE)
     return count
@@ -173,30 +181,39 @@ def queue_report_job(job: ReportJob) -> bool:
 
 @shared_task(name="classrooms.reports.tasks.sweep_report_jobs", ignore_result=True)
 def sweep_report_jobs(now: str | None = None) -> int:
-    """Every minute (beat): build requests whose message is gone are queued again.
+    """Every 15 s (beat): build requests whose message or worker is gone are queued again.
 
-    Found from the database only: a request still "waiting" a minute after it was made (its
-    message was never published — Redis was down — or Redis lost it), or still "building"
-    after twice the visibility timeout (its worker died and the message did not come back).
-    Each is re-queued at most once per visibility timeout; the build's own guard (_building)
-    makes a late duplicate a no-op. Returns the requests queued.
+    Found from the database only:
+    - a request still "waiting" a minute after it was made (its message was never published —
+      Redis was down — or Redis lost it), re-queued at most once per visibility timeout;
+    - one "building" whose heartbeat is HEARTBEAT_STALE old (its worker died mid-build): taken
+      over by one conditional UPDATE (services.report_job_take_over), so of two sweeps only one
+      queues it. The new build skips the reports built since the request (skip_built_since)
+      and the build's guard (_building: the job's advisory lock, which a dead worker's closed
+      connection has let go) keeps a late duplicate — the dead worker's message handed out
+      again after the visibility timeout, a worker that was only slow — from building twice.
+    Returns the requests queued.
     """
     moment = datetime.fromisoformat(now) if now else timezone.now()
     visibility = timedelta(seconds=getattr(settings, "CELERY_VISIBILITY_TIMEOUT", 300))
     recent = ReportJob.objects.filter(created_at__gte=moment - SWEEP_WINDOW)
-    stuck = list(
-        recent.filter(status=ReportJob.Status.QUEUED, created_at__lte=moment - QUEUED_GRACE)
-    ) + list(
-        recent.filter(status=ReportJob.Status.RUNNING, created_at__lte=moment - 2 * visibility)
-    )
     queued = 0
-    for job in stuck:
+    for job in recent.filter(status=ReportJob.Status.QUEUED, created_at__lte=moment - QUEUED_GRACE):
         if not cache.add(f"reports:sweep:{job.pk}", 1, timeout=int(visibility.total_seconds())):
             continue
         if queue_report_job(job):
             queued += 1
         else:
             cache.delete(f"reports:sweep:{job.pk}")
+    stale = moment - HEARTBEAT_STALE
+    quiet = Q(heartbeat_at__lt=stale) | Q(heartbeat_at__isnull=True, created_at__lt=stale)
+    for job in recent.filter(status=ReportJob.Status.RUNNING).filter(quiet):
+        if not services.report_job_take_over(job_id=job.pk, stale_before=stale, now=moment):
+            continue  # another sweep took it, or its worker stamped meanwhile
+        log.warning("report job %s: its worker went quiet; the build is taken over", job.pk)
+        # Not queued (the broker is down): its heartbeat is fresh again, so the sweep after
+        # HEARTBEAT_STALE tries again.
+        queued += bool(queue_report_job(job))
     if queued:
         log.warning("report sweep: %d build requests queued again", queued)
     return queued

@@ -1,6 +1,7 @@
-"""The teacher's live view applies due time limits only where no worker runs (R4.9): the
-same policy as a tablet's visit (games.services.table_visit), never a write where real
-workers and the beat sweep play the due moves."""
+"""The teacher's live view applies a due time limit no worker has played (R4.9): the same policy
+as a tablet's visit (games.services.due_moves_apply). Where workers run it leaves a move that
+is only just due to them (games.tasks.PAGE_DUE_GRACE) and plays one they could not get to —
+Redis down — so a class game never freezes."""
 
 from __future__ import annotations
 
@@ -11,17 +12,16 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games import tasks
-from games.models import Game
+from games.models import Game, Move
 from tests import factories
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def due_table(school, classroom, teacher, anna, bo):
-    """A class game's table whose first turn's time has just run out."""
-    game = factories.class_table(classroom=classroom, teacher=teacher, students=[anna, bo])
-    Game.objects.filter(pk=game.pk).update(timer_deadline=timezone.now() - timedelta(seconds=1))
+def _due_table(classroom, teacher, students, late: float):
+    """A class game's table whose first turn's time ran out `late` seconds ago."""
+    game = factories.class_table(classroom=classroom, teacher=teacher, students=students)
+    Game.objects.filter(pk=game.pk).update(timer_deadline=timezone.now() - timedelta(seconds=late))
     return game.session, game
 
 
@@ -30,20 +30,39 @@ def _look(client, teacher, session) -> int:
     return client.get(reverse("classrooms:session_live", args=[session.pk])).status_code
 
 
-def test_the_live_view_moves_a_due_turn_on_in_the_embedded_default(client, teacher, due_table):
-    session, game = due_table
+def test_the_live_view_moves_a_due_turn_on_in_the_embedded_default(
+    client, teacher, classroom, anna, bo
+):
+    session, game = _due_table(classroom, teacher, [anna, bo], late=0.01)
     version = game.version
     assert _look(client, teacher, session) == 200
     game.refresh_from_db()
-    assert game.version > version
+    assert game.version == version + 1  # R4.9: the turn timed out, once
+    assert Move.objects.get(game=game, number=game.version).payload["type"] == "timeout"
 
 
-def test_the_live_view_writes_nothing_where_real_workers_run(
-    client, teacher, due_table, monkeypatch
+def test_the_live_view_leaves_a_just_due_turn_to_the_workers(
+    client, teacher, classroom, anna, bo, monkeypatch
 ):
     monkeypatch.setattr(tasks, "runs_in_process", lambda: False)
-    session, game = due_table
+    session, game = _due_table(classroom, teacher, [anna, bo], late=tasks.PAGE_DUE_GRACE / 4)
     version = game.version
     assert _look(client, teacher, session) == 200
     game.refresh_from_db()
     assert game.version == version
+
+
+def test_the_live_view_plays_a_turn_the_workers_could_not_get_to(
+    client, teacher, classroom, anna, bo, monkeypatch
+):
+    monkeypatch.setattr(tasks, "runs_in_process", lambda: False)
+    session, game = _due_table(classroom, teacher, [anna, bo], late=tasks.PAGE_DUE_GRACE + 1)
+    version = game.version
+    assert _look(client, teacher, session) == 200
+    game.refresh_from_db()
+    assert game.version == version + 1
+    # Looked at again (or the sweep comes late): nothing is due any more, nothing doubles.
+    assert _look(client, teacher, session) == 200
+    game.refresh_from_db()
+    assert game.version == version + 1
+    assert Move.objects.filter(game=game, payload__type="timeout").count() == 1

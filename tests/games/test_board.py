@@ -223,16 +223,16 @@ def test_the_session_board_lists_its_tables_with_a_link_to_each(teacher_client, 
     assert reverse("games:board_session_mistakes", args=[table.session_id]) in html
 
 
-def _turn_time_ran_out(game: Game) -> None:
+def _turn_time_ran_out(game: Game, late: float = 1.0) -> None:
     from datetime import timedelta
 
     from django.utils import timezone
 
-    Game.objects.filter(pk=game.pk).update(timer_deadline=timezone.now() - timedelta(seconds=1))
+    Game.objects.filter(pk=game.pk).update(timer_deadline=timezone.now() - timedelta(seconds=late))
 
 
 def test_a_board_left_alone_moves_a_due_turn_on_in_the_embedded_default(teacher_client, table):
-    # R4.9: the turn's time ran out and no tablet is looking; the board's visit plays it.
+    # R4.9
     _turn_time_ran_out(table)
     version = table.version
     teacher_client.get(reverse("games:board_table", args=[table.pk]))
@@ -240,12 +240,25 @@ def test_a_board_left_alone_moves_a_due_turn_on_in_the_embedded_default(teacher_
     assert table.version > version
 
 
-def test_a_board_writes_nothing_where_real_workers_run(teacher_client, table, monkeypatch):
+def test_a_board_leaves_a_just_due_turn_to_the_workers(teacher_client, table, monkeypatch):
     from games import tasks
 
     monkeypatch.setattr(tasks, "runs_in_process", lambda: False)
-    _turn_time_ran_out(table)
+    _turn_time_ran_out(table, late=tasks.PAGE_DUE_GRACE / 4)
     version = table.version
     assert teacher_client.get(reverse("games:board_table", args=[table.pk])).status_code == 200
     table.refresh_from_db()
     assert table.version == version  # the task or the beat sweep plays it, not a GET
+
+
+def test_a_board_plays_a_turn_the_workers_could_not_get_to(teacher_client, table, monkeypatch):
+    # R4.9: with Redis down no task or sweep runs; the board on the projector moves it on, once.
+    from games import tasks
+
+    monkeypatch.setattr(tasks, "runs_in_process", lambda: False)
+    _turn_time_ran_out(table, late=tasks.PAGE_DUE_GRACE + 1)
+    version = table.version
+    for _ in range(2):
+        assert teacher_client.get(reverse("games:board_table", args=[table.pk])).status_code == 200
+    table.refresh_from_db()
+    assert table.version == version + 1

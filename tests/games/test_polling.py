@@ -113,3 +113,81 @@ def test_a_computer_player_starting_plays_at_once(make_game, anna):  # R4.9, R8.
     game = make_game([{"bot": "easy"}, {"student": anna}], turn_time=30)
     assert (game.timer_deadline - game.started_at).total_seconds() == pytest.approx(30, abs=1)
     assert game.bot_due_at is not None and game.bot_due_at < game.timer_deadline
+
+
+# --- where workers run, but none gets to the table (Redis down): the tablets' polls play on ----
+
+
+def _workers_run(monkeypatch) -> None:
+    from games import tasks
+
+    monkeypatch.setattr(tasks, "runs_in_process", lambda: False)
+
+
+def test_a_poll_leaves_a_just_due_turn_to_the_workers(client, make_game, anna, bo, monkeypatch):
+    from games.tasks import PAGE_DUE_GRACE
+
+    _workers_run(monkeypatch)
+    game = make_game([{"student": anna}, {"student": bo}], turn_time=30)
+    just = timezone.now() - timedelta(seconds=PAGE_DUE_GRACE / 4)
+    Game.objects.filter(pk=game.pk).update(timer_deadline=just)
+    client.force_login(anna.user)
+    # Nothing new to show yet: the cheap answer, and no move (the worker's task or sweep plays).
+    assert poll(client, game, 0, anna.user).status_code == 204
+    assert not Move.objects.filter(game=game).exists()
+
+
+def test_a_poll_plays_a_timed_out_turn_the_workers_could_not_get_to(
+    client, make_game, anna, bo, monkeypatch
+):  # R4.9
+    from games.tasks import PAGE_DUE_GRACE
+
+    _workers_run(monkeypatch)
+    game = make_game([{"student": anna}, {"student": bo}], turn_time=30)
+    late = timezone.now() - timedelta(seconds=PAGE_DUE_GRACE + 0.5)
+    Game.objects.filter(pk=game.pk).update(timer_deadline=late)
+    client.force_login(bo.user)
+    response = poll(client, game, 0, bo.user)
+    assert response.status_code == 200 and b'data-version="1"' in response.content
+    # Both tablets poll again (and the sweep comes late): the timeout was applied once.
+    client.force_login(anna.user)
+    assert poll(client, game, 1, anna.user, v=1).status_code == 204
+    assert poll(client, game, 0, anna.user, v=0).status_code == 200
+    assert list(Move.objects.filter(game=game).values_list("payload__type", flat=True)) == [
+        "timeout"
+    ]
+
+
+def test_a_poll_plays_a_computer_player_the_workers_could_not_get_to(
+    client, make_game, anna, monkeypatch
+):  # R8.2
+    from games.tasks import PAGE_DUE_GRACE
+
+    _workers_run(monkeypatch)
+    game = make_game([{"bot": "easy"}, {"student": anna}], turn_time=30)
+    late = timezone.now() - timedelta(seconds=PAGE_DUE_GRACE + 0.5)
+    Game.objects.filter(pk=game.pk).update(bot_due_at=late)
+    client.force_login(anna.user)
+    assert poll(client, game, 1, anna.user).status_code == 200
+    assert Move.objects.filter(game=game, seat=0).count() >= 1
+    played = Move.objects.filter(game=game).count()
+    game.refresh_from_db()
+    assert game.version == played  # one move per version: none doubled
+    assert game.bot_due_at is None or game.bot_due_at > timezone.now()
+
+
+def test_a_move_after_its_turn_ran_out_comes_second(make_game, anna, bo, monkeypatch):  # R4.9
+    # No worker has applied the timeout yet (Redis down): the move finds it due under the lock,
+    # applies it first, and is itself too late — the same outcome as with every worker up.
+    _workers_run(monkeypatch)
+    game = make_game([{"student": anna}, {"student": bo}], turn_time=30, challenge_window=0)
+    Game.objects.filter(pk=game.pk).update(timer_deadline=timezone.now() - timedelta(seconds=0.2))
+    out = services.move_submit(game_id=game.pk, seat=0, move={"type": "nothing"}, seen_version=0)
+    assert not out.applied and out.refusal_code == "stale"
+    assert out.game.version == 1
+    assert list(Move.objects.filter(game=game).values_list("payload__type", flat=True)) == [
+        "timeout"
+    ]
+    # Bo, whose turn it is now, plays on the version he sees.
+    out = services.move_submit(game_id=game.pk, seat=1, move={"type": "nothing"}, seen_version=1)
+    assert out.applied and out.game.version == 2

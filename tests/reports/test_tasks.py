@@ -189,3 +189,80 @@ def test_a_real_worker_builds_a_report_from_the_redis_queue(celery_worker):
         "accuracy": 0.75,
         "median_ms": 4000,
     }
+
+
+def _building_job(teacher, classroom, django_capture_on_commit_callbacks, *, quiet: float):
+    """A class build whose worker died after the first report, its heartbeat `quiet` s old."""
+    with django_capture_on_commit_callbacks(execute=False):  # its message went with the worker
+        job = services.report_job_create(by=teacher, classroom=classroom, week_start=WEEK)
+    services.report_job_mark(job_id=job.pk, status=ReportJob.Status.RUNNING)
+    first = services.report_build(student=job_students_sorted(classroom)[0], week_start=WEEK)
+    ReportJob.objects.filter(pk=job.pk).update(
+        heartbeat_at=timezone.now() - timedelta(seconds=quiet)
+    )
+    return job, first
+
+
+def job_students_sorted(classroom):
+    from classrooms.models import Student
+
+    return list(Student.objects.filter(classroom=classroom).order_by("pk"))
+
+
+def test_a_build_whose_worker_went_quiet_is_taken_over_and_each_report_built_once(
+    played, teacher, classroom, django_capture_on_commit_callbacks
+):
+    stale = tasks.HEARTBEAT_STALE.total_seconds()
+    job, first = _building_job(
+        teacher, classroom, django_capture_on_commit_callbacks, quiet=stale + 1
+    )
+    with mock.patch.object(services, "report_build", wraps=services.report_build) as build:
+        assert tasks.sweep_report_jobs() == 1  # queued again (run in-process here)
+    job.refresh_from_db()
+    assert job.status == ReportJob.Status.DONE
+    assert job_progress(job)["done"] == 3
+    # The report built before the worker died is not built again; the two others once each.
+    assert {c.kwargs["student"].pk for c in build.call_args_list} == {played[1].pk, played[2].pk}
+    assert WeeklyReport.objects.get(pk=first.pk).built_at == first.built_at
+    assert tasks.sweep_report_jobs() == 0  # done: nothing more to take over
+
+
+def test_a_build_with_a_fresh_heartbeat_is_left_to_its_worker(
+    played, teacher, classroom, django_capture_on_commit_callbacks
+):
+    stale = tasks.HEARTBEAT_STALE.total_seconds()
+    job, _first = _building_job(
+        teacher, classroom, django_capture_on_commit_callbacks, quiet=stale / 3
+    )
+    assert tasks.sweep_report_jobs() == 0
+    assert ReportJob.objects.get(pk=job.pk).status == ReportJob.Status.RUNNING
+
+
+def test_of_two_sweeps_one_takes_a_quiet_build_over(
+    played, teacher, classroom, django_capture_on_commit_callbacks
+):
+    stale = tasks.HEARTBEAT_STALE.total_seconds()
+    job, _first = _building_job(
+        teacher, classroom, django_capture_on_commit_callbacks, quiet=stale + 1
+    )
+    now = timezone.now()
+    takes = [
+        services.report_job_take_over(
+            job_id=job.pk, stale_before=now - tasks.HEARTBEAT_STALE, now=now
+        )
+        for _ in range(2)
+    ]
+    assert takes == [True, False]
+
+
+def test_a_building_worker_stamps_its_heartbeat_after_each_report(played, classroom, teacher):
+    job = ReportJob.objects.create(
+        school=classroom.school, classroom=classroom, requested_by=teacher, week_start=WEEK, total=3
+    )
+    with mock.patch.object(
+        services, "report_job_heartbeat", wraps=services.report_job_heartbeat
+    ) as beat:
+        tasks.build_class_reports.delay(classroom.pk, WEEK.isoformat(), job_id=job.pk).get()
+    assert beat.call_count == 3
+    job.refresh_from_db()
+    assert job.status == ReportJob.Status.DONE and job.heartbeat_at is not None
