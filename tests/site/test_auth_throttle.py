@@ -29,6 +29,10 @@ RIGHT = "correct horse battery"  # the factories' password
 GUESSER = "203.0.113.7"
 TEACHER_DESK = "198.51.100.20"
 LOCKED = "Your school admin can unlock your account now."
+FLOOD_NOTE = (
+    "Many sign-ins with different names failed from this network just now, so a name is "
+    "paused after two wrong passwords. Other names still sign in."
+)
 
 
 @pytest.fixture(autouse=True)
@@ -199,7 +203,7 @@ def test_under_a_flood_the_per_account_lock_still_locks_a_guessed_account(client
     response = sign_in(client, teacher.username, RIGHT)
     assert response.status_code == 429 and signed_in_as(client) is None
     page = response.content.decode()
-    assert LOCKED in page and "different names failed from this network" in page
+    assert LOCKED in page and FLOOD_NOTE in page
     # ...not at another computer; and a made-up name gets the very same page (no tell).
     assert sign_in(client, teacher.username, RIGHT, ip=TEACHER_DESK).status_code == 302
     client.post(reverse("logout"))
@@ -207,6 +211,32 @@ def test_under_a_flood_the_per_account_lock_still_locks_a_guessed_account(client
     made_up = sign_in(client, "nobody-at-all", RIGHT)
     assert made_up.status_code == 429
     assert without_tokens(made_up.content.decode()) == without_tokens(page)
+
+
+def test_the_flood_pause_is_explained_in_the_users_language(client, teacher, delays):
+    flood(client, settings.KAVET_AXES_CLIENT_FAILURE_LIMIT)
+    guess(client, teacher.username, 2)
+    page = sign_in(client, teacher.username, RIGHT, HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    assert '<html lang="de">' in page
+    with translation.override("de"):
+        assert translation.gettext(FLOOD_NOTE) in page and translation.gettext(LOCKED) in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_slowed_sign_in_gives_its_database_connection_back_while_it_waits(client, monkeypatch):
+    """Outside a transaction (as in production) the pooled connection is returned before the
+    wait, so a flood of slowed sign-ins cannot empty the pool; the sign-in then goes on."""
+    from django.db import connection
+
+    teacher = factories.teacher(school=factories.school(), username="waits")
+    flood(client, settings.KAVET_AXES_CLIENT_FAILURE_LIMIT)
+    held_while_waiting: list[bool] = []
+    monkeypatch.setattr(
+        auth_throttle, "_sleep", lambda seconds: held_while_waiting.append(connection.connection)
+    )
+    assert sign_in(client, teacher.username, RIGHT).status_code == 302
+    assert signed_in_as(client) == str(teacher.pk)
+    assert held_while_waiting == [None]
 
 
 def test_without_a_flood_the_account_lock_is_five_tries(client, teacher):
