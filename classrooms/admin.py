@@ -10,8 +10,6 @@ answered 400 (PostgreSQL refuses NUL in text, which would otherwise be a 500).
 from __future__ import annotations
 
 import axes.admin as axes_admin  # registers axes' models now, so they can be re-registered below
-from axes.conf import settings as axes_settings
-from axes.helpers import get_cool_off
 from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from axes.utils import reset as axes_reset
 from django.contrib import admin, messages
@@ -20,9 +18,11 @@ from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.contrib.auth.models import Group
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.http import HttpRequest, HttpResponseBadRequest
-from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
+
+from kavet_site import auth_throttle
+from kavet_site.throttles.models import SignInFlood
 
 from .models import Classroom, LevelChange, ParentLink, School, Student, User, programme_for
 from .permissions import accounts_of_school, manageable
@@ -155,21 +155,43 @@ class SchoolAdmin(SchoolScopedAdmin):
         return request.user.is_superuser
 
 
-def _locked_out_attempts() -> QuerySet:
-    qs = AccessAttempt.objects.filter(failures_since_start__gte=_failure_limit())
-    cool_off = get_cool_off()
-    if cool_off:
-        qs = qs.filter(attempt_time__gte=timezone.now() - cool_off)
-    return qs
+def _paused(username) -> QuerySet:
+    """The addresses `username` (a value or an OuterRef) is refused from now (auth_throttle)."""
+    return auth_throttle.paused_attempts().filter(username=username)
 
 
-def _failure_limit() -> int:
-    limit = axes_settings.AXES_FAILURE_LIMIT
-    return limit if isinstance(limit, int) else 5
+def signin_floods(request: HttpRequest) -> QuerySet:
+    """The sign-in floods this admin user is told of: every one for a superuser; for a school
+    admin, those from an address their staff signed in from or their accounts were tried from.
+    A flood's names are not kept, so no other school's account is ever named."""
+    if request.user.is_superuser:
+        return auth_throttle.floods_from()
+    if not _is_school_admin(request.user):
+        return SignInFlood.objects.none()
+    school_id = request.user.school_id
+    tried_from = scoped(AccessAttempt, request.user).values_list("ip_address", flat=True)
+    addresses = {*auth_throttle.staff_addresses(school_id), *tried_from}
+    return auth_throttle.floods_from(addresses)
+
+
+class SignInNotesMixin:
+    """Lists that show, above the rows, the sign-in floods this admin should know of."""
+
+    change_list_template = "admin/signin_change_list.html"
+
+    def changelist_view(self, request, extra_context=None):
+        extra_context = {
+            **(extra_context or {}),
+            "signin_floods": list(signin_floods(request)[:10]),
+            "signin_floods_all": request.user.is_superuser,
+            "signin_names_limit": auth_throttle.client_limit(),
+            "signin_own_failures": auth_throttle.FLOOD_OWN_FAILURES,
+        }
+        return super().changelist_view(request, extra_context)
 
 
 @admin.register(User)
-class UserAdmin(SchoolScopedAdmin, BaseUserAdmin):
+class UserAdmin(SignInNotesMixin, SchoolScopedAdmin, BaseUserAdmin):
     list_display = ("username", "first_name", "last_name", "role", "is_active", "signin_locked")
     list_filter = ("role", "is_active")
     fieldsets = BaseUserAdmin.fieldsets + (
@@ -184,17 +206,13 @@ class UserAdmin(SchoolScopedAdmin, BaseUserAdmin):
     _superuser_only = {"is_superuser", "is_staff", "groups", "user_permissions", "school"}
 
     def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(_locked=Exists(_locked_out_attempts().filter(username=OuterRef("username"))))
-        )
+        return super().get_queryset(request).annotate(_locked=Exists(_paused(OuterRef("username"))))
 
     @admin.display(boolean=True, description=_("locked out"))
     def signin_locked(self, obj) -> bool:
         locked = getattr(obj, "_locked", None)
         if locked is None:
-            locked = _locked_out_attempts().filter(username=obj.username).exists()
+            locked = _paused(obj.username).exists()
         return locked
 
     @admin.action(description=_("Unlock sign-in"))
@@ -361,7 +379,22 @@ class AxesScopedMixin(ScopeGuardMixin):
         return False
 
 
-class AccessAttemptAdmin(AxesScopedMixin, axes_admin.AccessAttemptAdmin):
+class AccessAttemptAdmin(SignInNotesMixin, AxesScopedMixin, axes_admin.AccessAttemptAdmin):
+    """The failed sign-ins still counted (the cool-off): whose, from where, how many, when."""
+
+    list_display = (
+        "username",
+        "ip_address",
+        "failures_since_start",
+        "attempt_time",
+        "signin_paused",
+        "path_info",
+    )
+
+    @admin.display(boolean=True, description=_("refused now"))
+    def signin_paused(self, obj) -> bool:
+        return _paused(obj.username).filter(ip_address=obj.ip_address).exists()
+
     def has_delete_permission(self, request, obj=None):
         return request.user.is_superuser or _is_school_admin(request.user)
 
@@ -380,6 +413,20 @@ class AccessFailureLogAdmin(AxesScopedMixin, axes_admin.AccessFailureLogAdmin):
     pass
 
 
+class SignInFloodAdmin(AxesScopedMixin, admin.ModelAdmin):
+    """Every sign-in flood, by address: the site's administrators only (a school admin reads
+    those from their own addresses above the users and attempts lists)."""
+
+    list_display = ("address", "started_at", "last_at", "names", "failures", "longest_delay_ms")
+    search_fields = ("address",)
+
+    def has_module_permission(self, request):
+        return request.user.is_superuser
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+
 class GroupAdmin(ScopeGuardMixin, BaseGroupAdmin):
     """Groups hand out permissions: superusers only (the default permission checks)."""
 
@@ -388,6 +435,7 @@ for _model, _admin_class in (
     (AccessAttempt, AccessAttemptAdmin),
     (AccessLog, AccessLogAdmin),
     (AccessFailureLog, AccessFailureLogAdmin),
+    (SignInFlood, SignInFloodAdmin),
     (Group, GroupAdmin),
 ):
     if admin.site.is_registered(_model):

@@ -8,6 +8,7 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from .models import Classroom, NumberRange, Tier, User
+from .names import NameFormField
 from .pictures import CODE_LENGTH, PICTURES
 from .services import MAX_BULK_NAMES, school_year_check
 
@@ -17,7 +18,7 @@ TIER_CHOICES = [(str(v), label) for v, label in Tier.choices]
 
 
 class ClassroomForm(forms.Form):
-    name = forms.CharField(label=_("Class name"), max_length=100)
+    name = NameFormField(label=_("Class name"), max_length=100)
     school_year = forms.CharField(
         label=_("School year"), max_length=9, help_text=_("For example 2026-2027")
     )
@@ -66,7 +67,7 @@ class ClassroomForm(forms.Form):
 
 
 class ClassroomCopyForm(forms.Form):
-    name = forms.CharField(label=_("Name of next year's class"), max_length=100)
+    name = NameFormField(label=_("Name of next year's class"), max_length=100)
     school_year = forms.CharField(label=_("School year"), max_length=9)
     students = forms.ModelMultipleChoiceField(
         label=_("Students who go on to this class"),
@@ -113,7 +114,7 @@ class StudentsPasteForm(forms.Form):
 
 
 class StudentForm(forms.Form):
-    name = forms.CharField(label=_("First name or pseudonym"), max_length=40)
+    name = NameFormField(label=_("First name or pseudonym"), max_length=40)
     number_range = forms.TypedChoiceField(
         label=_("Number range"), choices=RANGE_CHOICES, coerce=int
     )
@@ -185,15 +186,15 @@ class CodeLookupForm(forms.Form):
 
 
 class InviteForm(forms.Form):
-    first_name = forms.CharField(label=_("First name"), max_length=150, required=False)
-    last_name = forms.CharField(label=_("Last name"), max_length=150, required=False)
+    first_name = NameFormField(label=_("First name"), max_length=150, required=False)
+    last_name = NameFormField(label=_("Last name"), max_length=150, required=False)
     email = forms.EmailField(label=_("E-mail (to remember who it is for)"), required=False)
 
 
 class InviteAcceptForm(forms.Form):
     username = forms.CharField(label=_("User name"), max_length=150)
-    first_name = forms.CharField(label=_("First name"), max_length=150, required=False)
-    last_name = forms.CharField(label=_("Last name"), max_length=150, required=False)
+    first_name = NameFormField(label=_("First name"), max_length=150, required=False)
+    last_name = NameFormField(label=_("Last name"), max_length=150, required=False)
     password1 = forms.CharField(label=_("Password"), widget=forms.PasswordInput, strip=False)
     password2 = forms.CharField(label=_("Password again"), widget=forms.PasswordInput, strip=False)
 

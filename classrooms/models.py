@@ -6,6 +6,8 @@ from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from .names import NameField
+
 
 class Programme(models.TextChoices):
     """The official expectations a school's reports set each skill against (the data, with its
@@ -43,7 +45,7 @@ def default_programme() -> str:
 class School(models.Model):
     """A school: the boundary between tenants. Nobody sees another school's rows."""
 
-    name = models.CharField(_("name"), max_length=200)
+    name = NameField(_("name"), max_length=200)
     slug = models.SlugField(_("short name"), max_length=60, unique=True)
     time_zone = models.CharField(_("time zone"), max_length=64, default="Europe/Paris")
     # The expectations the reports name for each skill (classrooms/reports/programmes/).
@@ -84,6 +86,10 @@ class User(AbstractUser):
         related_name="users",
     )
     language = models.CharField(_("language"), max_length=8, blank=True)
+    # AbstractUser's, checked as every name is (classrooms.names): a student's first name is
+    # their student name, and staff and parents' names are shown on the same pages.
+    first_name = NameField(_("first name"), max_length=150, blank=True)
+    last_name = NameField(_("last name"), max_length=150, blank=True)
 
     class Meta(AbstractUser.Meta):
         verbose_name = _("user")
@@ -110,7 +116,7 @@ class Classroom(models.Model):
     """A class in one school year, taught by one or more teachers."""
 
     school = models.ForeignKey(School, on_delete=models.CASCADE, related_name="classrooms")
-    name = models.CharField(_("name"), max_length=100)
+    name = NameField(_("name"), max_length=100)
     school_year = models.CharField(_("school year"), max_length=9, help_text="2026-2027")
     # The short code a tablet remembers for its class; unique across schools.
     code = models.CharField(_("class code"), max_length=8, unique=True)
@@ -165,7 +171,7 @@ class Student(models.Model):
 
     user = models.OneToOneField(User, on_delete=models.CASCADE, related_name="student")
     classroom = models.ForeignKey(Classroom, on_delete=models.CASCADE, related_name="students")
-    name = models.CharField(_("first name or pseudonym"), max_length=40)
+    name = NameField(_("first name or pseudonym"), max_length=40)
     number_range = models.PositiveSmallIntegerField(
         _("number range"), choices=NumberRange.choices, default=NumberRange.UP_TO_10
     )
@@ -240,8 +246,8 @@ class TeacherInvite(models.Model):
         User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     email = models.EmailField(_("e-mail"), blank=True)
-    first_name = models.CharField(_("first name"), max_length=150, blank=True)
-    last_name = models.CharField(_("last name"), max_length=150, blank=True)
+    first_name = NameField(_("first name"), max_length=150, blank=True)
+    last_name = NameField(_("last name"), max_length=150, blank=True)
     # sha256 of the secret in the link: a database leak does not hand out accounts.
     token_hash = models.CharField(max_length=64, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -28,6 +28,7 @@ from .models import (
     Tier,
     User,
 )
+from .names import name_check, name_error, name_normalise
 from .pictures import CODE_LENGTH, PICTURE_COUNT, encode
 
 # The one alphabet of the codes people type: class codes, parents' link codes. No 0/O, no 1/I:
@@ -69,6 +70,7 @@ def student_create(
     picture_code: str | None = None,
 ) -> Student:
     """A student and their sign-in user (no password, no e-mail), with a first level entry."""
+    name = name_check(name)
     username = f"s-{classroom.code.lower()}-{secrets.token_hex(6)}"
     user = User(username=username, role=User.Role.STUDENT, school=classroom.school, first_name=name)
     user.set_unusable_password()
@@ -118,7 +120,7 @@ def school_year_current(today=None) -> str:
 def _classroom_name_check(
     *, school: School, name: str, school_year: str, exclude_pk: int | None = None
 ) -> str:
-    name = " ".join((name or "").split())
+    name = name_check(name)
     if not name:
         raise ValidationError(_("A class needs a name."), code="name_missing")
     if len(name) > 100:
@@ -269,8 +271,8 @@ MAX_BULK_NAMES = 500
 
 
 def student_name_clean(name: str) -> str:
-    """Trim, and fold runs of spaces or tabs (a spreadsheet column) into one space."""
-    return " ".join((name or "").split())
+    """NFC, trimmed, runs of spaces or tabs (a spreadsheet column) folded into one space."""
+    return name_normalise(name)
 
 
 @dataclass
@@ -282,6 +284,7 @@ class NamesPasted:
     duplicates: list[str] = field(default_factory=list)  # twice or more in the paste
     in_class: list[str] = field(default_factory=list)  # already a student of the class
     too_long: list[str] = field(default_factory=list)
+    hidden_characters: list[str] = field(default_factory=list)  # classrooms.names' refusals
 
     def errors(self) -> list[str]:
         errors: list[str] = []
@@ -321,12 +324,14 @@ class NamesPasted:
                 )
                 % {"names": ", ".join(self.too_long), "max": MAX_NAME_LENGTH}
             )
+        errors.extend(self.hidden_characters)
         return errors
 
 
 def names_parse(text: str, *, classroom: Classroom) -> NamesPasted:
     """Read a paste: one name per line; empty lines skipped; duplicates compared ignoring case."""
     result = NamesPasted()
+    text = (text or "").removeprefix("\ufeff")  # a file's byte-order mark, not a name's
     seen: dict[str, str] = {}
     existing = {
         n.casefold()
@@ -344,6 +349,9 @@ def names_parse(text: str, *, classroom: Classroom) -> NamesPasted:
             continue
         seen[key] = name
         result.names.append(name)
+        unsafe = name_error(name)
+        if unsafe is not None:
+            result.hidden_characters.extend(unsafe.messages)
         if key in existing:
             result.in_class.append(name)
         if len(name) > MAX_NAME_LENGTH:
@@ -453,7 +461,7 @@ def student_update(
     # no_key=False: the name is in a unique key (PostgreSQL locks FOR UPDATE to change it).
     student = Student.objects.select_for_update(no_key=False).get(pk=student.pk)
     if name is not None:
-        name = student_name_clean(name)
+        name = name_check(name)
         if not name:
             raise ValidationError(_("A student needs a name."), code="name_missing")
         if len(name) > MAX_NAME_LENGTH:
@@ -614,8 +622,8 @@ def teacher_invite_create(
         school=school,
         created_by=by,
         email=email.strip(),
-        first_name=first_name.strip(),
-        last_name=last_name.strip(),
+        first_name=name_check(first_name),
+        last_name=name_check(last_name),
         token_hash=_token_hash(token),
         expires_at=timezone.now() + timedelta(days=days),
     )
@@ -668,8 +676,8 @@ def teacher_invite_accept(
         role=User.Role.TEACHER,
         school=invite.school,
         email=invite.email,
-        first_name=(first_name or invite.first_name).strip(),
-        last_name=(last_name or invite.last_name).strip(),
+        first_name=name_check(first_name or invite.first_name),
+        last_name=name_check(last_name or invite.last_name),
     )
     validate_password(password, user)
     user.set_password(password)

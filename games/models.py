@@ -11,6 +11,8 @@ from django.db import models
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from classrooms.names import name_for_display
+
 
 class Game(models.Model):
     """One table: the engine state, its version, and the next time something is due."""
@@ -132,7 +134,9 @@ class Seat(models.Model):
         table without a query per seat.
         """
         if self.name:
-            return self.name
+            # A seat copies its student's name when the game starts: one from before names
+            # were checked (classrooms.names) loses its hidden direction controls here.
+            return name_for_display(self.name)
         if not self.bot:
             return "?"
         number = getattr(self, "_bot_number", None)

@@ -1,22 +1,31 @@
 """Password-login throttling on top of django-axes (settings: the AXES_* lines in "Auth").
 
-Two locks, both counted over the cool-off window (AXES_COOLOFF_TIME) from axes' AccessAttempt rows:
+Counted over the cool-off window (AXES_COOLOFF_TIME) from axes' AccessAttempt rows:
 
-- one account from one client address (AXES_FAILURE_LIMIT, 5): a guesser locks themselves out,
-  while the teacher at another computer still signs in with the right password;
-- one client address, whatever the accounts (KAVET_AXES_CLIENT_FAILURE_LIMIT, higher): one
-  client trying a few passwords on each of many accounts. It is higher because a whole school
-  often reaches us through one address (NAT), and its teachers' typos must not lock the school.
+- one account from one client address (AXES_FAILURE_LIMIT, 5): a guesser locks that name out
+  from where they are, while the teacher at another computer still signs in;
+- one client address, over different names (KAVET_AXES_CLIENT_FAILURE_LIMIT, 20 names): a
+  *flood*. A whole school reaches us through one address (NAT), so a flood never refuses a
+  name with no wrong password of its own from that address: such a sign-in is only slowed
+  (FLOOD_DELAY_STEP more per name over the limit, at most KAVET_AXES_FLOOD_DELAY_MAX). A name
+  that already failed there FLOOD_OWN_FAILURES times is paused (one typo is forgiven), so a
+  guesser spreading tries over real names gets one or two per name, not four.
 
-axes compares every key with one limit, so the handler scales the client-wide count onto it.
+Nothing here asks whether a name is an account: made-up names and real ones are counted,
+slowed and paused alike, so no answer (nor its delay) tells who has an account. Each flood is
+summed up in a SignInFlood row (kavet_site.throttles) for the admins, as axes forgets its rows
+after the cool-off; the addresses a school's staff signed in from are noted (note_staff_address)
+so the school's admin is told of a flood from their own address (classrooms/admin.py).
+
 A successful sign-in forgives only that account's own failures from that address: axes' default
 would delete every row matching every key, so a guesser with one real account (a parent) could
-wipe the client-wide count, and other accounts' counts, by signing in as themselves.
+wipe other accounts' counts by signing in as themselves.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import time
 from datetime import timedelta
 from math import ceil
 
@@ -26,18 +35,27 @@ from axes.helpers import (
     get_client_username,
     get_cool_off,
     get_failure_limit,
-    get_lockout_parameters,
 )
 from axes.models import AccessAttempt
-from django.db.models import Sum
+from django.db import connection, transaction
+from django.db.models import Count, Min, Q, QuerySet, Sum
 from django.shortcuts import render
+from django.utils import timezone
 
 from kavet_site.clientip import client_bucket
+from kavet_site.throttles import counters
+from kavet_site.throttles.models import SignInFlood
 
 # axes' AccessAttempt.username is 255 characters; Django's login forms let longer names reach
 # authenticate() (their max_length is set after the validators are built), and PostgreSQL
 # refuses a longer value. No account has a name that long, so cutting it loses nothing.
 USERNAME_KEY_LENGTH = 255
+# Under a flood a name is paused at its second wrong password from the flooding address.
+FLOOD_OWN_FAILURES = 2
+FLOOD_DELAY_STEP = 0.1  # seconds more for each name over the limit
+FLOOD_KEEP_DAYS = SignInFlood.KEEP_DAYS  # also how long where a school's staff signed in is kept
+_STAFF_ADDRESS = "staffip:{school}:"
+_sleep = time.sleep  # the tests record the delays instead of waiting them
 
 
 def throttle_username(request, credentials: dict | None = None) -> str | None:
@@ -69,23 +87,156 @@ def throttle_client_ip(request) -> str | None:
         return None  # no usable address at all: all such requests share one key
 
 
+def client_limit() -> int:
+    return max(1, int(getattr(settings, "KAVET_AXES_CLIENT_FAILURE_LIMIT", 20)))
+
+
+def live_attempts(since=None) -> QuerySet:
+    """axes' failed-attempt rows still inside the cool-off (counted from `since`, else now)."""
+    qs = AccessAttempt.objects.all()
+    cool_off = get_cool_off()
+    if cool_off:
+        qs = qs.filter(attempt_time__gte=(since or timezone.now()) - cool_off)
+    return qs
+
+
+def names_tried(address: str | None, since=None) -> int:
+    """How many different names failed from `address` within the cool-off."""
+    return live_attempts(since).filter(ip_address=address).values("username").distinct().count()
+
+
+def flooded_addresses(since=None) -> QuerySet:
+    """The addresses over the limit of different names: values("ip_address")."""
+    return (
+        live_attempts(since)
+        .values("ip_address")
+        .annotate(names=Count("username", distinct=True))
+        .filter(names__gte=client_limit())
+        .values("ip_address")
+    )
+
+
+def paused_attempts() -> QuerySet:
+    """(username, ip_address) pairs refused now: the per-account lock or the flood's pause."""
+    return (
+        live_attempts()
+        .values("username", "ip_address")
+        .annotate(failures=Sum("failures_since_start"))
+        .filter(
+            Q(failures__gte=_failure_limit())
+            | Q(failures__gte=FLOOD_OWN_FAILURES, ip_address__in=flooded_addresses())
+        )
+    )
+
+
+def _failure_limit() -> int:
+    limit = settings.AXES_FAILURE_LIMIT
+    return limit if isinstance(limit, int) else 5
+
+
+def flood_delay(names: int) -> float:
+    """The wait before checking a password from an address where `names` names failed."""
+    over = names - client_limit() + 1
+    if over <= 0:
+        return 0.0
+    return min(float(getattr(settings, "KAVET_AXES_FLOOD_DELAY_MAX", 1.5)), FLOOD_DELAY_STEP * over)
+
+
+def note_staff_address(*, school_id: int, request) -> None:
+    """Remember (FLOOD_KEEP_DAYS) that a school's staff signed in from this request's address."""
+    address = throttle_client_ip(request)
+    if address:
+        bucket = _STAFF_ADDRESS.format(school=school_id) + address
+        counters.mark(bucket, FLOOD_KEEP_DAYS * 24 * 3600)
+
+
+def staff_addresses(school_id: int) -> list[str]:
+    prefix = _STAFF_ADDRESS.format(school=school_id)
+    return [bucket.removeprefix(prefix) for bucket in counters.live(prefix)]
+
+
+def floods_from(addresses=None) -> QuerySet:
+    """The floods of the last FLOOD_KEEP_DAYS (from these addresses), the latest first."""
+    since = timezone.now() - timedelta(days=FLOOD_KEEP_DAYS)
+    qs = SignInFlood.objects.filter(last_at__gte=since)
+    return qs if addresses is None else qs.filter(address__in=list(addresses))
+
+
 class KavetAxesHandler(AxesDatabaseHandler):
-    """axes' database handler (shared by every web process) with a per-key limit."""
+    """axes' database handler (shared by every web process), with the flood rules above."""
 
     def get_failures(self, request, credentials: dict | None = None) -> int:
+        # AXES_LOCKOUT_PARAMETERS is [["username", "ip_address"]]: this name from this address.
+        (own_attempts,) = self.get_user_attempts(request, credentials)
+        own = own_attempts.aggregate(n=Sum("failures_since_start"))["n"] or 0
         limit = get_failure_limit(request, credentials)
-        client_limit = max(1, int(getattr(settings, "KAVET_AXES_CLIENT_FAILURE_LIMIT", limit)))
-        parameters = get_lockout_parameters(request, credentials)
-        worst = 0
-        for parameter, attempts in zip(
-            parameters, self.get_user_attempts(request, credentials), strict=True
-        ):
-            count = attempts.aggregate(n=Sum("failures_since_start"))["n"] or 0
-            if parameter == "ip_address":
-                # count >= client_limit exactly when the scaled count >= limit.
-                count = count * limit // client_limit
-            worst = max(worst, count)
-        return worst
+        request.kavet_lock_reason = "account" if own >= limit else None
+        if FLOOD_OWN_FAILURES <= own < limit:
+            since = request.axes_attempt_time
+            if names_tried(request.axes_ip_address, since) >= client_limit():
+                request.kavet_lock_reason = "flood"
+                return limit
+        return own
+
+    def is_allowed(self, request, credentials: dict | None = None) -> bool:
+        allowed = super().is_allowed(request, credentials)
+        if allowed:
+            self._slow_down(request)
+        return allowed
+
+    def _slow_down(self, request) -> None:
+        """Under a flood, wait before the password is checked (a refusal is answered at once).
+
+        This runs in authenticate(), which is synchronous: under ASGI it runs in the request's
+        own thread, never on the event loop. The database connection is given back first (when
+        no transaction holds it), so a flood of slowed sign-ins does not empty the pool.
+        """
+        delay = flood_delay(names_tried(request.axes_ip_address, request.axes_attempt_time))
+        request.kavet_flood_delay = delay
+        if delay <= 0:
+            return
+        if not connection.in_atomic_block:
+            connection.close()
+        _sleep(delay)
+
+    def user_login_failed(self, sender, credentials: dict, request=None, **kwargs):
+        super().user_login_failed(sender, credentials, request, **kwargs)
+        if request is not None and request.axes_ip_address:
+            self._note_flood(request)
+
+    def _note_flood(self, request) -> None:
+        address, now = request.axes_ip_address, request.axes_attempt_time or timezone.now()
+        names = names_tried(address, now)
+        if names < client_limit():
+            return
+        delay_ms = round(getattr(request, "kavet_flood_delay", 0) * 1000)
+        cool_off = get_cool_off(request) or timedelta(0)
+        with transaction.atomic():
+            flood = (
+                SignInFlood.objects.select_for_update()
+                .filter(address=address, last_at__gte=now - cool_off)
+                .first()
+            )
+            if flood is None:
+                # The burst began with the first of the failures still counted.
+                live = live_attempts(now).filter(ip_address=address)
+                summary = live.aggregate(
+                    started=Min("attempt_time"), failures=Sum("failures_since_start")
+                )
+                SignInFlood.objects.create(
+                    address=address,
+                    started_at=summary["started"] or now,
+                    last_at=now,
+                    names=names,
+                    failures=summary["failures"] or 1,
+                    longest_delay_ms=delay_ms,
+                )
+                return
+            flood.last_at = now
+            flood.names = max(flood.names, names)
+            flood.failures += 1
+            flood.longest_delay_ms = max(flood.longest_delay_ms, delay_ms)
+            flood.save(update_fields=["last_at", "names", "failures", "longest_delay_ms"])
 
     def reset_user_attempts(self, request, credentials: dict | None = None) -> int:
         username = get_client_username(request, credentials)
@@ -107,6 +258,8 @@ def lockout_response(request, original_response=None, credentials=None):
     context = {
         "minutes": max(1, ceil(cool_off.total_seconds() / 60)) if cool_off else None,
         "failure_limit": get_failure_limit(request, credentials),
+        # The same page whether or not the name is an account; only why this name is paused.
+        "flood": getattr(request, "kavet_lock_reason", None) == "flood",
     }
     return render(
         request, settings.AXES_LOCKOUT_TEMPLATE, context, status=settings.AXES_HTTP_RESPONSE_CODE

@@ -292,14 +292,18 @@ AUTHENTICATION_BACKENDS = [
 ]
 # Password logins (teachers, parents, school admins, /admin/login/). A lock is keyed on the
 # account *and* the client together, so a guesser locks themselves out, not the teacher at
-# another computer; a second key on the client alone stops one client trying many accounts,
-# with a higher limit because a whole school often shares one address (kavet_site/auth_throttle.py).
+# another computer. Many different names failing from one client (a flood) never refuse a name
+# with no wrong password of its own there, as a whole school often shares one address: its
+# sign-ins are slowed (at most AXES_FLOOD_DELAY_MAX_MS), and a name that failed there twice is
+# paused (kavet_site/auth_throttle.py). The admins see each flood (classrooms/admin.py).
 # Students never type a password (tablet sign-in calls login() directly): axes never refuses them.
 AXES_ENABLED = env_bool("AXES_ENABLED", True)
 AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
+# Different names (not tries) failing from one client before it counts as a flood.
 KAVET_AXES_CLIENT_FAILURE_LIMIT = int(os.environ.get("AXES_CLIENT_FAILURE_LIMIT", "20"))
+KAVET_AXES_FLOOD_DELAY_MAX = int(os.environ.get("AXES_FLOOD_DELAY_MAX_MS", "1500")) / 1000
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES", "15")))
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_HANDLER = "kavet_site.auth_throttle.KavetAxesHandler"
 # A success forgives that account's own failures from that address (never the client-wide count).
 AXES_RESET_ON_SUCCESS = True

@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 
 from classrooms import services as classroom_services
 from classrooms.models import Classroom, LevelChange, ParentLink, Student, User
+from classrooms.names import name_check
 from games.models import Move, Play, Seat
 
 from .models import LevelRecommendation, ParentInvite, ReportJob, WeeklyReport, WeekTally
@@ -571,7 +572,7 @@ def parent_signup(
     user = User(
         username=username,
         role=User.Role.PARENT,
-        first_name=(first_name or "").strip()[:150],
+        first_name=name_check(first_name)[:150],
         email=(email or "").strip()[:254],
     )
     validate_password(password, user)

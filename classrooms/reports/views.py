@@ -27,6 +27,7 @@ from django.views.decorators.http import require_POST
 from classgames import selectors as class_game_selectors
 from classrooms import permissions
 from classrooms.models import Classroom, User
+from classrooms.names import name_for_display
 from kavet_site.clientip import client_bucket
 from kavet_site.throttles import counters
 
@@ -364,10 +365,11 @@ _NUMBER = re.compile(r"[+-]?\d+(?:[.,]\d+)?(?: ?%)?", re.ASCII)
 
 def csv_cell(value: object) -> object:
     """A cell a spreadsheet shows as text, never runs as a formula (=HYPERLINK(...) in a name);
-    numbers, negative ones too, stay numbers."""
+    numbers, negative ones too, stay numbers. A name kept before classrooms.names checked names
+    loses its hidden direction controls here, so they cannot reorder the sheet's other cells."""
     if isinstance(value, (int, float)) or value is None:
         return value
-    text = str(value)
+    text = name_for_display(str(value))
     if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
         return "'" + text
     return text

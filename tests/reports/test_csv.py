@@ -121,3 +121,26 @@ def test_class_csv_in_french_keeps_plain_integers(client, teacher, classroom, re
     )
     rows = list(csv.reader(io.StringIO(download.content.decode("utf-8-sig"))))
     assert rows[1][-2:] == ["12", "75"]  # not "75 %" nor "75,0"
+
+
+def test_a_name_kept_before_names_were_checked_cannot_reorder_the_csv(
+    client, teacher, classroom, reported, week
+):
+    """Issue 25.6: a direction override stored in a name is dropped on the way out."""
+    from classrooms.models import Student
+
+    Student.objects.filter(pk=reported[0].pk).update(name="Anna\u202e")  # skips every check
+    Student.objects.filter(pk=reported[1].pk).update(name="\u2066=1+1\u2069")
+    client.force_login(teacher)
+    download = client.get(
+        reverse("reports:class_csv", args=[classroom.pk]), {"week": week.isoformat()}
+    )
+    text = download.content.decode("utf-8-sig")
+    assert not any(ch in text for ch in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+    names = {row[0] for row in csv.reader(io.StringIO(text))}
+    assert {"Anna", "'=1+1", "Cécile"} <= names
+
+
+@pytest.mark.parametrize("name", ["محمد", "👩🏽\u200d🚀", "Nguyễn", "李雷"])
+def test_names_of_every_language_are_written_as_they_are(name):
+    assert csv_cell(name) == name

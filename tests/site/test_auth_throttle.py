@@ -1,11 +1,14 @@
-"""Password logins are throttled per account and client, and per client (django-axes).
+"""Password logins are throttled per account and client, and slowed under a flood (django-axes).
 
 A guesser locks themselves out, not the teacher at another computer; /admin/login/ likewise;
-the lock lifts after the cool-off or when unlocked; students' tablet sign-in is never refused.
+many made-up names from a school's address never refuse its teachers' right passwords (issue
+25.3); the lock lifts after the cool-off or when unlocked; students' tablet sign-in is never
+refused.
 """
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -13,8 +16,11 @@ from axes.models import AccessAttempt
 from axes.utils import reset
 from django.conf import settings
 from django.urls import reverse
-from django.utils import translation
+from django.utils import timezone, translation
 
+from classrooms.models import User
+from kavet_site import auth_throttle
+from kavet_site.throttles.models import SignInFlood
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -23,6 +29,10 @@ RIGHT = "correct horse battery"  # the factories' password
 GUESSER = "203.0.113.7"
 TEACHER_DESK = "198.51.100.20"
 LOCKED = "Your school admin can unlock your account now."
+FLOOD_NOTE = (
+    "Many sign-ins with different names failed from this network just now, so a name is "
+    "paused after two wrong passwords. Other names still sign in."
+)
 
 
 @pytest.fixture(autouse=True)
@@ -134,21 +144,129 @@ def test_a_few_typos_are_forgiven_by_a_successful_sign_in(client, teacher):
     assert sign_in(client, teacher.username, RIGHT).status_code == 302
 
 
-def test_one_client_trying_many_accounts_is_stopped(client, school, teacher):
+@pytest.fixture
+def delays(monkeypatch):
+    """The flood's waits, recorded instead of slept (the rule, not the clock, is under test)."""
+    waited: list[float] = []
+    monkeypatch.setattr(auth_throttle, "_sleep", waited.append)
+    return waited
+
+
+def without_tokens(page: str) -> str:
+    return re.sub(r'(csrfmiddlewaretoken" value=|"X-CSRFToken": )"[^"]*"', "", page)
+
+
+def flood(client, names, ip=GUESSER, prefix="made-up"):
+    """One wrong password for each of `names` made-up names from `ip`."""
+    return [guess(client, f"{prefix}-{i}", 1, ip=ip)[0] for i in range(names)]
+
+
+def test_a_flood_of_made_up_names_never_refuses_the_schools_teachers(client, school, delays):
+    """Issue 25.3: the school's one address floods; each teacher's right password still works."""
     limit = settings.KAVET_AXES_CLIENT_FAILURE_LIMIT
-    assert limit > settings.AXES_FAILURE_LIMIT
-    # A school behind one address: a few typos on several accounts do not lock it.
-    for i in range(settings.AXES_FAILURE_LIMIT + 1):
-        guess(client, f"someone{i}", 1)
+    teachers = [factories.teacher(school=school, username=f"teacher-{i}") for i in range(4)]
+    admin = factories.school_admin(school=school)
+    flood(client, limit + 5)
+    # No wait until `limit` names have failed; then each try waits a little longer.
+    assert delays == pytest.approx([auth_throttle.FLOOD_DELAY_STEP * n for n in range(1, 6)])
+    for account in [*teachers, admin]:
+        response = sign_in(client, account.username, RIGHT)
+        assert response.status_code == 302, account.username
+        assert signed_in_as(client) == str(account.pk)
+        client.post(reverse("logout"))
+    # They were slowed, not refused: a growing wait, capped.
+    assert delays and max(delays) <= settings.KAVET_AXES_FLOOD_DELAY_MAX
+    assert delays == sorted(delays)
+    # The admin's sign-in at /admin/login/ too, and again after more made-up names.
+    flood(client, 30, prefix="more")
+    assert sign_in(client, admin.username, RIGHT, url=reverse("admin:login")).status_code == 302
+    assert delays[-1] == settings.KAVET_AXES_FLOOD_DELAY_MAX
+
+
+def test_made_up_names_spread_over_tries_do_not_count_as_many_accounts(client, teacher, delays):
+    # One name tried many times is one name: the per-account lock handles it, not the flood.
+    guess(client, "made-up", settings.KAVET_AXES_CLIENT_FAILURE_LIMIT + 5)
     assert sign_in(client, teacher.username, RIGHT).status_code == 302
+    assert not delays
+
+
+def test_under_a_flood_the_per_account_lock_still_locks_a_guessed_account(client, school, delays):
+    teacher = factories.teacher(school=school, username="guessed-at")
+    colleague = factories.teacher(school=school, username="colleague")
+    flood(client, settings.KAVET_AXES_CLIENT_FAILURE_LIMIT)
+    # One typo is forgiven: the form's error, then the right password works.
+    assert guess(client, colleague.username, 1) == [200]
+    assert sign_in(client, colleague.username, RIGHT).status_code == 302
     client.post(reverse("logout"))
-    # A guesser spreading tries over many accounts is stopped at the client-wide limit.
-    statuses = [guess(client, f"victim{i}", 1)[0] for i in range(limit)]
-    assert 429 in statuses
-    assert sign_in(client, teacher.username, RIGHT).status_code == 429
-    assert signed_in_as(client) is None
-    # ...while the teacher at another computer is not.
+    # A name guessed at twice from the flooding address is paused there...
+    assert guess(client, teacher.username, 2) == [200, 429]
+    response = sign_in(client, teacher.username, RIGHT)
+    assert response.status_code == 429 and signed_in_as(client) is None
+    page = response.content.decode()
+    assert LOCKED in page and FLOOD_NOTE in page
+    # ...not at another computer; and a made-up name gets the very same page (no tell).
     assert sign_in(client, teacher.username, RIGHT, ip=TEACHER_DESK).status_code == 302
+    client.post(reverse("logout"))
+    guess(client, "nobody-at-all", 2)
+    made_up = sign_in(client, "nobody-at-all", RIGHT)
+    assert made_up.status_code == 429
+    assert without_tokens(made_up.content.decode()) == without_tokens(page)
+
+
+def test_the_flood_pause_is_explained_in_the_users_language(client, teacher, delays):
+    flood(client, settings.KAVET_AXES_CLIENT_FAILURE_LIMIT)
+    guess(client, teacher.username, 2)
+    page = sign_in(client, teacher.username, RIGHT, HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    assert '<html lang="de">' in page
+    with translation.override("de"):
+        assert translation.gettext(FLOOD_NOTE) in page and translation.gettext(LOCKED) in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_slowed_sign_in_gives_its_database_connection_back_while_it_waits(client, monkeypatch):
+    """Outside a transaction (as in production) the pooled connection is returned before the
+    wait, so a flood of slowed sign-ins cannot empty the pool; the sign-in then goes on."""
+    from django.db import connection
+
+    teacher = factories.teacher(school=factories.school(), username="waits")
+    flood(client, settings.KAVET_AXES_CLIENT_FAILURE_LIMIT)
+    held_while_waiting: list[bool] = []
+    monkeypatch.setattr(
+        auth_throttle, "_sleep", lambda seconds: held_while_waiting.append(connection.connection)
+    )
+    assert sign_in(client, teacher.username, RIGHT).status_code == 302
+    assert signed_in_as(client) == str(teacher.pk)
+    assert held_while_waiting == [None]
+
+
+def test_without_a_flood_the_account_lock_is_five_tries(client, teacher):
+    # Just under: the teacher's own name is one of the different names too.
+    flood(client, settings.KAVET_AXES_CLIENT_FAILURE_LIMIT - 2)
+    statuses = guess(client, teacher.username, settings.AXES_FAILURE_LIMIT)
+    assert statuses == [200] * (settings.AXES_FAILURE_LIMIT - 1) + [429]
+
+
+def test_made_up_and_real_names_are_slowed_alike(client, teacher, delays):
+    flood(client, settings.KAVET_AXES_CLIENT_FAILURE_LIMIT + 2)
+    delays.clear()
+    sign_in(client, "never-an-account", "wrong")
+    sign_in(client, teacher.username, "wrong")
+    assert len(delays) == 2 and delays[0] > 0
+    assert delays[1] == pytest.approx(delays[0] + auth_throttle.FLOOD_DELAY_STEP)
+
+
+def test_a_flood_is_summed_up_once_per_burst(client, delays):
+    limit = settings.KAVET_AXES_CLIENT_FAILURE_LIMIT
+    flood(client, limit - 1)
+    assert not SignInFlood.objects.exists()
+    flood(client, 6, prefix="past-the-limit")
+    (burst,) = SignInFlood.objects.all()
+    assert burst.address == GUESSER
+    assert burst.names == limit + 5 and burst.failures == limit + 5
+    assert burst.started_at <= burst.last_at and burst.longest_delay_ms > 0
+    # Another address floods separately.
+    flood(client, limit, ip=TEACHER_DESK)
+    assert SignInFlood.objects.filter(address=TEACHER_DESK).count() == 1
 
 
 def test_signing_in_to_ones_own_account_does_not_wipe_the_guesses_at_another(
@@ -169,11 +287,12 @@ def test_the_client_address_comes_from_remote_addr_not_a_forged_header(client, t
     assert forged.status_code == 429
 
 
-def test_students_tablet_sign_in_is_never_refused(client, classroom, students):
-    # The tablet's address has just been locked for password logins...
+def test_students_tablet_sign_in_is_never_refused(client, classroom, students, delays):
+    # The tablet's address has just flooded password logins...
     for i in range(settings.KAVET_AXES_CLIENT_FAILURE_LIMIT):
         guess(client, f"victim{i}", 1, ip="127.0.0.1")
     assert sign_in(client, "victim0", "x", ip="127.0.0.1").status_code == 429
+    delays.clear()
     # ...and a child still signs in with their pictures (no password, so no throttle).
     from django.core.cache import cache
 
@@ -188,6 +307,7 @@ def test_students_tablet_sign_in_is_never_refused(client, classroom, students):
         so_far = f"{so_far}-{pick}" if so_far else pick
     assert response.status_code == 302 and response.url == reverse("games:student_home")
     assert signed_in_as(client) == str(anna.user_id)
+    assert not delays  # ...and without the flood's wait
 
 
 @pytest.mark.parametrize("url_name", ["login", "admin:login"])
@@ -253,3 +373,94 @@ def test_no_row_is_kept_for_a_successful_sign_in(client, teacher):
 
     assert sign_in(client, teacher.username, RIGHT).status_code == 302
     assert not AccessLog.objects.exists() and not AccessAttempt.objects.exists()
+
+
+SCHOOL_ADDRESS = "192.0.2.50"  # the school's one address (NAT)
+OTHER_SCHOOL_ADDRESS = "192.0.2.99"
+
+
+def test_the_school_admin_sees_what_happened_to_their_school_only(client, school, delays):
+    """Issue 25.3: locks and tries against my school's accounts, and a note of the flood from
+    an address my staff used; never another school's accounts nor the made-up names."""
+    limit = settings.KAVET_AXES_CLIENT_FAILURE_LIMIT
+    me = factories.school_admin(school=school, username="head")
+    anne = factories.teacher(school=school, username="anne")
+    other_school = factories.school(slug="other", name="Other school")
+    their_admin = factories.school_admin(school=other_school, username="their-head")
+    their_teacher = factories.teacher(school=other_school, username="their-teacher")
+    # Staff sign in from their school's address (noted), then someone floods ours.
+    for account, address in ((anne, SCHOOL_ADDRESS), (their_teacher, OTHER_SCHOOL_ADDRESS)):
+        assert sign_in(client, account.username, RIGHT, ip=address).status_code == 302
+        client.post(reverse("logout"))
+    flood(client, limit + 10, ip=SCHOOL_ADDRESS, prefix="invented")
+    guess(client, anne.username, 2, ip=SCHOOL_ADDRESS)  # anne is guessed at: paused there
+    guess(client, their_teacher.username, 1, ip=SCHOOL_ADDRESS)
+    assert sign_in(client, anne.username, RIGHT, ip=SCHOOL_ADDRESS).status_code == 429
+
+    client.force_login(me)
+    users = client.get(reverse("admin:classrooms_user_changelist"))
+    page = users.content.decode()
+    assert "Floods of failed sign-ins" in page and f"From {SCHOOL_ADDRESS}" in page
+    assert f"{limit + 10 + 2} different names" in page  # the invented ones, anne, theirs
+    assert "invented-" not in page and "their-teacher" not in page
+    locked = {
+        u.username: users.context["cl"].model_admin.signin_locked(u)
+        for u in users.context["cl"].result_list
+    }
+    assert locked == {"head": False, "anne": True}
+    attempts = client.get(reverse("admin:axes_accessattempt_changelist"))
+    rows = attempts.context["cl"].result_list
+    # Two wrong passwords, and the refused right one (each try starts the wait again).
+    assert [(r.username, r.ip_address, r.failures_since_start) for r in rows] == [
+        ("anne", SCHOOL_ADDRESS, 3)
+    ]
+    assert attempts.context["cl"].model_admin.signin_paused(rows[0]) is True
+    assert f"From {SCHOOL_ADDRESS}" in attempts.content.decode()
+    # The flood summary itself is the site administrators' page, not a school admin's.
+    assert client.get(reverse("admin:throttles_signinflood_changelist")).status_code == 403
+
+    # The other school's admin: their teacher was tried from our address, so they hear of it
+    # too, and see their own teacher's failed try; nothing of ours.
+    client.force_login(their_admin)
+    theirs = client.get(reverse("admin:axes_accessattempt_changelist"))
+    assert [r.username for r in theirs.context["cl"].result_list] == ["their-teacher"]
+    assert (
+        "anne" not in theirs.content.decode()
+        and f"From {SCHOOL_ADDRESS}" in theirs.content.decode()
+    )
+
+    # Unlock sign-in lifts anne's pause; she signs in from the school at once.
+    client.force_login(me)
+    client.post(
+        reverse("admin:classrooms_user_changelist"),
+        {"action": "unlock_signin", "_selected_action": [anne.pk]},
+    )
+    client.logout()
+    assert sign_in(client, anne.username, RIGHT, ip=SCHOOL_ADDRESS).status_code == 302
+
+
+def test_a_flood_from_elsewhere_is_not_shown_to_the_school_admin(client, school, delays):
+    me = factories.school_admin(school=school, username="head")
+    flood(client, settings.KAVET_AXES_CLIENT_FAILURE_LIMIT + 1, ip=OTHER_SCHOOL_ADDRESS)
+    client.force_login(me)
+    page = client.get(reverse("admin:classrooms_user_changelist")).content.decode()
+    assert "Floods of failed sign-ins" not in page and OTHER_SCHOOL_ADDRESS not in page
+    # The site's superuser sees every flood, with its address.
+    root = factories.user(
+        role=User.Role.SCHOOL_ADMIN, school=None, username="root", is_staff=True, is_superuser=True
+    )
+    client.force_login(root)
+    floods = client.get(reverse("admin:throttles_signinflood_changelist"))
+    assert floods.status_code == 200 and OTHER_SCHOOL_ADDRESS in floods.content.decode()
+    assert (
+        f"From {OTHER_SCHOOL_ADDRESS}"
+        in client.get(reverse("admin:classrooms_user_changelist")).content.decode()
+    )
+
+
+def test_old_floods_are_swept(client, delays):
+    from kavet_site.throttles.tasks import sweep_floods
+
+    flood(client, settings.KAVET_AXES_CLIENT_FAILURE_LIMIT)
+    SignInFlood.objects.update(last_at=timezone.now() - timedelta(days=SignInFlood.KEEP_DAYS + 1))
+    assert sweep_floods() == 1 and not SignInFlood.objects.exists()
