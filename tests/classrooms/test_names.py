@@ -273,7 +273,7 @@ def test_the_demo_names_pass_the_check():
 
 @pytest.mark.django_db
 def test_the_migration_cleans_names_kept_before_the_check(school, teacher):
-    migration = importlib.import_module("classrooms.migrations.0004_names_checked")
+    migration = importlib.import_module("classrooms.migrations.0005_names_checked")
     room = factories.classroom(school=school, teachers=[teacher], name="CE1")
     anna = factories.student(classroom=room, name="Anna")
     twin = factories.student(classroom=room, name="Léa")
