@@ -124,6 +124,8 @@ def classroom_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "teachers": list(classroom.teachers.all()),
             # Open level proposals where the teacher looks, decided here as in the reports.
             "proposals": proposal_contexts(classroom),
+            # "Play now": who is present (one tap each) and the one-tap start.
+            "play_now": class_game_selectors.play_now_context(classroom, students),
             "tab": "students",
         },
     )
