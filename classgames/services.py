@@ -127,7 +127,7 @@ def attendance_mark(*, classroom: Classroom, student: Student, present: bool) ->
     if student.classroom_id != classroom.pk:
         raise ValidationError(_("This student is not in this class."), code="not_in_class")
     with transaction.atomic():
-        row, _created = ClassAttendance.objects.select_for_update().get_or_create(
+        row, _created = ClassAttendance.objects.select_for_update(no_key=True).get_or_create(
             classroom=classroom
         )
         absent = {int(pk) for pk in row.absent if str(pk).isdigit()}
