@@ -84,7 +84,16 @@ def play_now_context(classroom: Classroom, students) -> dict:
     going on, if any (its live view and class board are linked instead of a second start)."""
     absent = attendance_absent(classroom)
     rows = [{"student": s, "present": s.pk not in absent} for s in students]
-    going = (
+    return {
+        "rows": rows,
+        "n_present": sum(1 for r in rows if r["present"]),
+        "going": class_session_going(classroom),
+    }
+
+
+def class_session_going(classroom: Classroom) -> ClassSession | None:
+    """The class's newest class game still running or paused, if any."""
+    return (
         ClassSession.objects.filter(
             classroom=classroom,
             status__in=[ClassSession.Status.RUNNING, ClassSession.Status.PAUSED],
@@ -92,11 +101,6 @@ def play_now_context(classroom: Classroom, students) -> dict:
         .order_by("-created_at")
         .first()
     )
-    return {
-        "rows": rows,
-        "n_present": sum(1 for r in rows if r["present"]),
-        "going": going,
-    }
 
 
 # --- the live class view -------------------------------------------------------------------

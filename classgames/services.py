@@ -154,7 +154,17 @@ def class_session_play_now(
     *, classroom: Classroom, by: User | None = None, rng: random.Random | None = None
 ) -> ClassSession:
     """One tap: the children marked present, tables proposed by level (a child alone gets a
-    computer player), the class's usual settings; started like the set-up page starts them."""
+    computer player), the class's usual settings; started like the set-up page starts them.
+
+    Two taps at once (a double tap, two teachers) start one class game: the class row is locked
+    first, so the second finds the children playing and is refused.
+    """
+    with transaction.atomic():
+        Classroom.objects.select_for_update(no_key=True).filter(pk=classroom.pk).first()
+        return _play_now(classroom=classroom, by=by, rng=rng)
+
+
+def _play_now(*, classroom: Classroom, by: User | None, rng: random.Random | None):
     absent = selectors.attendance_absent(classroom)
     present = [
         s

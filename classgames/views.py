@@ -181,6 +181,11 @@ def play_now(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         session = services.class_session_play_now(classroom=classroom, by=request.user)
     except ValidationError as exc:
+        going = selectors.class_session_going(classroom)
+        if going is not None:
+            # A second tap (or another teacher's): the class game already going on, not an error.
+            messages.info(request, _("A class game is going on."))
+            return redirect("games:board_session", session_id=going.pk)
         for message in exc.messages:
             messages.error(request, message)
         return redirect(reverse("classrooms:classroom_detail", args=[classroom.pk]) + "#play-now")

@@ -3,7 +3,8 @@ game to choose from, and the mistake of the day (R5.6), anonymised.
 
 Every page is for the teachers of the class: a foreign or missing id is a 404, and anyone not
 signed in goes to the sign-in page. Nothing here writes a game but the due time limits and
-computer players, and only where no worker runs (see _due_moves_applied).
+computer players, and only where no worker runs (see _due_moves_applied); the class game's
+board also tells games.signals.class_game_shown, so the demo's game plays on (classgames).
 """
 
 from __future__ import annotations
@@ -17,12 +18,12 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from classrooms import permissions
-from classrooms.demo.alive import demo_keep_alive
 from classrooms.models import Classroom
 
 from . import board_selectors as selectors
 from . import services
 from .models import Game
+from .signals import class_game_shown
 
 
 def _due_moves_applied(game: Game) -> Game:
@@ -109,7 +110,7 @@ def board_session(request: HttpRequest, session_id: int) -> HttpResponse:
     session = permissions.session_get(request.user, session_id)
     for game in session.games.filter(status=Game.Status.RUNNING):
         _due_moves_applied(game)
-    demo_keep_alive(session=session)
+    class_game_shown.send(sender=Game, session=session, now=None)
     tables = selectors.board_session_tables(session)
     fingerprint = selectors.board_session_fingerprint(tables)
     if request.htmx and request.GET.get("v") == fingerprint:

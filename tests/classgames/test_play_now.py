@@ -4,11 +4,12 @@ projector shows, with the class code, its QR code and each child's name lit as t
 from __future__ import annotations
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
 
 from classgames.models import ClassAttendance, ClassSession
-from classgames.services import class_session_end
+from classgames.services import class_session_end, class_session_play_now
 from classrooms.grouping import tables_propose
 from games import services as game_services
 from games.models import Game, Seat
@@ -100,10 +101,12 @@ def test_play_now_starts_the_present_children_with_the_usual_settings(
         (10, 1)
     }
 
-    # A second tap while it goes on is refused in words, and starts nothing.
-    r = client.post(reverse("classrooms:play_now", args=[classroom.pk]), follow=True)
-    assert "already playing" in r.content.decode()
+    # A second tap while it goes on starts nothing: it leads to the class game going on.
+    r = client.post(reverse("classrooms:play_now", args=[classroom.pk]))
+    assert r["Location"] == reverse("games:board_session", args=[session.pk])
     assert ClassSession.objects.filter(status=ClassSession.Status.RUNNING).count() == 1
+    with pytest.raises(ValidationError, match="already playing"):
+        class_session_play_now(classroom=classroom, by=teacher)
     page = client.get(reverse("classrooms:classroom_detail", args=[classroom.pk])).content.decode()
     assert reverse("games:board_session", args=[session.pk]) in page
 
