@@ -23,7 +23,7 @@ from classrooms.reports.tasks import build_class_reports
 from classrooms.services import student_create
 from games.models import Game
 
-from .alive import DEMO_FLAG, demo_restart_if_over
+from .alive import DEMO_FLAG, DEMO_SCHOOL_SLUG, demo_restart_if_over
 from .clock import demo_clock, local_time
 from .data import DEMO_CLASSES, DEMO_PASSWORD, HISTORY_WEEKS, PARENT_OF, SCHOOL_YEAR
 from .simulate import history_play, live_play, live_refresh
@@ -74,7 +74,7 @@ def _user(
 def _accounts(*, history: bool) -> tuple[School, User, list[Classroom]]:
     """School, staff, parent, classes and students; only what is missing is created."""
     school, _created = School.objects.get_or_create(
-        slug="demo",
+        slug=DEMO_SCHOOL_SLUG,
         defaults={"name": "Skol Demo – École de démonstration", "time_zone": "Europe/Paris"},
     )
     _user("admin", User.Role.SCHOOL_ADMIN, school, "Morgane", "Le Gall", staff=True)

@@ -137,3 +137,13 @@ def test_the_live_view_and_the_board_drive_it_where_no_worker_runs(demo_live, cl
             classroom=session.classroom, status=ClassSession.Status.RUNNING
         ).first()
         assert current is not None and stuck_flags(current, clock()) == []
+
+
+def test_the_beat_sweep_costs_one_query_on_a_site_without_the_demo(
+    classroom, teacher, django_assert_num_queries
+):
+    anna = factories.student(classroom=classroom, name="Anna")
+    bo = factories.student(classroom=classroom, name="Bo")
+    factories.class_table(classroom=classroom, teacher=teacher, students=[anna, bo])
+    with django_assert_num_queries(1):
+        assert demo_keep_alive_sweep() == 0
