@@ -33,3 +33,19 @@ class ClassSession(models.Model):
 
     def __str__(self) -> str:
         return f"Session {self.pk} ({self.status})"
+
+
+class ClassAttendance(models.Model):
+    """Who was present at the class's last class game, so "Play now" starts with them again.
+
+    The absent are stored, not the present: a child added to the class since is present.
+    """
+
+    classroom = models.OneToOneField(
+        "classrooms.Classroom", on_delete=models.CASCADE, related_name="attendance"
+    )
+    absent = models.JSONField(default=list, blank=True)  # student ids
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"Attendance of class {self.classroom_id}"

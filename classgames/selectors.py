@@ -22,7 +22,7 @@ from games.wording import (
     verdict_message,
 )
 
-from .models import ClassSession
+from .models import ClassAttendance, ClassSession
 
 
 def class_sessions_of(classroom: Classroom) -> QuerySet[ClassSession]:
@@ -31,6 +31,75 @@ def class_sessions_of(classroom: Classroom) -> QuerySet[ClassSession]:
         ClassSession.objects.filter(classroom=classroom)
         .prefetch_related(Prefetch("games", queryset=Game.objects.order_by("pk")))
         .order_by("-created_at")
+    )
+
+
+# --- "Play now": who is present, and the class's usual settings -------------------------------
+
+# What "Play now" copies from the class's last class game (classrooms.forms.ClassGameSettingsForm).
+USUAL_KEYS = (
+    "challenge_window",
+    "challenge_time",
+    "turn_time",
+    "nothing_true_penalty",
+    "lesson",
+    "copies",
+    "x_cards",
+    "events",
+)
+
+
+def attendance_absent(classroom: Classroom) -> set[int]:
+    """The students marked absent at the class's last attendance (none before the first)."""
+    row = ClassAttendance.objects.filter(classroom=classroom).only("absent").first()
+    return {int(pk) for pk in (row.absent if row else []) if str(pk).isdigit()}
+
+
+def usual_settings(classroom: Classroom) -> dict:
+    """The settings of the class's last class game, or the set-up form's defaults before one.
+
+    Besides these, every table plays at its weakest student's level (R2.3), as in the set-up.
+    """
+    from classrooms.forms import ClassGameSettingsForm
+
+    form = ClassGameSettingsForm(
+        {name: field.initial for name, field in ClassGameSettingsForm.base_fields.items()}
+    )
+    form.is_valid()  # the defaults are valid by construction
+    usual = {**form.settings(), "starter": "first", "cap_range": None, "cap_tier": None}
+    last = ClassSession.objects.filter(classroom=classroom).order_by("-created_at").first()
+    if last is not None:
+        kept = {k: last.settings[k] for k in USUAL_KEYS if k in (last.settings or {})}
+        kept.update(
+            {k: last.settings.get(k) for k in ("starter", "cap_range", "cap_tier")}
+            if "starter" in (last.settings or {})
+            else {}
+        )
+        usual.update(kept)
+    return usual
+
+
+def play_now_context(classroom: Classroom, students) -> dict:
+    """The class page's "Play now" block: each child present or absent, and the class game
+    going on, if any (its live view and class board are linked instead of a second start)."""
+    absent = attendance_absent(classroom)
+    rows = [{"student": s, "present": s.pk not in absent} for s in students]
+    return {
+        "rows": rows,
+        "n_present": sum(1 for r in rows if r["present"]),
+        "going": class_session_going(classroom),
+    }
+
+
+def class_session_going(classroom: Classroom) -> ClassSession | None:
+    """The class's newest class game still running or paused, if any."""
+    return (
+        ClassSession.objects.filter(
+            classroom=classroom,
+            status__in=[ClassSession.Status.RUNNING, ClassSession.Status.PAUSED],
+        )
+        .order_by("-created_at")
+        .first()
     )
 
 

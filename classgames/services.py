@@ -13,8 +13,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from classrooms.grouping import table_rules, tables_check
-from classrooms.models import Classroom, User
+from classrooms.grouping import PlannedTable, table_rules, tables_check, tables_propose
+from classrooms.models import Classroom, Student, User
 from games.models import Game, Seat
 from games.services import (
     GameError,
@@ -26,7 +26,8 @@ from games.services import (
     seat_replace_by_bot,
 )
 
-from .models import ClassSession
+from . import selectors
+from .models import ClassAttendance, ClassSession
 
 OVER = (Game.Status.FINISHED, Game.Status.ABANDONED)
 
@@ -116,6 +117,77 @@ def class_session_start(
                 code=exc.code,
             ) from exc
     return session
+
+
+def attendance_mark(*, classroom: Classroom, student: Student, present: bool) -> None:
+    """Mark one child present or absent; remembered for the class's next "Play now".
+
+    The state asked for, not a toggle: a double tap, or two teachers' taps, end the same way.
+    """
+    if student.classroom_id != classroom.pk:
+        raise ValidationError(_("This student is not in this class."), code="not_in_class")
+    with transaction.atomic():
+        row, _created = ClassAttendance.objects.select_for_update(no_key=True).get_or_create(
+            classroom=classroom
+        )
+        absent = {int(pk) for pk in row.absent if str(pk).isdigit()}
+        if present:
+            absent.discard(student.pk)
+        else:
+            absent.add(student.pk)
+        # Children who left the class are forgotten with the next tap.
+        known = set(Student.objects.filter(classroom=classroom).values_list("pk", flat=True))
+        row.absent = sorted(absent & known)
+        row.save(update_fields=["absent", "updated_at"])
+
+
+def attendance_remember(*, classroom: Classroom, present: Sequence[Student]) -> None:
+    """The set-up page's ticks, once its class game started: next time's attendance."""
+    ids = {s.pk for s in present}
+    absent = Student.objects.filter(classroom=classroom).exclude(pk__in=ids)
+    ClassAttendance.objects.update_or_create(
+        classroom=classroom, defaults={"absent": sorted(absent.values_list("pk", flat=True))}
+    )
+
+
+def class_session_play_now(
+    *, classroom: Classroom, by: User | None = None, rng: random.Random | None = None
+) -> ClassSession:
+    """One tap: the children marked present, tables proposed by level (a child alone gets a
+    computer player), the class's usual settings; started like the set-up page starts them.
+
+    Two taps at once (a double tap, two teachers) start one class game: the class row is locked
+    first, so the second finds the children playing and is refused.
+    """
+    with transaction.atomic():
+        Classroom.objects.select_for_update(no_key=True).filter(pk=classroom.pk).first()
+        return _play_now(classroom=classroom, by=by, rng=rng)
+
+
+def _play_now(*, classroom: Classroom, by: User | None, rng: random.Random | None):
+    absent = selectors.attendance_absent(classroom)
+    present = [
+        s
+        for s in Student.objects.filter(classroom=classroom).order_by("name")
+        if s.pk not in absent
+    ]
+    if not present:
+        raise ValidationError(_("Mark at least one student present."), code="nobody_present")
+    tables = [
+        PlannedTable(number=i, students=group, bots=1 if len(group) == 1 else 0)
+        for i, group in enumerate(tables_propose(present), start=1)
+    ]
+    usual = selectors.usual_settings(classroom)
+    return class_session_start(
+        classroom=classroom,
+        tables=tables,
+        settings={k: usual[k] for k in selectors.USUAL_KEYS},
+        by=by,
+        starter=usual.get("starter") or "first",
+        cap_range=usual.get("cap_range"),
+        cap_tier=usual.get("cap_tier"),
+        rng=rng,
+    )
 
 
 def _session_games(session):

@@ -9,6 +9,12 @@ _class = "teacher/classes/<int:pk>/"
 
 urlpatterns = [
     path(_class + "play/", views.class_game_setup, name="class_game_setup"),
+    path(_class + "play-now/", views.play_now, name="play_now"),
+    path(
+        _class + "attendance/<int:sid>/",
+        views.attendance_mark,
+        name="attendance_mark",
+    ),
     path(_class + "history/", views.history, name="history"),
     path("teacher/class-games/<int:pk>/", views.session_live, name="session_live"),
     path("teacher/class-games/<int:pk>/control/", views.session_control, name="session_control"),

@@ -18,6 +18,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from classrooms import permissions
+from classrooms.demo.alive import demo_keep_alive
 from classrooms.forms import ClassGameSettingsForm, tables_from_post
 from classrooms.grouping import (
     BOT_STRENGTHS,
@@ -64,6 +65,9 @@ def class_game_setup(request: HttpRequest, pk: int) -> HttpResponse:
     present_ids = {str(s.pk) for s in students}
     if request.method == "POST":
         present_ids = set(request.POST.getlist("present")) & present_ids
+    else:  # the last attendance remembered ("Play now" and this page share it)
+        absent = selectors.attendance_absent(classroom)
+        present_ids = {pk for pk in present_ids if int(pk) not in absent}
     present = [s for s in students if str(s.pk) in present_ids]
     tables: list[PlannedTable] = []
     doubles: dict = {}
@@ -98,6 +102,7 @@ def class_game_setup(request: HttpRequest, pk: int) -> HttpResponse:
             except ValidationError as exc:
                 errors = _errors(exc)
             else:
+                services.attendance_remember(classroom=classroom, present=present)
                 messages.success(
                     request,
                     ngettext(
@@ -141,6 +146,61 @@ def class_game_setup(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @permissions.staff_required
+@require_POST
+def attendance_mark(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
+    """One tap on a child's name in the class page's "Play now" block: present or absent."""
+    classroom = permissions.classroom_get(request.user, pk)
+    student = permissions.student_get(request.user, classroom=classroom, pk=sid)
+    present = request.POST.get("present")
+    if present not in ("0", "1"):
+        messages.error(request, _("Something went wrong. Tap the name again."))
+    else:
+        services.attendance_mark(classroom=classroom, student=student, present=present == "1")
+    if request.htmx:
+        return _play_now_block(request, classroom)
+    return redirect(reverse("classrooms:classroom_detail", args=[classroom.pk]) + "#play-now")
+
+
+def _play_now_block(request: HttpRequest, classroom) -> HttpResponse:
+    students = list(class_students(request.user, classroom).order_by("name"))
+    ctx = {
+        "classroom": classroom,
+        "play_now": selectors.play_now_context(classroom, students),
+    }
+    return render(request, "classrooms/_play_now.html", ctx)
+
+
+@permissions.staff_required
+@require_POST
+def play_now(request: HttpRequest, pk: int) -> HttpResponse:
+    """ "Play now": a class game with the children marked present and the class's usual
+    settings, straight to the class board, where tablets join by the QR code."""
+    classroom = permissions.classroom_get(request.user, pk)
+    try:
+        session = services.class_session_play_now(classroom=classroom, by=request.user)
+    except ValidationError as exc:
+        going = selectors.class_session_going(classroom)
+        if going is not None:
+            # A second tap (or another teacher's): the class game already going on, not an error.
+            messages.info(request, _("A class game is going on."))
+            return redirect("games:board_session", session_id=going.pk)
+        for message in exc.messages:
+            messages.error(request, message)
+        return redirect(reverse("classrooms:classroom_detail", args=[classroom.pk]) + "#play-now")
+    n = session.games.count()
+    messages.success(
+        request,
+        ngettext(
+            "The game has started at %(count)s table.",
+            "The games have started at %(count)s tables.",
+            n,
+        )
+        % {"count": n},
+    )
+    return redirect("games:board_session", session_id=session.pk)
+
+
+@permissions.staff_required
 def session_live(request: HttpRequest, pk: int) -> HttpResponse:
     """Every table of a class game on one screen; HTMX polls it and gets 204 when nothing moved."""
     session = permissions.session_get(request.user, pk)
@@ -154,6 +214,8 @@ def session_live(request: HttpRequest, pk: int) -> HttpResponse:
     for game_id, _version, status, deadline, bot_due in pulse:
         if page_due(status=status, timer_deadline=deadline, bot_due_at=bot_due, now=now):
             applied = bool(game_tick(game_id=game_id, now=now)) or applied
+    # The demo's class game plays on while someone looks (classrooms.demo.alive).
+    applied = bool(demo_keep_alive(session=session, now=now)) or applied
     if applied:
         pulse = selectors.session_pulse(session)
     fingerprint = selectors.session_fingerprint(pulse, now)

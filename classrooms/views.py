@@ -127,6 +127,8 @@ def classroom_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "proposals": proposal_contexts(classroom),
             # Someone is trying these children's pictures (classrooms/_signin_alerts.html).
             "signin_alerts": [s for s in students if s.pk in guessed],
+            # "Play now": who is present (one tap each) and the one-tap start.
+            "play_now": class_game_selectors.play_now_context(classroom, students),
             "tab": "students",
         },
     )

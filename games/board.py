@@ -3,21 +3,27 @@ game to choose from, and the mistake of the day (R5.6), anonymised.
 
 Every page is for the teachers of the class: a foreign or missing id is a 404, and anyone not
 signed in goes to the sign-in page. Nothing here writes a game but the due time limits and
-computer players that no worker has played (see _due_moves_applied).
+computer players that no worker has played (see _due_moves_applied); the class game's
+board also tells games.signals.class_game_shown, so the demo's game plays on (classgames).
 """
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from classrooms import permissions
+from classrooms.models import Classroom
 
 from . import board_selectors as selectors
 from . import services
 from .models import Game
+from .signals import class_game_shown
 
 
 def _due_moves_applied(game: Game) -> Game:
@@ -51,17 +57,74 @@ def board_table(request: HttpRequest, game_id: int) -> HttpResponse:
     return render(request, template + "#board" if request.htmx else template, ctx)
 
 
+def join_url(request: HttpRequest, classroom) -> str:
+    """The address a tablet opens to join the class: the sign-in with the class code filled in."""
+    query = urlencode({"code": classroom.code})
+    return request.build_absolute_uri(reverse("games:tablet_signin")) + "?" + query
+
+
+@permissions.staff_required
+@require_GET
+def board_home(request: HttpRequest) -> HttpResponse:
+    """/board/: the class boards of the teacher's classes (straight to it when there is one)."""
+    classes = list(
+        permissions.manageable(request.user, Classroom)
+        .filter(archived_at__isnull=True)
+        .order_by("name")
+    )
+    if len(classes) == 1:
+        return redirect("games:board_class", classroom_id=classes[0].pk)
+    return render(request, "games/board_home.html", {"classes": classes})
+
+
+@login_required
+@require_GET
+def board_class(request: HttpRequest, classroom_id: int) -> HttpResponse:
+    """A class's board: the class game going on, or how tablets join and the day's mistakes."""
+    classroom = permissions.classroom_get(request.user, classroom_id)
+    session_id = selectors.running_session_id(classroom)
+    if session_id is not None:
+        return redirect("games:board_session", session_id=session_id)
+    ctx = {"classroom": classroom, "join_url": join_url(request, classroom)}
+    return render(request, "games/board_class.html", ctx)
+
+
+@login_required
+@require_GET
+def board_join_qr(request: HttpRequest, classroom_id: int) -> HttpResponse:
+    """The QR code of the class's join address, as an SVG image (an <img>: no inline markup)."""
+    classroom = permissions.classroom_get(request.user, classroom_id)
+    response = HttpResponse(
+        selectors.join_qr_svg(join_url(request, classroom)), content_type="image/svg+xml"
+    )
+    response["Cache-Control"] = "private, max-age=3600"
+    return response
+
+
 @login_required
 @require_GET
 def board_session(request: HttpRequest, session_id: int) -> HttpResponse:
-    """The tables of a class game, each with its board."""
+    """The tables of a class game on the projector: the class code and its QR code for the
+    tablets to join, and each child's name lit up once they sit at their table. HTMX asks
+    again on the push channel's news (or every few seconds); 204 while nothing changed."""
     session = permissions.session_get(request.user, session_id)
+    for game in session.games.filter(status=Game.Status.RUNNING):
+        _due_moves_applied(game)
+    class_game_shown.send(sender=Game, session=session, now=None)
+    tables = selectors.board_session_tables(session)
+    fingerprint = selectors.board_session_fingerprint(tables)
+    if request.htmx and request.GET.get("v") == fingerprint:
+        return HttpResponse(status=204)
     ctx = {
         "session": session,
         "classroom": session.classroom,
-        "tables": selectors.board_session_tables(session),
+        "tables": tables,
+        "fingerprint": fingerprint,
+        "join_url": join_url(request, session.classroom),
+        "live": session.status != "finished",
     }
-    return render(request, "games/board_session.html", ctx)
+    template = "games/board_session.html"
+    return render(request, template + "#join" if request.htmx else template, ctx)
 
 
 @login_required

@@ -3,11 +3,14 @@ mistake of the day — a wrong or missed operation, rebuilt from the game's seed
 
 from __future__ import annotations
 
+import hashlib
+import io
 from dataclasses import dataclass, field
 from datetime import datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import segno
 from django.db.models import Q, QuerySet
 from django.http import Http404
 from django.utils import timezone
@@ -32,21 +35,76 @@ def board_table_context(*, game: Game) -> dict[str, Any]:
     return table_context(game=game, seat=None)
 
 
+def seated(seat: Seat, game: Game) -> bool:
+    """A child sits at the table once their tablet has opened it since the game started (the
+    stamp games.services.table_visit writes); a computer player always sits."""
+    if seat.bot:
+        return True
+    return (
+        seat.last_seen_at is not None
+        and game.started_at is not None
+        and seat.last_seen_at >= game.started_at
+    )
+
+
 def board_session_tables(session) -> list[dict[str, Any]]:
-    """The tables of a class game, for the board's chooser: label, status, players."""
+    """The tables of a class game, for the board's chooser: label, status, players, and which
+    children sit at their table already (their names light up as they do)."""
     games = list(Game.objects.filter(session=session).order_by("pk").defer("draw_order", "state"))
     seats: dict[int, list[Seat]] = {}
     for seat in Seat.objects.filter(game__in=games).order_by("game", "position"):
         seats.setdefault(seat.game_id, []).append(seat)
-    return [
-        {
-            "game": g,
-            "label": g.display_label,
-            "status": g.get_status_display(),
-            "players": [s.display_name for s in name_seats(seats.get(g.pk, []))],
-        }
-        for g in games
-    ]
+    tables = []
+    for g in games:
+        named = name_seats(seats.get(g.pk, []))
+        tables.append(
+            {
+                "game": g,
+                "label": g.display_label,
+                "status": g.get_status_display(),
+                "players": [s.display_name for s in named],
+                "seats": [
+                    {"name": s.display_name, "bot": bool(s.bot), "seated": seated(s, g)}
+                    for s in named
+                ],
+            }
+        )
+    return tables
+
+
+def board_session_fingerprint(tables: list[dict[str, Any]]) -> str:
+    """What the projector's join screen shows, in a word: its poll gets a 204 while it holds."""
+    body = ";".join(
+        f"{t['game'].pk}.{t['game'].version}.{t['game'].status}."
+        + "".join("1" if s["seated"] else "0" for s in t["seats"])
+        for t in tables
+    )
+    return hashlib.blake2b(body.encode(), digest_size=8).hexdigest()
+
+
+def running_session_id(classroom: Classroom) -> int | None:
+    """The class game going on in this class (its newest), if any: the class board shows it."""
+    game = (
+        Game.objects.filter(
+            classroom=classroom,
+            kind=Game.Kind.CLASS,
+            session__isnull=False,
+            session__status__in=["running", "paused"],
+        )
+        .order_by("-session__created_at", "-pk")
+        .only("session_id")
+        .first()
+    )
+    return game.session_id if game else None
+
+
+def join_qr_svg(url: str) -> str:
+    """The QR code of a join URL as an SVG document (segno: error correction M, dark on white,
+    a quiet zone of 4 modules so a tablet's camera finds it on a projected screen)."""
+    qr = segno.make(url, error="m")
+    out = io.BytesIO()
+    qr.save(out, kind="svg", scale=8, border=4, dark="#0f2236", light="#ffffff", xmldecl=False)
+    return out.getvalue().decode()
 
 
 # --- the mistake of the day -------------------------------------------------------------------

@@ -5,6 +5,9 @@ from django.urls import path
 from . import board
 
 urlpatterns = [
+    path("", board.board_home, name="board_home"),
+    path("class/<int:classroom_id>/", board.board_class, name="board_class"),
+    path("class/<int:classroom_id>/join.svg", board.board_join_qr, name="board_join_qr"),
     path("table/<int:game_id>/", board.board_table, name="board_table"),
     path("session/<int:session_id>/", board.board_session, name="board_session"),
     path(

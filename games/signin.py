@@ -385,6 +385,11 @@ def tablet_signin(request: HttpRequest) -> HttpResponse:
         return redirect("games:student_home")
     classroom = tablet_classroom(request)
     error = ""
+    # The class board's QR code opens /tablet/?code=KAVETA: the code is filled in, one tap to
+    # remember it (the POST below, counted as ever), even on a tablet that knew another class.
+    prefill, _prefill_error = _class_code(request.GET.get("code", ""))
+    if prefill and classroom is not None and classroom.code != prefill:
+        classroom = None
     if request.method == "POST":
         tablet = tablet_id(request, mint=True)
         raw = request.POST.get("code", "")
@@ -412,7 +417,10 @@ def tablet_signin(request: HttpRequest) -> HttpResponse:
         classroom = None
     if classroom is None:
         response = render(
-            request, "games/signin_class.html", {"error": error}, status=400 if error else 200
+            request,
+            "games/signin_class.html",
+            {"error": error, "code": prefill},
+            status=400 if error else 200,
         )
         return with_tablet_cookie(request, response)
     students = Student.objects.filter(classroom=classroom).order_by("name")

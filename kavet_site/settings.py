@@ -270,6 +270,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "task": "games.tasks.sweep_tablets",
         "schedule": crontab(minute=40, hour=2),
     },
+    "demo-keep-alive": {
+        # The demo school's running class game plays on (nothing to do on a site without it).
+        "task": "classrooms.tasks.demo_keep_alive_sweep",
+        "schedule": 10.0,
+    },
     "retention-erase-weekly": {
         # Sunday night, no class playing: play data past KAVET_RETENTION_YEARS is erased.
         "task": "classrooms.tasks.retention_erase_weekly",

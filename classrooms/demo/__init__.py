@@ -23,6 +23,7 @@ from classrooms.reports.tasks import build_class_reports
 from classrooms.services import student_create
 from games.models import Game
 
+from .alive import DEMO_FLAG, DEMO_SCHOOL_SLUG, demo_restart_if_over
 from .clock import demo_clock, local_time
 from .data import DEMO_CLASSES, DEMO_PASSWORD, HISTORY_WEEKS, PARENT_OF, SCHOOL_YEAR
 from .simulate import history_play, live_play, live_refresh
@@ -73,7 +74,7 @@ def _user(
 def _accounts(*, history: bool) -> tuple[School, User, list[Classroom]]:
     """School, staff, parent, classes and students; only what is missing is created."""
     school, _created = School.objects.get_or_create(
-        slug="demo",
+        slug=DEMO_SCHOOL_SLUG,
         defaults={
             "name": "Skol Demo – École de démonstration",
             "time_zone": "Europe/Paris",
@@ -165,8 +166,14 @@ def demo_school_build(*, history: bool = True) -> DemoSummary:
         .order_by("-created_at")
         .first()
     )
+    if summary.live is None:
+        # The demo's class game ended while the demo ran: the next one starts (demo/alive.py).
+        summary.live = demo_restart_if_over()
     if summary.live is not None:
         live_refresh(session=summary.live, now=now)  # looked at today, not when it was built
+        if not summary.live.settings.get(DEMO_FLAG):  # a demo built before it played on
+            summary.live.settings = {**summary.live.settings, DEMO_FLAG: True}
+            summary.live.save(update_fields=["settings"])
     return summary
 
 

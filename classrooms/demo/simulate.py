@@ -319,6 +319,9 @@ def live_play(
             )
 
         play(game.pk, clock=clock, players=players, stop=waits_for_a_child)
+    # The demo's running class game plays on by itself from now on (classrooms.demo.alive).
+    session.settings = {**session.settings, "demo_live": True}
+    session.save(update_fields=["settings"])
     return session
 
 

@@ -61,6 +61,10 @@ def test_tablet_sign_in_pages_and_how_to_pages(axe_page, live_server):
     found["pictures"] = serious(page)
     page.goto(live_server.url + "/how-to-play/")
     found["how to play (children)"] = serious(page)
+    page.context.clear_cookies()  # a new tablet opens the class board's QR code
+    page.goto(f"{live_server.url}/tablet/?code={classroom.code}")
+    page.wait_for_selector("#class-code")
+    found["class code filled in"] = serious(page)
     page.goto(live_server.url + "/how-to-play/teachers/")
     found["how to play (teachers)"] = serious(page)
     assert {name: v for name, v in found.items() if v} == {}
@@ -203,7 +207,14 @@ def test_teacher_pages_of_a_running_class_and_the_board(new_context, live_server
         "board: session": f"/board/session/{session.pk}/",
         "board: session mistakes": f"/board/session/{session.pk}/mistakes/",
         "board: class mistakes": f"/board/class/{room.pk}/mistakes/",
+        "class page, a class game going on": f"/teacher/classes/{room.pk}/",
     }
+    # A second class with no game: its class page's "Play now" and its board's join screen.
+    second = factories.classroom(school=room.school, teachers=[running_class["teacher"]])
+    factories.student(classroom=second, name="Gwen", picture_code="6-7-8")
+    pages["class page: play now"] = f"/teacher/classes/{second.pk}/"
+    pages["board: the teacher's classes"] = "/board/"
+    pages["board: how tablets join"] = f"/board/class/{second.pk}/"
     for name, url in pages.items():
         visit(page, base + url)
         found[name] = serious(page)

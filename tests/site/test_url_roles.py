@@ -84,6 +84,9 @@ KWARG_KINDS: dict[tuple[str, str], str] = {
     ("classrooms:invite_accept", "token"): "teacher_invite_token",
     ("classrooms:class_game_setup", "pk"): "classroom",
     ("classrooms:history", "pk"): "classroom",
+    ("classrooms:play_now", "pk"): "classroom",
+    ("classrooms:attendance_mark", "pk"): "classroom",
+    ("classrooms:attendance_mark", "sid"): "student",
     ("classrooms:session_live", "pk"): "session",
     ("classrooms:session_control", "pk"): "session",
     ("classrooms:seat_replace", "pk"): "session",
@@ -101,6 +104,8 @@ KWARG_KINDS: dict[tuple[str, str], str] = {
     ("games:session_stream", "session_id"): "session",
     ("games:board_table", "game_id"): "running_game",
     ("games:board_session", "session_id"): "session",
+    ("games:board_class", "classroom_id"): "classroom",
+    ("games:board_join_qr", "classroom_id"): "classroom",
     ("games:board_session_mistakes", "session_id"): "session",
     ("games:board_class_mistakes", "classroom_id"): "classroom",
     ("games:board_mistake", "play_id"): "play",
@@ -151,6 +156,7 @@ POST_DATA: dict[str, dict] = {
         "bulk_tier": 2,
     },
     "classrooms:session_control": {"action": "end"},
+    "classrooms:attendance_mark": {"present": "0"},
     "classrooms:seat_replace": {"position": 0, "strength": "easy"},
     "classrooms:invite_accept": {
         "username": "newteacher",
@@ -204,6 +210,7 @@ CELL_FLOOR = 2000
 # The POSTs that, sent by the owner (own rows), do change rows: so the same POST with another
 # party's ids is a real attempt, and its "no row changed" means something. Kept as a floor.
 OWNER_WRITES = {
+    "classrooms:attendance_mark",
     "classrooms:classroom_archive",
     "classrooms:classroom_copy",
     "classrooms:classroom_edit",

@@ -82,11 +82,15 @@ class Command(BaseCommand):
             f"                {reverse('classrooms:history', args=[first.pk])} – past games, "
             "each one replayable"
         )
+        lines.append(
+            f"                {reverse('classrooms:classroom_detail', args=[first.pk])} – "
+            "Play now: one tap starts a class game; the class board shows tablets a QR code"
+        )
         if summary.live is not None:
             live_class = summary.live.classroom
             lines.append(
                 f"                {reverse('classrooms:session_live', args=[summary.live.pk])} – "
-                f"the class game running now in {live_class.code}"
+                f"the class game running now in {live_class.code} (it plays on by itself)"
             )
             waiting = []
             for game in summary.live.games.order_by("pk"):
