@@ -64,6 +64,7 @@ def _figure_page(
     back_url: str,
     back_label: str,
     child: Student | None = None,
+    show_student: bool = False,
 ) -> HttpResponse:
     figure = _figure(request)
     start, end = week_bounds(week_start, selectors.school_tz(school))
@@ -82,7 +83,7 @@ def _figure_page(
             "lines": lines,
             "back_url": back_url,
             "back_label": back_label,
-            "show_student": child is None and viewer == "teacher",
+            "show_student": show_student,
             "query": f"f={figure}&week={week_start.isoformat()}",
         },
     )
@@ -139,6 +140,7 @@ def class_moves(request: HttpRequest, classroom_id: int) -> HttpResponse:
         viewer="teacher",
         back_url=reverse("reports:class", args=[classroom.pk]) + f"?week={week_start.isoformat()}",
         back_label=classroom.name,
+        show_student=True,  # the class's moves: whose each one is
     )
 
 

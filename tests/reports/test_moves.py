@@ -286,6 +286,7 @@ def test_the_live_grid_fills_in_as_moves_are_made(client, teacher, students, liv
     )
     assert cell_page.status_code == 200
     assert "<html" not in cell_page.content.decode()
+    assert cell_page.content.decode().count('class="move-line ') == 1
     lines = client.get(
         reverse("reports:live_cell", args=[session.pk, anna.pk, "addsub_10"])
     ).context["lines"]
