@@ -66,6 +66,25 @@ def _report_figures(data: dict) -> dict[str, int]:
     return figures
 
 
+def test_a_charts_weekly_figures_open_that_weeks_moves(client, teacher, season):
+    anna, _brieuc = season
+    data = anna.weekly_reports.get(week_start=WEEK).data
+    client.force_login(teacher)
+    checked = 0
+    for skill, points in data["series"].items():
+        for week, n, right in points:
+            for which, shown in (("n", n), ("right", right)):
+                page = client.get(
+                    reverse("reports:child_moves", args=[anna.pk]),
+                    {"week": week, "f": f"week:skill.{skill}.{which}"},
+                )
+                assert _count(page) == shown, (skill, week, which)
+                checked += 1
+    assert checked >= 8  # two weeks, several skills
+    page = client.get(reverse("reports:child", args=[anna.pk]), {"week": WEEK}).content.decode()
+    assert "week=2026-11-09&amp;f=week%3Askill." in page  # the earlier week's bar opens its moves
+
+
 @pytest.fixture
 def season(classroom, students):
     """Two weeks of real games between Anna and Brieuc played by the engine's easy players

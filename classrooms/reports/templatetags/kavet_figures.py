@@ -19,12 +19,14 @@ register = template.Library()
 
 
 @register.simple_tag(takes_context=True)
-def figure(context: template.Context, value: Any, key: str, base: str = "") -> str:
+def figure(
+    context: template.Context, value: Any, key: str, base: str = "", week: Any = None
+) -> str:
     """`value` linked to the list of `key`'s moves; `base` another list's address (a class
-    report's row links to its student's list)."""
+    report's row links to its student's list), `week` another week's (a chart's bar)."""
     base = base or context.get("moves_base")
     report = context.get("report")
-    week = getattr(report, "week_start", None) or context.get("week_start")
+    week = week or getattr(report, "week_start", None) or context.get("week_start")
     shown = number_format(value) if isinstance(value, int | float) else value
     if not base or week is None or value in (None, ""):
         return shown
