@@ -348,22 +348,5 @@ def test_the_live_grid_is_the_teachers_own(client, school, other_school, student
     assert client.get(cell).status_code == 404
 
 
-def test_the_grid_and_the_reports_read_one_judge():
-    """The engine's attempts_of is the one home of right/wrong/missed (R3.5, R5.4-R5.6)."""
-    assert engine.attempts_of(kind="announce", ok=False, skills=["mult", "joker"]) == (
-        ("mult", engine.WRONG),
-        ("joker", engine.WRONG),
-    )
-    assert (
-        engine.attempts_of(kind="announce", ok=False, verdict_kind="invalid", skills=["mult"]) == ()
-    )
-    assert engine.attempts_of(kind="announce", ok=None, skills=["mult"]) == ()
-    assert engine.attempts_of(kind="nothing", ok=False, missed=True) == (
-        ("noticing", engine.MISSED),
-    )
-    assert engine.attempts_of(kind="nothing", ok=True) == (("noticing", engine.RIGHT),)
-    assert engine.attempts_of(kind="challenge", ok=None, challenge_outcome="false") == (
-        ("spotting", engine.WRONG),
-    )
-    assert engine.attempts_of(kind="challenge", ok=None) == ()
+def test_the_reports_skills_are_the_engines():
     assert set(SKILLS) == set(engine.SKILLS) | set(engine.GAME_SKILLS)
