@@ -32,7 +32,13 @@ def student_replay(request: HttpRequest, pk: int) -> HttpResponse:
     return render(
         request,
         "classrooms/replay_student.html",
-        {"student": student, "game": game, "seat": seat, "replay": replay},
+        {
+            "student": student,
+            "game": game,
+            "seat": seat,
+            "replay": replay,
+            "at_move": selectors.replay_at_move(request),
+        },
     )
 
 
@@ -53,5 +59,10 @@ def parent_replay(request: HttpRequest, student_id: int, pk: int) -> HttpRespons
     return render(
         request,
         "classrooms/replay_parent.html",
-        {"student": child, "game": game, "replay": replay},
+        {
+            "student": child,
+            "game": game,
+            "replay": replay,
+            "at_move": selectors.replay_at_move(request),
+        },
     )

@@ -271,6 +271,12 @@ def live_tables(session, now) -> list[dict]:
 # --- history and replay ----------------------------------------------------------------------
 
 
+def replay_at_move(request) -> int | None:
+    """The move a replay is opened at (?move=N, from a list of moves): shown open and marked."""
+    value = request.GET.get("move", "")
+    return int(value) if value.isdigit() and len(value) < 7 else None
+
+
 def finished_games(classroom: Classroom):
     return (
         Game.objects.filter(

@@ -337,6 +337,7 @@ def game_replay(request: HttpRequest, pk: int) -> HttpResponse:
             "game": game,
             "classroom": game.classroom,
             "replay": replay,
+            "at_move": selectors.replay_at_move(request),
             "tab": "history",
         },
     )

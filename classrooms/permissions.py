@@ -10,8 +10,8 @@ The rules:
 - a teacher reads and manages the classes they teach, a school admin every class of the school;
   what hangs from a class (students, class games, tables, moves, levels, reports, report
   requests, level advice, parents' links and codes) follows the class;
-- a parent reads their own children (a link not revoked) and those children's reports, and
-  manages nothing;
+- a parent reads their own children (a link not revoked), those children's reports and moves,
+  and manages nothing;
 - a student reads their own seats and the games they sit at;
 - a school admin manages the school's accounts and teacher invitations.
 """
@@ -200,7 +200,8 @@ READABLE: dict[type[Model], Rule] = {
     Game: _game_readable,
     Seat: _seat_readable,
     Move: _move_readable,
-    Play: _of_student_managed,
+    # A parent reads their own child's moves (behind the figures of the child's report).
+    Play: _of_student_readable,
     WeeklyReport: _of_student_readable,
     WeekTally: _of_student_managed,
     ReportJob: _job,
@@ -218,6 +219,7 @@ MANAGEABLE: dict[type[Model], Rule] = {
     Game: _game_managed,
     Seat: _seat_managed,
     Move: lambda user: Q(game__in=Game.objects.filter(_game_managed(user)).values("pk")),
+    Play: _of_student_managed,
     WeeklyReport: _of_student_managed,
 }
 

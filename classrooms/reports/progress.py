@@ -6,6 +6,7 @@ figures can be checked by hand in tests and built for a whole class without extr
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections import Counter, defaultdict, deque
 from collections.abc import Iterable, Mapping
@@ -17,12 +18,14 @@ from zoneinfo import ZoneInfo
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-# The engine's skills (games.engine.skills_of), in the order reports show them.
-OPERATION_SKILLS = ("addsub_10", "addsub_20", "mult", "div", "multi_step", "frac_pow", "joker")
-# Two skills that come from the game rather than from an operation's shape.
-SPOTTING = "spotting"  # right vs false "Kavet 'm eus!" challenges (R5)
-NOTICING = "noticing"  # "nothing to do" said when there was nothing, vs an operation overlooked
-SKILLS = OPERATION_SKILLS + (SPOTTING, NOTICING)
+from games.engine import skills as engine_skills
+
+# The engine's skills (games.engine.skills), in the order reports show them: those of an
+# operation's shape, then the two that come from the game (challenges, "nothing to do").
+OPERATION_SKILLS = engine_skills.SKILLS
+SPOTTING = engine_skills.SPOTTING
+NOTICING = engine_skills.NOTICING
+SKILLS = OPERATION_SKILLS + engine_skills.GAME_SKILLS
 
 SKILL_LABELS = {
     "addsub_10": _("Adding and taking away within 10"),
@@ -172,21 +175,70 @@ def _overlooked(play: Mapping[str, Any]) -> bool:
     return bool(play.get("missed")) or play.get("ok") is False
 
 
+def play_attempts(play: Mapping[str, Any], skills: list[str]) -> tuple[tuple[str, str], ...]:
+    """(skill, "right"/"wrong"/"missed") for each skill this play is an attempt at: the
+    engine's attempts_of on the recorded play (the live skill grid reads the same)."""
+    return engine_skills.attempts_of(
+        kind=play["kind"],
+        ok=play.get("ok"),
+        verdict_kind=play.get("verdict_kind") or "",
+        missed=bool(play.get("missed")),
+        challenge_outcome=play.get("challenge_outcome") or "",
+        skills=skills,
+    )
+
+
 def skill_outcomes(
     play: Mapping[str, Any], skills: list[str]
 ) -> list[tuple[str, bool, int | None]]:
-    """(skill, right?, reaction ms) for each skill this play is an attempt at."""
+    """(skill, right?, reaction ms) for each skill this play is an attempt at; the reaction
+    time of announcements only (a challenge or a "nothing to do" is not timed)."""
+    ms = play.get("reaction_ms") if play["kind"] == "announce" else None
+    return [
+        (skill, outcome == engine_skills.RIGHT, ms)
+        for skill, outcome in play_attempts(play, skills)
+    ]
+
+
+def play_figures(
+    play: Mapping[str, Any],
+    skills: list[str],
+    outcomes: list[tuple[str, bool, int | None]],
+) -> list[str]:
+    """The counts of a report this play adds one to, by name: what Period.add counts, and
+    what a figure's list of moves is filtered by (figure_plays), so the two always agree.
+
+    "announcements", "right", "wrong", "right_challenges", "false_challenges",
+    "nothing_true", "overlooked", "skill.<skill>.n", "skill.<skill>.right",
+    "mistake_code.<code>", "mistake_skill.<skill>".
+    """
+    keys = []
+    for skill, ok, _ms in outcomes:
+        keys.append(f"skill.{skill}.n")
+        if ok:
+            keys.append(f"skill.{skill}.right")
     kind = play["kind"]
     if kind == "announce":
         if not _judged(play):
-            return []
-        ok, ms = bool(play["ok"]), play.get("reaction_ms")
-        return [(s, ok, ms) for s in skills if s in OPERATION_SKILLS]
-    if kind == "challenge" and play.get("challenge_outcome") in ("right", "false"):
-        return [(SPOTTING, play["challenge_outcome"] == "right", None)]
-    if kind == "nothing":
-        return [(NOTICING, not _overlooked(play), None)]
-    return []
+            return keys
+        keys.append("announcements")
+        if play["ok"]:
+            keys.append("right")
+        else:
+            keys += ["wrong", f"mistake_code.{play.get('code') or 'wrong_result'}"]
+            keys += [f"mistake_skill.{s}" for s in skills if s in OPERATION_SKILLS]
+    elif kind == "challenge":
+        if play.get("challenge_outcome") == "right":
+            keys.append("right_challenges")
+        elif play.get("challenge_outcome") == "false":
+            keys.append("false_challenges")
+    elif kind == "nothing":
+        if _overlooked(play):
+            keys += ["overlooked", "mistake_code.overlooked"]
+            keys += [f"mistake_skill.{s}" for s in skills if s in OPERATION_SKILLS]
+        else:
+            keys.append("nothing_true")
+    return keys
 
 
 # --- tallies ------------------------------------------------------------------------------
@@ -252,35 +304,25 @@ class Period:
         skills: list[str],
         outcomes: list[tuple[str, bool, int | None]],
     ) -> None:
-        """Count one play; `skills` and `outcomes` come from skills_of_play/skill_outcomes."""
+        """Count one play; `skills` and `outcomes` come from skills_of_play/skill_outcomes.
+        Which counts it adds to are play_figures' (one home: a figure's list of moves is
+        filtered by the same names)."""
         for skill, ok, ms in outcomes:
             self.skills[skill].add(ok, ms)
-        kind = play["kind"]
-        if kind == "announce":
-            if not _judged(play):
-                return
-            self.announcements += 1
-            if play["ok"]:
-                self.right += 1
+        for key in play_figures(play, skills, outcomes):
+            name, _dot, arg = key.partition(".")
+            if name in self._COUNTS:
+                setattr(self, name, getattr(self, name) + 1)
+            elif name == "mistake_code":
+                self.mistakes_by_code[arg] += 1
+            elif name == "mistake_skill":
+                self.mistakes_by_skill[arg] += 1
+            if name == "right":
                 self.cards_in_tricks += play.get("n_cards") or 0
-            else:
-                self.wrong += 1
-                self.mistakes_by_code[play.get("code") or "wrong_result"] += 1
-                self.mistakes_by_skill.update(s for s in skills if s in OPERATION_SKILLS)
+            elif name == "wrong":
                 _remember(self.wrong_examples, play.get("text") or "")
-        elif kind == "challenge":
-            if play.get("challenge_outcome") == "right":
-                self.right_challenges += 1
-            elif play.get("challenge_outcome") == "false":
-                self.false_challenges += 1
-        elif kind == "nothing":
-            if _overlooked(play):
-                self.overlooked += 1
-                self.mistakes_by_code["overlooked"] += 1
-                self.mistakes_by_skill.update(s for s in skills if s in OPERATION_SKILLS)
+            elif name == "overlooked":
                 _remember(self.overlooked_examples, play.get("missed_operation") or "")
-            else:
-                self.nothing_true += 1
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -899,3 +941,111 @@ def _game_minutes(game: Mapping[str, Any], span: list[datetime] | None) -> int:
     else:
         return 0
     return int(min(max(seconds, 0) / 60, MAX_GAME_MINUTES) + 0.5)
+
+
+# --- a figure's moves: every number of a report opens the plays it counts ------------------
+
+FIGURE_SCOPES = (
+    "week",
+    "year",
+    "recent",
+)  # the report's week, the weeks up to its end, a band's last tries
+_FIGURE_COUNTS = (
+    "announcements",
+    "right",
+    "wrong",
+    "right_challenges",
+    "false_challenges",
+    "nothing_true",
+    "overlooked",
+)
+_CODE = re.compile(r"[a-z_]{1,40}")
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One number of a report: a scope and a count of play_figures, e.g. week:right,
+    year:skill.mult.n, recent:skill.div.right (the band's last RECENT tries of a skill)."""
+
+    scope: str
+    key: str
+
+    def __str__(self) -> str:
+        return f"{self.scope}:{self.key}"
+
+    @property
+    def skill(self) -> str:
+        name, _dot, arg = self.key.partition(".")
+        return arg.split(".")[0] if name in ("skill", "mistake_skill") else ""
+
+
+def figure_parse(text: str) -> Figure | None:
+    """The figure a link names, or None for anything else (the page answers 404)."""
+    scope, _colon, key = (text or "").partition(":")
+    name, _dot, arg = key.partition(".")
+    if scope not in FIGURE_SCOPES:
+        return None
+    if name == "skill":
+        skill, _dot, which = arg.partition(".")
+        ok = skill in SKILLS and which in ("n", "right")
+    elif scope == "recent":
+        ok = False  # a band counts the last tries of one skill only
+    elif name in _FIGURE_COUNTS:
+        ok = not arg
+    elif name == "mistake_code":
+        ok = bool(_CODE.fullmatch(arg))
+    elif name == "mistake_skill":
+        ok = arg in OPERATION_SKILLS
+    else:
+        ok = False
+    return Figure(scope, key) if ok else None
+
+
+def figure_plays(
+    plays: Iterable[Mapping[str, Any]], figure: Figure, *, start: datetime, end: datetime
+) -> list[Mapping[str, Any]]:
+    """The plays (oldest first) a figure of the report of the week [start, end) counts: those
+    play_figures names it for, the very names Period.add and the bands count by."""
+    rows = [p for p in plays if p["at"] < end and (figure.scope != "week" or p["at"] >= start)]
+    if figure.scope == "recent":
+        tries = f"skill.{figure.skill}.n"
+        rows = [p for p in rows if tries in _figures_of(p)][-RECENT:]
+    return [p for p in rows if figure.key in _figures_of(p)]
+
+
+def _figures_of(play: Mapping[str, Any]) -> list[str]:
+    skills = skills_of_play(play)
+    return play_figures(play, skills, skill_outcomes(play, skills))
+
+
+def figure_title(figure: Figure) -> str:
+    """What a figure counts, in the reader's words: the heading of its list of moves."""
+    name, _dot, arg = figure.key.partition(".")
+    skill = str(SKILL_LABELS.get(figure.skill, figure.skill))
+    if name == "skill":
+        what = (
+            _("Right tries: %(skill)s") if arg.endswith(".right") else _("Tries: %(skill)s")
+        ) % {"skill": skill}
+    elif name == "mistake_code":
+        what = _("Mistakes: %(kind)s") % {"kind": MISTAKE_LABELS.get(arg, arg)}
+    elif name == "mistake_skill":
+        what = _("Mistakes in: %(skill)s") % {"skill": skill}
+    else:
+        what = str(FIGURE_COUNT_LABELS[name])
+    when = {
+        "week": _("this week"),
+        "year": _("since the start of the school year"),
+        "recent": _("the last %(n)d tries") % {"n": RECENT},
+    }[figure.scope]
+    return _("%(what)s, %(when)s") % {"what": what, "when": when}
+
+
+FIGURE_COUNT_LABELS = {
+    "announcements": _("Operations"),
+    "right": _("Right operations"),
+    "wrong": _("Wrong operations"),
+    "right_challenges": _("Mistakes spotted with “Kavet 'm eus!”"),
+    "false_challenges": _("“Kavet 'm eus!” when there was no mistake"),
+    "nothing_true": _("“Nothing to do” when there was nothing"),
+    "overlooked": _("Operations overlooked (“nothing to do” was false)"),
+}

@@ -190,11 +190,12 @@ class GridCell:
     colour: str
     letter: str
     text: str  # exactly what the screen and the CSV show
+    skill: str = ""  # the skill's key: the cell opens its last tries (reports:student_moves)
 
 
-def _cell(figures: dict[str, Any] | None) -> GridCell:
+def _cell(figures: dict[str, Any] | None, skill: str = "") -> GridCell:
     if not figures or not figures.get("n"):
-        return GridCell(None, "#ffffff", "", "")
+        return GridCell(None, "#ffffff", "", "", skill)
     band = BAND_BY_KEY.get(figures.get("band") or "")
     pct = f"{round(100 * figures['accuracy'])} %" if figures.get("accuracy") is not None else ""
     return GridCell(
@@ -202,6 +203,7 @@ def _cell(figures: dict[str, Any] | None) -> GridCell:
         band.colour if band else "#eeeeee",
         band.letter if band else "–",
         f"{band.letter if band else '–'} {pct}".strip(),
+        skill,
     )
 
 
@@ -236,7 +238,7 @@ def class_report(*, classroom: Classroom, week_start: date | None = None) -> dic
     for student in students:
         report = reports.get(student.pk)
         data = report.data if report else {}
-        cells = [_cell(data.get("bands", {}).get(k)) for k in used]
+        cells = [_cell(data.get("bands", {}).get(k), k) for k in used]
         week = data.get("week", {})
         rows.append(
             {
@@ -261,11 +263,14 @@ def class_report(*, classroom: Classroom, week_start: date | None = None) -> dic
         ],
         "rows": rows,
         "needs_help": needs_help,
+        # (label, count, figure): each count opens its moves (reports:class_moves).
         "mistakes_by_skill": [
-            (str(SKILL_LABELS.get(k, k)), n) for k, n in mistakes_skill.most_common(5)
+            (str(SKILL_LABELS.get(k, k)), n, f"week:mistake_skill.{k}")
+            for k, n in mistakes_skill.most_common(5)
         ],
         "mistakes_by_code": [
-            (str(MISTAKE_LABELS.get(k, k)), n) for k, n in mistakes_code.most_common(5)
+            (str(MISTAKE_LABELS.get(k, k)), n, f"week:mistake_code.{k}")
+            for k, n in mistakes_code.most_common(5)
         ],
         "bands": list(BAND_BY_KEY.values()),
     }

@@ -2,7 +2,7 @@
 
 from django.urls import include, path
 
-from . import views
+from . import moves_views, views
 
 app_name = "reports"
 urlpatterns = [
@@ -22,6 +22,16 @@ urlpatterns = [
     path("link/<int:link_id>/revoke/", views.link_revoke, name="link_revoke"),
     path("build/", views.build, name="build"),
     path("job/<int:job_id>/", views.job, name="job"),
+    # The moves behind a number: a report's figure, a cell of the live skill grid.
+    path("child/<int:student_id>/moves/", moves_views.child_moves, name="child_moves"),
+    path("student/<int:student_id>/moves/", moves_views.student_moves, name="student_moves"),
+    path("class/<int:classroom_id>/moves/", moves_views.class_moves, name="class_moves"),
+    path("live/<int:session_id>/", moves_views.live_skills, name="live_skills"),
+    path(
+        "live/<int:session_id>/cell/<int:student_id>/<str:skill>/",
+        moves_views.live_cell,
+        name="live_cell",
+    ),
     path("email/", include("classrooms.reports.mail.urls")),
     path(
         "proposal/<int:rec_id>/<str:decision>/",

@@ -432,7 +432,9 @@ def _week_rows(data: dict) -> list[dict]:
         if not week and not year:
             continue
         band = data.get("bands", {}).get(key, {}).get("band")
-        rows.append({"label": label, "week": week or {}, "year": year or {}, "band": band})
+        rows.append(
+            {"key": key, "label": label, "week": week or {}, "year": year or {}, "band": band}
+        )
     return rows
 
 

@@ -33,7 +33,7 @@ from .narration import describe_event
 from .operations import Operation, Verdict
 from .reach import can_make
 from .rules import RULES_PROBLEMS, RuleSet, combine_levels, ruleset_for_players
-from .skills import SKILLS, skills_of
+from .skills import GAME_SKILLS, MISSED, RIGHT, SKILLS, WRONG, attempts_of, outcome_of, skills_of
 from .solver import best_operation, find_operation
 from .visibility import seat_view
 
@@ -55,6 +55,10 @@ __all__ = [
     "Refusal",
     "RuleSet",
     "SKILLS",
+    "GAME_SKILLS",
+    "RIGHT",
+    "WRONG",
+    "MISSED",
     "Verdict",
     "best_operation",
     "build_deck",
@@ -64,6 +68,8 @@ __all__ = [
     "find_operation",
     "ruleset_for_players",
     "skills_of",
+    "attempts_of",
+    "outcome_of",
     # the game (E2)
     "PHASES",
     "GameConfig",

@@ -1,14 +1,16 @@
-"""Which arithmetic skills an operation shows, for the progress reports.
+"""Which arithmetic skills an operation shows, and what each move was for each skill.
 
-The one home of this fact: `skills_of` reads a judged operation (correct or wrong), or its
+The one home of these facts: `skills_of` reads a judged operation (correct or wrong), or its
 stored form (`Operation.to_dict()` or the game's `operation_dict`), and returns skill keys
 from SKILLS. It judges by what the child computed: the operation as announced, evaluated
 exactly, so a wrong "8 + 4 = 10" is a try at 8 + 4, whose true sum 12 is beyond 10.
+`attempts_of` says, for one recorded move of a child, which skills it was a try at and
+whether it was right, wrong or missed: the live skill grid and the reports both read it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -25,6 +27,14 @@ SKILLS: tuple[str, ...] = (
     "frac_pow",
     "joker",
 )
+
+# Two skills that come from the game rather than from an operation's shape.
+SPOTTING = "spotting"  # right vs false "Kavet 'm eus!" challenges (R5.4, R5.5)
+NOTICING = "noticing"  # "nothing to do" said rightly, vs an operation overlooked (R5.6)
+GAME_SKILLS: tuple[str, ...] = (SPOTTING, NOTICING)
+
+# What one move was for one skill.
+RIGHT, WRONG, MISSED = "right", "wrong", "missed"
 
 Step = tuple[Fraction, str, Fraction, Fraction]  # a sym b = value, the true value
 
@@ -125,3 +135,63 @@ def skills_of(
     if x_used:
         skills.add("joker")
     return frozenset(skills)
+
+
+def outcome_of(
+    *,
+    kind: str,
+    ok: bool | None,
+    verdict_kind: str = "",
+    missed: bool = False,
+    challenge_outcome: str = "",
+) -> str | None:
+    """RIGHT, WRONG or MISSED for one move of a child, or None while it is not ruled.
+
+    The move as games.models.Play records it from the engine's events: `kind` "announce",
+    "nothing" or "challenge"; `ok` the verdict (None while not judged); `verdict_kind`
+    "invalid" for a refused move; `missed` a false "nothing to do"; `challenge_outcome`
+    "right"/"false" once the challenge is ruled.
+
+    - An announcement is right or wrong (R3.5); a refused one is no mistake (R3.5 invalid).
+    - A "nothing to do" is right when there was nothing, MISSED when an operation was
+      possible (R5.6).
+    - A ruled "Kavet 'm eus!" is right or wrong (R5.4, R5.5).
+    """
+    if kind == "announce":
+        if verdict_kind == "invalid" or ok is None:
+            return None
+        return RIGHT if ok else WRONG
+    if kind == "nothing":
+        return MISSED if missed or ok is False else RIGHT
+    if kind == "challenge" and challenge_outcome in ("right", "false"):
+        return RIGHT if challenge_outcome == "right" else WRONG
+    return None
+
+
+def attempts_of(
+    *,
+    kind: str,
+    ok: bool | None,
+    verdict_kind: str = "",
+    missed: bool = False,
+    challenge_outcome: str = "",
+    skills: Iterable[str] = (),
+) -> tuple[tuple[str, str], ...]:
+    """(skill, RIGHT/WRONG/MISSED) for each skill one move of a child is a try at.
+
+    The move as outcome_of reads it, with `skills` its operation's skills_of: an announcement
+    is a try at each of its operation's skills, a "nothing to do" at NOTICING, a challenge at
+    SPOTTING; a move not ruled yet is a try at nothing.
+    """
+    outcome = outcome_of(
+        kind=kind,
+        ok=ok,
+        verdict_kind=verdict_kind,
+        missed=missed,
+        challenge_outcome=challenge_outcome,
+    )
+    if outcome is None:
+        return ()
+    if kind == "announce":
+        return tuple((s, outcome) for s in skills if s in SKILLS)
+    return ((NOTICING if kind == "nothing" else SPOTTING, outcome),)

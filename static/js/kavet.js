@@ -44,7 +44,9 @@
     var el = event.detail && event.detail.elt;
     var hold = el && el.dataset ? el.dataset.pollHold : null;
     if (hold && el.querySelector(hold)) { event.preventDefault(); return; }
-    var live = el && el.closest ? el.closest("[data-stream]") : null;
+    // Only the polling element itself: a link inside it (a cell of the live skill grid) is asked
+    // for by a person, never held back.
+    var live = el && el.hasAttribute && el.hasAttribute("data-stream") ? el : null;
     var cause = event.detail.requestConfig && event.detail.requestConfig.triggeringEvent;
     var pushed = cause && cause.type === "kavet:changed";
     if (live && streamUp && !pushed && Date.now() - lastPoll < STREAM_POLL_EVERY) {

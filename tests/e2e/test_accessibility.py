@@ -208,6 +208,9 @@ def test_teacher_pages_of_a_running_class_and_the_board(new_context, live_server
         "board: session mistakes": f"/board/session/{session.pk}/mistakes/",
         "board: class mistakes": f"/board/class/{room.pk}/mistakes/",
         "class page, a class game going on": f"/teacher/classes/{room.pk}/",
+        "live skill grid": f"/reports/live/{session.pk}/",
+        "live skill grid: a cell's moves": f"/reports/live/{session.pk}/cell/{anna.pk}/addsub_10/",
+        "replay at a move": f"/teacher/games/{game.pk}/replay/?move=1",
     }
     # A second class with no game: its class page's "Play now" and its board's join screen.
     second = factories.classroom(school=room.school, teachers=[running_class["teacher"]])
@@ -247,6 +250,9 @@ def test_reports_pages_of_teacher_and_parent(new_context, live_server, settings)
     for name, url in {
         "class report": f"/reports/class/{room.pk}/",
         "teacher's student report": f"/reports/student/{anna.pk}/",
+        "a figure's moves (teacher)": f"/reports/student/{anna.pk}/moves/?f=week:wrong",
+        "a class figure's moves": f"/reports/class/{room.pk}/moves/?week=2026-11-09"
+        "&f=week:mistake_code.wrong_result",
     }.items():
         visit(page, base + url)
         found[name] = serious(page)
@@ -254,6 +260,7 @@ def test_reports_pages_of_teacher_and_parent(new_context, live_server, settings)
     for name, url in {
         "parent home": "/reports/",
         "child report": f"/reports/child/{anna.pk}/",
+        "a figure's moves (parent)": f"/reports/child/{anna.pk}/moves/?f=week:announcements",
         "weekly email settings": "/reports/email/",
         "privacy": "/privacy/",
     }.items():

@@ -1,8 +1,18 @@
-"""Tests for the skills an operation shows (progress reports)."""
+"""Tests for the skills an operation shows, and what a move was for each (reports, live grid)."""
 
 from __future__ import annotations
 
-from games.engine import SKILLS, RuleSet, check_operation, skills_of
+from games.engine import (
+    MISSED,
+    RIGHT,
+    SKILLS,
+    WRONG,
+    RuleSet,
+    attempts_of,
+    check_operation,
+    outcome_of,
+    skills_of,
+)
 
 TIER1, TIER2, TIER3 = RuleSet(tier=1), RuleSet(tier=2), RuleSet(tier=3)
 
@@ -68,3 +78,31 @@ def test_skills_from_the_stored_forms_are_the_same() -> None:
         assert skills_of(operation.to_dict()) == expected
         stored = operation_dict(operation, list(range(len(operation.positions))), rules)
         assert set(stored["skills"]) == expected and skills_of(stored) == expected
+
+
+def test_an_announcement_is_a_try_at_each_of_its_skills() -> None:
+    # R3.5: a wrong operation is a mistake at each skill it tried; a refused one is no try.
+    assert attempts_of(kind="announce", ok=False, skills=["mult", "joker"]) == (
+        ("mult", WRONG),
+        ("joker", WRONG),
+    )
+    assert attempts_of(kind="announce", ok=True, skills=["addsub_10"]) == (("addsub_10", RIGHT),)
+    assert attempts_of(kind="announce", ok=False, verdict_kind="invalid", skills=["mult"]) == ()
+    assert attempts_of(kind="announce", ok=None, skills=["mult"]) == ()  # not judged yet
+    assert attempts_of(kind="announce", ok=True, skills=["not_a_skill"]) == ()
+
+
+def test_nothing_to_do_and_challenges_are_the_games_own_skills() -> None:
+    # R5.6: a false "nothing to do" is a missed operation; a true one is right.
+    assert attempts_of(kind="nothing", ok=False, missed=True) == (("noticing", MISSED),)
+    assert attempts_of(kind="nothing", ok=True) == (("noticing", RIGHT),)
+    # R5.4, R5.5: a challenge counts once it is ruled.
+    assert attempts_of(kind="challenge", ok=None, challenge_outcome="right") == (
+        ("spotting", RIGHT),
+    )
+    assert attempts_of(kind="challenge", ok=None, challenge_outcome="false") == (
+        ("spotting", WRONG),
+    )
+    assert attempts_of(kind="challenge", ok=None) == ()
+    assert outcome_of(kind="announce", ok=False) == WRONG  # even with no skill read
+    assert outcome_of(kind="challenge", ok=None) is None

@@ -126,6 +126,13 @@ KWARG_KINDS: dict[tuple[str, str], str] = {
     ("reports:recommendation_decide", "rec_id"): "recommendation",
     ("reports:recommendation_decide", "decision"): "=accept",
     ("reports:mail:unsubscribe", "token"): "unsubscribe_token",
+    ("reports:child_moves", "student_id"): "child",
+    ("reports:student_moves", "student_id"): "student",
+    ("reports:class_moves", "classroom_id"): "classroom",
+    ("reports:live_skills", "session_id"): "session",
+    ("reports:live_cell", "session_id"): "session",
+    ("reports:live_cell", "student_id"): "student",
+    ("reports:live_cell", "skill"): "=addsub_10",
 }
 
 # --- what a POST carries so that, from the owner, it would act ------------------------------------
