@@ -120,7 +120,6 @@ async def main(args: list[str]) -> None:
         "still_open": len(still_open),
         "ended_with_bye": sum(1 for s in opened if s.ended and s.bye),
         "ended_without_bye": sum(1 for s in opened if s.ended and not s.bye),
-        "newest_open": bool(opened) and not opened[-1].ended,
         "keeper_open": not keeper.ended,
         "seconds": round(flood_seconds, 1),
     }
