@@ -17,6 +17,10 @@ Two fan-outs, the same two calls:
   `call_soon_threadsafe` per event loop that has a watcher of it.
 
 Nothing about a table is sent but its id and version: the stream view checks who may watch what.
+
+The same channel carries "these streams are replaced" (`streams_replaced`): a tablet session or
+an address that opens more streams than its cap (games.streamcap) has its oldest ones closed,
+wherever they are open; each process closes those it holds.
 """
 
 from __future__ import annotations
@@ -64,11 +68,13 @@ class Watcher:
 
     MAX_PENDING = 256
 
-    def __init__(self, channel: str) -> None:
+    def __init__(self, channel: str, stream_id: str = "") -> None:
         self.channel = channel
+        self.stream_id = stream_id
         self.loop: asyncio.AbstractEventLoop | None = None
         self.pending: list[Change] = []
         self.closed = False  # the fan-out lost messages (Redis reconnect): the client must resync
+        self.replaced = False  # a newer stream of the same tablet (or address) took its place
         self._event: asyncio.Event | None = None
 
     def _offer(self, change: Change) -> None:
@@ -84,6 +90,10 @@ class Watcher:
         self.closed = True
         if self._event is not None:
             self._event.set()
+
+    def _replace(self) -> None:
+        self.replaced = True
+        self._close()
 
     async def get(self, timeout: float) -> list[Change]:
         """The changes since the last call, waiting up to `timeout` seconds for one."""
@@ -108,6 +118,11 @@ def _close_all(watchers: list[Watcher]) -> None:
         watcher._close()
 
 
+def _replace_all(watchers: list[Watcher]) -> None:
+    for watcher in watchers:
+        watcher._replace()
+
+
 class _LocalHub:
     """This process's watchers: sync waiters on a condition, async watchers on their loops."""
 
@@ -117,6 +132,10 @@ class _LocalHub:
         self._counter: dict[str, int] = defaultdict(int)
         self._watchers: dict[str, weakref.WeakSet[Watcher]] = defaultdict(weakref.WeakSet)
         self.epoch = 0  # bumped when messages may have been lost: sync streams end and resync
+        # Open streams by id, for streams_replaced: async ones by their watcher, sync ones
+        # (WSGI) by a flag their wait checks (True once replaced).
+        self._by_id: weakref.WeakValueDictionary[str, Watcher] = weakref.WeakValueDictionary()
+        self._sync_ids: dict[str, bool] = {}
 
     # --- publishing ---------------------------------------------------------------------------
 
@@ -161,18 +180,60 @@ class _LocalHub:
             except RuntimeError:
                 pass
 
+    def replace_streams(self, stream_ids: list[str]) -> None:
+        """Close these open streams of this process (ids of other processes are ignored): each
+        says `bye` to its client, which then polls instead of reconnecting."""
+        by_loop: dict[asyncio.AbstractEventLoop, list[Watcher]] = defaultdict(list)
+        with self._cond:
+            for stream_id in stream_ids:
+                if stream_id in self._sync_ids:
+                    self._sync_ids[stream_id] = True
+                watcher = self._by_id.get(stream_id)
+                if watcher is None:
+                    continue
+                if watcher.loop is None:
+                    watcher._replace()  # not started yet: it ends at its first wait
+                else:
+                    by_loop[watcher.loop].append(watcher)
+            self._cond.notify_all()
+        for loop, watchers in by_loop.items():
+            try:
+                loop.call_soon_threadsafe(_replace_all, watchers)
+            except RuntimeError:
+                pass
+
     # --- sync waiters (WSGI) ------------------------------------------------------------------
 
     def cursor(self, channel: str) -> int:
         with self._cond:
             return self._counter[channel]
 
-    def wait(self, channel: str, after: int, timeout: float) -> tuple[int, Change | None]:
-        """Block until the channel has a message past `after`, or the timeout."""
+    def track_sync(self, stream_id: str) -> None:
+        with self._cond:
+            self._sync_ids[stream_id] = False
+
+    def untrack_sync(self, stream_id: str) -> None:
+        with self._cond:
+            self._sync_ids.pop(stream_id, None)
+
+    def sync_replaced(self, stream_id: str) -> bool:
+        with self._cond:
+            return self._sync_ids.get(stream_id, False)
+
+    def wait(
+        self, channel: str, after: int, timeout: float, stream_id: str = ""
+    ) -> tuple[int, Change | None]:
+        """Block until the channel has a message past `after`, the stream `stream_id` is
+        replaced, or the timeout."""
         with self._cond:
             epoch = self.epoch
             self._cond.wait_for(
-                lambda: self._counter[channel] > after or self.epoch != epoch, timeout=timeout
+                lambda: (
+                    self._counter[channel] > after
+                    or self.epoch != epoch
+                    or self._sync_ids.get(stream_id, False)
+                ),
+                timeout=timeout,
             )
             count = self._counter[channel]
             if count > after:
@@ -181,10 +242,12 @@ class _LocalHub:
 
     # --- async watchers (ASGI) ----------------------------------------------------------------
 
-    def watch(self, channel: str) -> Watcher:
-        watcher = Watcher(channel)
+    def watch(self, channel: str, stream_id: str = "") -> Watcher:
+        watcher = Watcher(channel, stream_id)
         with self._cond:
             self._watchers[channel].add(watcher)
+            if stream_id:
+                self._by_id[stream_id] = watcher
         return watcher
 
     def attach(self, watcher: Watcher, loop: asyncio.AbstractEventLoop) -> None:
@@ -202,6 +265,8 @@ class _LocalHub:
                 watchers.discard(watcher)
                 if not watchers:
                     del self._watchers[watcher.channel]
+            if watcher.stream_id and self._by_id.get(watcher.stream_id) is watcher:
+                del self._by_id[watcher.stream_id]
 
     def watcher_count(self) -> int:
         with self._cond:
@@ -218,15 +283,26 @@ def _encode(change: Change) -> str:
     return json.dumps([change.game_id, change.version, change.session_id])
 
 
-def _decode(data: bytes | str) -> Change | None:
+def _encode_replaced(stream_ids: list[str]) -> str:
+    return json.dumps({"replaced": stream_ids})
+
+
+def _decode(data: bytes | str) -> Change | list[str] | None:
+    """A change, or the ids of streams to close (a list of strings), or None."""
     try:
-        game_id, version, session_id = json.loads(data)
+        message = json.loads(data)
+        if isinstance(message, dict):
+            ids = message["replaced"]
+            if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+                raise ValueError("replaced: not a list of ids")
+            return ids
+        game_id, version, session_id = message
         return Change(
             game_id=int(game_id),
             version=int(version),
             session_id=None if session_id is None else int(session_id),
         )
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, KeyError):
         log.warning("push: ignored a malformed message %r", data[:100])
         return None
 
@@ -262,11 +338,13 @@ class RedisBridge:
 
     _pid_client = 0
 
-    def publish(self, change: Change) -> bool:
+    def publish(self, change: Change | list[str]) -> bool:
+        """A change, or a list of stream ids to close (streams_replaced)."""
         import redis
 
+        data = _encode_replaced(change) if isinstance(change, list) else _encode(change)
         try:
-            self._publisher().publish(self.channel, _encode(change))
+            self._publisher().publish(self.channel, data)
             return True
         except redis.RedisError as exc:
             log.warning("push: Redis publish failed (%s); only this process's streams hear it", exc)
@@ -321,7 +399,9 @@ class RedisBridge:
                     if message is None or message.get("type") != "message":
                         continue
                     change = _decode(message["data"])
-                    if change is not None:
+                    if isinstance(change, list):
+                        self.local.replace_streams(change)
+                    elif change is not None:
                         self.local.deliver(change)
             except redis.RedisError as exc:
                 failures += 1
@@ -387,3 +467,14 @@ def table_changed(*, game_id: int, version: int, session_id: int | None = None) 
     if b is None or not b.publish(change):
         # Without Redis (or with Redis down) the watchers of this process still hear it.
         hub.deliver(change)
+
+
+def streams_replaced(stream_ids: list[str]) -> None:
+    """Close these streams wherever they are open: in this process at once, in the others
+    through Redis (a process that does not hold one ignores its id)."""
+    if not stream_ids:
+        return
+    hub.replace_streams(stream_ids)
+    b = bridge()
+    if b is not None:
+        b.publish(list(stream_ids))

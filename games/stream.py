@@ -16,6 +16,19 @@ connection per tablet); under WSGI (runserver, the embedded default) a generator
 on the in-process hub. Under gunicorn's WSGI workers a stream would hold a thread per tablet,
 so there the view answers 204 and the tablet keeps polling.
 
+A flood of streams from one tablet must not take the database from everyone else:
+
+- What is checked before the database: the signed token (a tablet's) and the session's user
+  id (the session comes from the cache) must match, else 403 at once.
+- The database is used in one short block (the user, the seat or the class, the version),
+  and its connection goes back to the pool at the end of that block: never held while the
+  stream waits for the push subscriber, for Redis or for a change.
+- Under ASGI, kavet_site.admission lets only a few stream requests per process be in that
+  phase at once (the rest wait briefly on the event loop, or get 503): a flood queues for a
+  few pooled connections, never for all of them, and /healthz and the pages keep theirs.
+- games.streamcap caps the streams open per session and per address: the oldest is closed
+  with a `bye` event (static/js/live.js then polls and does not reconnect).
+
 For a session, the event id is the sum of its games' versions (it only ever grows).
 """
 
@@ -25,17 +38,21 @@ import asyncio
 import json
 import random
 import time
+import uuid
+import weakref
 from collections.abc import AsyncIterator, Iterator
 
+from django.contrib.auth import SESSION_KEY as AUTH_USER_KEY
 from django.core.handlers.asgi import ASGIRequest
 from django.db import connections
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, StreamingHttpResponse
 from django.views.decorators.http import require_GET
 
 from classrooms import permissions
-from games import push
+from games import push, streamcap
 from games.models import Game
 from games.polling import poll_token_read
+from kavet_site.clientip import client_bucket
 
 HEARTBEAT = 15.0  # seconds between keep-alive comments
 LIFETIME = 300.0  # seconds before the server closes a stream (the browser reconnects)
@@ -45,6 +62,11 @@ ENDED = (Game.Status.FINISHED, Game.Status.ABANDONED)
 # First thing on every stream: the reconnect delay, and an event the page waits for (a stream
 # that opens but never delivers it is behind a buffering proxy: the page goes back to polling).
 HELLO = f"retry: {RETRY_MS}\nevent: hello\ndata: {{}}\n\n".encode()
+# Last thing on a stream closed because a newer one of the same tablet (or address) took its
+# place (games.streamcap): the page polls and does not reconnect.
+BYE = b'event: bye\ndata: {"reason": "replaced"}\n\n'
+# Beyond its lifetime a stream no longer counts against a cap (a process that died left it).
+CAP_MARGIN = 60.0
 
 
 def _client_version(request: HttpRequest) -> int | None:
@@ -63,10 +85,21 @@ def _event(version: int, **extra: int) -> bytes:
 
 
 def _release_database() -> None:
-    """A stream must not keep a database connection for minutes (one per tablet)."""
+    """A stream must not keep a database connection for minutes (one per tablet), nor while it
+    waits for anything: back to the pool (or closed) as soon as the reads are done."""
     for conn in connections.all(initialized_only=True):
         if not conn.in_atomic_block:  # inside a test's transaction: leave it alone
             conn.close()
+
+
+def _session_user(request: HttpRequest) -> str | None:
+    """The signed-in user's id as the session holds it, with no database query when the
+    session is in the cache: the cheap refusal of a signed-out or borrowed stream URL. The
+    full check (the user row, its session hash) comes after, in the database block."""
+    session = getattr(request, "session", None)
+    held = session.get(AUTH_USER_KEY) if session is not None else None
+    _release_database()  # a session read from the database (cache miss) gave its connection back
+    return None if held is None else str(held)
 
 
 def _sync_streams_allowed(request: HttpRequest) -> bool:
@@ -114,10 +147,19 @@ def _lifetime() -> float:
     return LIFETIME + random.uniform(0, LIFETIME_JITTER)
 
 
-async def _astream(watcher: push.Watcher, state, first: bytes) -> AsyncIterator[bytes]:
+def _max_age() -> float:
+    return LIFETIME + LIFETIME_JITTER + CAP_MARGIN
+
+
+async def _astream(
+    watcher: push.Watcher, state, first: bytes, ticket: streamcap.Ticket
+) -> AsyncIterator[bytes]:
     loop = asyncio.get_running_loop()
     push.hub.attach(watcher, loop)
     try:
+        if watcher.replaced:
+            yield HELLO + BYE  # replaced before it even started (a burst of streams)
+            return
         yield HELLO + first
         deadline = loop.time() + _lifetime()
         while True:
@@ -125,6 +167,9 @@ async def _astream(watcher: push.Watcher, state, first: bytes) -> AsyncIterator[
             if left <= 0:
                 return
             changes = await watcher.get(min(HEARTBEAT, left))
+            if watcher.replaced:
+                yield BYE
+                return
             if watcher.closed:
                 return  # messages may have been lost: the browser reconnects and resyncs
             if changes:
@@ -136,19 +181,30 @@ async def _astream(watcher: push.Watcher, state, first: bytes) -> AsyncIterator[
                 yield b": hb\n\n"
     finally:
         push.hub.unwatch(watcher)
+        streamcap.release(ticket)
 
 
-def _sstream(channel: str, cursor: int, state, first: bytes) -> Iterator[bytes]:
+def _sstream(
+    channel: str, cursor: int, state, first: bytes, ticket: streamcap.Ticket
+) -> Iterator[bytes]:
+    # Ended at each return below; a body closed early (the WSGI server's close() when the
+    # client goes) or never started ends from its weakref.finalize (_respond), so no code of
+    # it has to run at its close.
+    stream_id = ticket.stream_id
     yield HELLO + first
     deadline = time.monotonic() + _lifetime()
     epoch = push.hub.epoch
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
+            break
+        count, change = push.hub.wait(channel, cursor, min(HEARTBEAT, left), stream_id)
+        if push.hub.sync_replaced(stream_id):
+            _end_sync(ticket)
+            yield BYE
             return
-        count, change = push.hub.wait(channel, cursor, min(HEARTBEAT, left))
         if push.hub.epoch != epoch:
-            return
+            break
         if change is not None:
             # The sync hub keeps the latest change per channel; a session stream may skip an
             # intermediate version of a table, never the newest one.
@@ -158,6 +214,12 @@ def _sstream(channel: str, cursor: int, state, first: bytes) -> Iterator[bytes]:
                 yield out
                 continue
         yield b": hb\n\n"
+    _end_sync(ticket)
+
+
+def _end_sync(ticket: streamcap.Ticket) -> None:
+    push.hub.untrack_sync(ticket.stream_id)
+    streamcap.release(ticket)
 
 
 def _respond(
@@ -168,27 +230,49 @@ def _respond(
     *,
     watcher: push.Watcher | None,
     cursor: int,
+    stream_id: str,
 ) -> HttpResponse:
     first = b""
     if client is None or client < state.version:
         first = _event(state.version)  # behind (or new): the current version at once
     _release_database()
+    # Counted (and the oldest past a cap closed) only once allowed: a refused request never
+    # closes anyone's stream.
+    ticket = streamcap.admit(
+        stream_id,
+        session_key=request.session.session_key or "",
+        address=client_bucket(request),
+        max_age=_max_age(),
+    )
     if watcher is not None:
-        body = _astream(watcher, state, first)
+        body = _astream(watcher, state, first, ticket)
+        # A body that never starts (the client went away before its first byte) never
+        # reaches its `finally`: it stops counting when it is collected.
+        weakref.finalize(body, streamcap.release, ticket)
     else:
-        body = _sstream(channel, cursor, state, first)
+        body = _sstream(channel, cursor, state, first, ticket)
+        weakref.finalize(body, _end_sync, ticket)
     response = StreamingHttpResponse(body, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx: do not buffer the stream
     return response
 
 
-def _subscribe(request: HttpRequest, channel: str) -> tuple[push.Watcher | None, int]:
+def _subscribe(
+    request: HttpRequest, channel: str, stream_id: str
+) -> tuple[push.Watcher | None, int]:
     """Before the database is read, so that no change committed after the read is missed."""
     push.ensure_listening()
     if isinstance(request, ASGIRequest):
-        return push.hub.watch(channel), 0
+        return push.hub.watch(channel, stream_id), 0
+    push.hub.track_sync(stream_id)
     return None, push.hub.cursor(channel)
+
+
+def _unsubscribe(watcher: push.Watcher | None, stream_id: str) -> None:
+    if watcher is not None:
+        push.hub.unwatch(watcher)
+    push.hub.untrack_sync(stream_id)
 
 
 def _refuse_sync(request: HttpRequest) -> HttpResponse | None:
@@ -201,45 +285,63 @@ def _refuse_sync(request: HttpRequest) -> HttpResponse | None:
 def table_stream(request: HttpRequest, game_id: int) -> HttpResponse:
     """A seat's tablet: the same signed token as its poll, and a seat at this very game."""
     token = poll_token_read(request.GET.get("t", ""))
-    if token is None or token[0] != game_id or token[2] != request.user.pk:
+    if token is None or token[0] != game_id or _session_user(request) != str(token[2]):
         return HttpResponseForbidden()
     refused = _refuse_sync(request)
     if refused:
         return refused
     channel = push.table_channel(game_id)
-    watcher, cursor = _subscribe(request, channel)
+    stream_id = uuid.uuid4().hex
+    watcher, cursor = _subscribe(request, channel, stream_id)
     try:
-        game, _seat = permissions.game_for_seat(user=request.user, game_id=game_id)  # else 404
+        try:  # the database block: its connection goes back before anything waits
+            if request.user.pk != token[2]:
+                raise _Refused
+            game, _seat = permissions.game_for_seat(user=request.user, game_id=game_id)  # or 404
+        finally:
+            _release_database()
         client = _client_version(request)
         if game.status in ENDED and client is not None and client >= game.version:
             raise _Nothing  # an ended game changes no more: EventSource stops
         return _respond(
-            request, channel, _Table(game.version), client, watcher=watcher, cursor=cursor
+            request,
+            channel,
+            _Table(game.version),
+            client,
+            watcher=watcher,
+            cursor=cursor,
+            stream_id=stream_id,
         )
     except _Nothing:
-        if watcher is not None:
-            push.hub.unwatch(watcher)
-        _release_database()
+        _unsubscribe(watcher, stream_id)
         return HttpResponse(status=204)
+    except _Refused:
+        _unsubscribe(watcher, stream_id)
+        return HttpResponseForbidden()
     except BaseException:
-        if watcher is not None:
-            push.hub.unwatch(watcher)
+        _unsubscribe(watcher, stream_id)
         raise
 
 
 @require_GET
 def session_stream(request: HttpRequest, session_id: int) -> HttpResponse:
     """The teacher's live view: a class game of a class they teach (else 404, as the page)."""
-    if not request.user.is_authenticated:
-        return HttpResponseForbidden()
+    if _session_user(request) is None:
+        return HttpResponseForbidden()  # signed out: nothing to read
     refused = _refuse_sync(request)
     if refused:
         return refused
     channel = push.session_channel(session_id)
-    watcher, cursor = _subscribe(request, channel)
+    stream_id = uuid.uuid4().hex
+    watcher, cursor = _subscribe(request, channel, stream_id)
     try:
-        session = permissions.session_get(request.user, session_id)  # else 404
-        versions = dict(Game.objects.filter(session=session).values_list("pk", "version"))
+        try:  # the database block: its connection goes back before anything waits
+            if not request.user.is_authenticated:
+                raise _Refused
+            session = permissions.session_get(request.user, session_id)  # else 404
+            versions = dict(Game.objects.filter(session=session).values_list("pk", "version"))
+        finally:
+            _release_database()
         return _respond(
             request,
             channel,
@@ -247,12 +349,19 @@ def session_stream(request: HttpRequest, session_id: int) -> HttpResponse:
             _client_version(request),
             watcher=watcher,
             cursor=cursor,
+            stream_id=stream_id,
         )
+    except _Refused:
+        _unsubscribe(watcher, stream_id)
+        return HttpResponseForbidden()
     except BaseException:
-        if watcher is not None:
-            push.hub.unwatch(watcher)
+        _unsubscribe(watcher, stream_id)
         raise
 
 
 class _Nothing(Exception):
+    pass
+
+
+class _Refused(Exception):
     pass

@@ -6,6 +6,10 @@
 Under ASGI each request runs its sync views in a thread of its own, so a persistent database
 connection is never reused by the next request: run ASGI processes with CONN_MAX_AGE=0
 (gunicorn.conf.py sets it) or a connection pool.
+
+The push streams (/push/, games/urls.py) pass through kavet_site.admission first: only a few
+of them per process are being authorized at once, so a flood of them leaves the pages and
+/healthz their pooled database connections.
 """
 
 import os
@@ -13,7 +17,19 @@ import os
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kavet_site.settings")
-application = get_asgi_application()
+django_application = get_asgi_application()
+
+from django.conf import settings  # noqa: E402 - configured by get_asgi_application()
+
+from kavet_site.admission import AdmissionGate  # noqa: E402
+
+application = AdmissionGate(
+    django_application,
+    prefix="/push/",
+    limit=settings.KAVET_STREAM_OPENINGS,
+    queue=settings.KAVET_STREAM_OPENINGS_QUEUED,
+    wait=settings.KAVET_STREAM_OPENING_WAIT,
+)
 
 if os.environ.get("KAVET_WARM_UP", "1") != "0":
     from kavet_site.warmup import warm_up

@@ -373,6 +373,19 @@ KAVET_TRUSTED_PROXIES = int(os.environ.get("KAVET_TRUSTED_PROXIES", "0"))
 # axes reads it through kavet_site.clientip too (AXES_CLIENT_IP_CALLABLE in "Auth"), not through
 # django-ipware, whose proxy count took the left-most X-Forwarded-For entry: the client's own.
 
+# --- Push streams (games/stream.py) ---------------------------------------------------------
+# Streams one session (a tablet, a teacher's browser) and one client address may hold open;
+# past a cap the oldest is closed (games/streamcap.py). A tablet needs one or two; the address
+# cap must stay above the tablets of a school behind one NAT address.
+KAVET_STREAMS_PER_SESSION = int(os.environ.get("KAVET_STREAMS_PER_SESSION", "5"))
+KAVET_STREAMS_PER_ADDRESS = int(os.environ.get("KAVET_STREAMS_PER_ADDRESS", "300"))
+# Under ASGI, stream requests being authorized at once per process (each may hold one pooled
+# database connection for a moment: keep it well under DB_POOL_MAX_SIZE), how many more may
+# wait for a turn and for how many seconds; the rest get 503 (kavet_site/admission.py).
+KAVET_STREAM_OPENINGS = int(os.environ.get("KAVET_STREAM_OPENINGS", "4"))
+KAVET_STREAM_OPENINGS_QUEUED = int(os.environ.get("KAVET_STREAM_OPENINGS_QUEUED", "64"))
+KAVET_STREAM_OPENING_WAIT = float(os.environ.get("KAVET_STREAM_OPENING_WAIT", "2"))
+
 # /healthz answers only ok / not ok to the public; the details go to staff or to a caller
 # that sends this token (header X-Healthz-Token), for monitoring.
 KAVET_HEALTHZ_TOKEN = os.environ.get("KAVET_HEALTHZ_TOKEN", "")

@@ -9,7 +9,11 @@
 
    The server starts every stream with a `hello` event; a stream that opens but says nothing
    (a proxy that buffers) counts as failed. After a reconnect the page gets kavet:changed with
-   resync: true, so whatever was missed while the connection was down is fetched once. */
+   resync: true, so whatever was missed while the connection was down is fetched once.
+
+   A stream that ends with a `bye` event was replaced by a newer one of the same tablet (more
+   tabs open than the server allows, games/streamcap.py): this page polls from then on and
+   does not reconnect, so two tabs never take turns closing each other. */
 (function () {
   "use strict";
   if (!window.EventSource) return;  // the page keeps polling as it always did
@@ -65,6 +69,10 @@
       var data;
       try { data = JSON.parse(ev.data); } catch (e) { return; }
       tell("kavet:changed", data);
+    });
+    source.addEventListener("bye", function () {
+      stop();  // no reconnect and no retry timer: polling keeps the page up to date
+      setState("down");
     });
     source.addEventListener("error", function () {
       clearTimeout(helloTimer);

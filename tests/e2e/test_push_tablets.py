@@ -114,3 +114,29 @@ def test_a_pause_while_the_tablets_own_move_is_on_its_way_shows_at_once(new_cont
     start = time.monotonic()
     expect(a.locator("#board.is-paused")).to_be_visible(timeout=5_000)
     assert time.monotonic() - start < 4
+
+
+def test_a_tab_past_the_tablets_cap_polls_and_never_takes_turns_with_the_new_one(
+    new_context, live_server, settings
+):
+    """A tablet may hold a few streams (games.streamcap); past that, the oldest tab gets `bye`:
+    it polls from then on and does not reconnect, or two tabs would close each other forever.
+    It still shows the game as it goes (R4.9: the pause shows on every tablet)."""
+    settings.KAVET_STREAMS_PER_SESSION = 1
+    anna, _bo, game = anna_and_bo_at_a_table()
+    old_tab = tablet(new_context, live_server, anna, game)
+    new_tab = old_tab.context.new_page()  # the same tablet (session), another tab
+    new_tab.add_init_script(STREAM_UP)
+    open_table(new_tab, live_server, game)
+    deadline = time.monotonic() + 10
+    while old_tab.evaluate("window.__kvUp") or not new_tab.evaluate("window.__kvUp"):
+        assert time.monotonic() < deadline, "the old tab's stream was not replaced"
+        old_tab.wait_for_timeout(100)
+    # Several reconnect delays (retry: 2 s) later, neither tab has taken the stream back.
+    for _ in range(12):
+        old_tab.wait_for_timeout(500)
+        assert old_tab.evaluate("window.__kvUp") is False
+        assert new_tab.evaluate("window.__kvUp") is True
+    services.game_pause(game=Game.objects.get(pk=game.pk))
+    expect(new_tab.locator("#board.is-paused")).to_be_visible(timeout=5_000)
+    expect(old_tab.locator("#board.is-paused")).to_be_visible(timeout=5_000)  # its 2 s poll

@@ -7,6 +7,7 @@ import asyncio
 import os
 import sys
 import threading
+import time
 import uuid
 
 import pytest
@@ -245,3 +246,78 @@ def test_redis_down_still_delivers_in_this_process(settings):
     finally:
         push.hub.unwatch(watcher)
         push._bridge = None
+
+
+# --- streams replaced (games.streamcap closes the oldest stream past a cap) -----------------
+
+
+def test_replaced_streams_end_here_and_others_are_ignored():
+    hub = _LocalHub()
+
+    async def scenario():
+        loop = asyncio.get_running_loop()
+        old = hub.watch(table_channel(7), "old-stream")
+        new = hub.watch(table_channel(7), "new-stream")
+        for w in (old, new):
+            hub.attach(w, loop)
+        hub.replace_streams(["old-stream", "of-another-process"])
+        return await old.get(1), old, await new.get(0.2), new
+
+    got_old, old, got_new, new = run(scenario())
+    assert old.replaced and old.closed and got_old == []
+    assert not new.replaced and not new.closed and got_new == []
+
+
+def test_a_stream_replaced_before_it_starts_ends_at_once():
+    hub = _LocalHub()
+    watcher = hub.watch(table_channel(7), "early")
+    hub.replace_streams(["early"])
+
+    async def scenario():
+        hub.attach(watcher, asyncio.get_running_loop())
+        return await watcher.get(5)
+
+    assert run(scenario()) == [] and watcher.replaced
+
+
+def test_a_replaced_sync_stream_wakes_from_its_wait():
+    hub = _LocalHub()
+    hub.track_sync("sync-stream")
+    cursor = hub.cursor(table_channel(9))
+    threading.Timer(0.1, hub.replace_streams, args=[["sync-stream"]]).start()
+    started = time.monotonic()
+    assert hub.wait(table_channel(9), cursor, 5, "sync-stream") == (cursor, None)
+    assert time.monotonic() - started < 3
+    assert hub.sync_replaced("sync-stream")
+    hub.untrack_sync("sync-stream")
+    assert not hub.sync_replaced("sync-stream")
+
+
+def test_replaced_messages_are_read_back_and_malformed_ones_ignored():
+    assert push._decode(push._encode_replaced(["a", "b"])) == ["a", "b"]
+    assert push._decode(b'{"replaced": [1, 2]}') is None
+    assert push._decode(b'{"other": []}') is None
+
+
+def test_redis_replaces_a_stream_held_by_another_process(redis_url):
+    """The process that counted a stream past its cap is rarely the one that holds it."""
+    channel = f"kavet:push:test-{uuid.uuid4().hex[:8]}"
+    holding, counting = _LocalHub(), _LocalHub()
+    holder = RedisBridge(redis_url, channel, holding)
+    counter = RedisBridge(redis_url, channel, counting)
+    try:
+        assert holder.ensure_listening(5)
+
+        async def scenario():
+            watcher = holding.watch(table_channel(3), "held-elsewhere")
+            keep = holding.watch(table_channel(3), "kept")
+            for w in (watcher, keep):
+                holding.attach(w, asyncio.get_running_loop())
+            assert counter.publish(["held-elsewhere"])
+            await watcher.get(5)
+            return watcher, keep
+
+        watcher, keep = run(scenario())
+        assert watcher.replaced and not keep.replaced
+    finally:
+        holder.stop()

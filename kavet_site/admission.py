@@ -1,0 +1,134 @@
+"""At most a few requests of one kind are being answered at once per process; the rest wait
+briefly on the event loop, or get 503 at once.
+
+An ASGI middleware in front of Django (kavet_site/asgi.py puts the push streams, /push/,
+behind it). A stream request costs what a page does until its response starts (a thread,
+the session, a pooled database connection for its permission check) and almost nothing after
+(it waits on the push hub). A flood of stream opens (1,812 from one tablet) once took every
+pooled connection, and /healthz, waiting behind them, answered 503. Here at most `limit` such
+requests per process are past the gate before their response starts; `queue` more wait up to
+`wait` seconds (a future on the event loop: no thread, no connection); any more, or one that
+waited too long, get 503 with Retry-After at once. A stream's slot is given back as soon as
+its response starts, not when the stream ends. Everything else (pages, moves, /healthz)
+never passes through the gate, so a flood of streams leaves them their pooled connections.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+
+
+class _Slots:
+    """`limit` slots on one event loop; waiters are handed a freed slot in arrival order."""
+
+    def __init__(self, limit: int) -> None:
+        self.free = limit
+        self.waiters: deque[asyncio.Future] = deque()
+
+    async def enter(self, queue: int, wait: float) -> bool:
+        if self.free > 0 and not self.waiters:
+            self.free -= 1
+            return True
+        if len(self.waiters) >= queue:
+            return False
+        loop = asyncio.get_running_loop()
+        waiter = loop.create_future()
+        self.waiters.append(waiter)
+        timer = loop.call_later(wait, lambda: waiter.done() or waiter.set_result(False))
+        try:
+            return await waiter  # True: a slot was handed over
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled() and waiter.result():
+                self.leave()  # handed a slot just as the client went away: pass it on
+            raise
+        finally:
+            timer.cancel()
+            try:
+                self.waiters.remove(waiter)
+            except ValueError:
+                pass
+
+    def leave(self) -> None:
+        while self.waiters:
+            waiter = self.waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(True)
+                return
+        self.free += 1
+
+
+class AdmissionGate:
+    """ASGI middleware: requests whose path starts with `prefix` pass `limit` at a time."""
+
+    def __init__(
+        self,
+        app,
+        *,
+        prefix: str,
+        limit: int,
+        queue: int,
+        wait: float,
+        retry_after: int = 5,
+    ) -> None:
+        self.app = app
+        self.prefix = prefix
+        self.limit = max(1, limit)
+        self.queue = max(0, queue)
+        self.wait = wait
+        self.retry_after = retry_after
+        self._slots: dict[asyncio.AbstractEventLoop, _Slots] = {}
+        self.refused = 0  # how many were answered 503 (for tests and a curious operator)
+
+    def _for_loop(self) -> _Slots:
+        # One loop per process under uvicorn; a test may run several loops one after another.
+        loop = asyncio.get_running_loop()
+        slots = self._slots.get(loop)
+        if slots is None:
+            for old in [k for k in self._slots if k.is_closed()]:
+                del self._slots[old]
+            slots = self._slots[loop] = _Slots(self.limit)
+        return slots
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http" or not scope.get("path", "").startswith(self.prefix):
+            await self.app(scope, receive, send)
+            return
+        slots = self._for_loop()
+        if not await slots.enter(self.queue, self.wait):
+            self.refused += 1
+            await self._busy(send)
+            return
+        held = True
+
+        def give_back() -> None:
+            nonlocal held
+            if held:
+                held = False
+                slots.leave()
+
+        async def send_and_give_back(message) -> None:
+            if message["type"] == "http.response.start":
+                give_back()  # the answer has started: the costly part is over
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_and_give_back)
+        finally:
+            give_back()
+
+    async def _busy(self, send) -> None:
+        # A stream's EventSource gives up on a 503; static/js/live.js then polls and tries
+        # the stream again later.
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 503,
+                "headers": [
+                    (b"content-type", b"text/plain; charset=utf-8"),
+                    (b"retry-after", str(self.retry_after).encode()),
+                    (b"cache-control", b"no-store"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": b"busy, try again shortly\n"})
