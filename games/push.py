@@ -323,6 +323,9 @@ class RedisBridge:
         self._pid = 0
         self._ready = threading.Event()
         self._stop = threading.Event()
+        # Whether this subscriber has tried Redis once: after that, "not ready" means Redis is
+        # down (the subscriber is retrying), and a stream asks no more waiting of it.
+        self._tried = False
 
     def _publisher(self):
         import redis
@@ -351,18 +354,24 @@ class RedisBridge:
             return False
 
     def ensure_listening(self, timeout: float = 3.0) -> bool:
-        """Start this process's subscriber (once; again after a fork) and wait until subscribed."""
+        """Start this process's subscriber (once; again after a fork) and wait until subscribed.
+
+        Once it has listened, a subscriber that is not ready is retrying a lost Redis: the
+        answer is then at once, so no stream waits on an outage.
+        """
         with self._lock:
             if self._thread is None or self._pid != os.getpid() or not self._thread.is_alive():
                 self._pid = os.getpid()
                 self._ready = threading.Event()
                 self._stop = threading.Event()
+                self._tried = False
                 self._thread = threading.Thread(
                     target=self._listen, name="kavet-push-subscriber", daemon=True
                 )
                 self._thread.start()
             ready = self._ready
-        return ready.wait(timeout)
+            wait = 0.0 if self._tried else timeout
+        return ready.wait(wait)
 
     def stop(self) -> None:
         self._stop.set()
@@ -393,6 +402,7 @@ class RedisBridge:
                     self.local.lost_messages()  # what was published while we were away
                     log.warning("push: Redis subscriber back after %d failures", failures)
                 failures = 0
+                self._tried = True
                 ready.set()
                 while not stop.is_set():
                     message = pubsub.get_message(timeout=1.0)
@@ -405,6 +415,14 @@ class RedisBridge:
                         self.local.deliver(change)
             except redis.RedisError as exc:
                 failures += 1
+                self._tried = True
+                if ready.is_set():
+                    # Redis is gone: this process's streams would hear only this process, and
+                    # their tablets would see the other processes' moves at the 10 s safety
+                    # poll. They end now; a tablet's next stream is refused while Redis is down
+                    # (games.stream), so it polls every 2 s until the stream works again.
+                    ready.clear()
+                    self.local.lost_messages()
                 log.warning("push: Redis subscriber lost (%s); retrying", exc)
                 stop.wait(min(5.0, 0.2 * 2 ** min(failures, 5)))
             finally:
@@ -453,11 +471,14 @@ def bridge() -> RedisBridge | None:
         return _bridge
 
 
-def ensure_listening() -> None:
-    """Called by a stream before it reads the database: this process hears every change."""
+def ensure_listening() -> bool:
+    """Called by a stream before it reads the database: whether this process hears every change
+    (always, without Redis: there is only this process; with Redis, while it is subscribed)."""
     b = bridge()
     if b is not None and not b.ensure_listening():
         log.warning("push: the Redis subscriber is not ready; streams hear only this process")
+        return False
+    return True
 
 
 def table_changed(*, game_id: int, version: int, session_id: int | None = None) -> None:

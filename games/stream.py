@@ -258,11 +258,20 @@ def _respond(
     return response
 
 
+class _Deaf(Exception):
+    """Redis is down: a stream of this process would not hear the others' changes."""
+
+
 def _subscribe(
     request: HttpRequest, channel: str, stream_id: str
 ) -> tuple[push.Watcher | None, int]:
-    """Before the database is read, so that no change committed after the read is missed."""
-    push.ensure_listening()
+    """Before the database is read, so that no change committed after the read is missed.
+
+    Refused (``_Deaf``) while the Redis subscriber is down: the tablet then polls every 2 s
+    (static/js/live.js) rather than trusting a stream that hears only this process.
+    """
+    if not push.ensure_listening():
+        raise _Deaf
     if isinstance(request, ASGIRequest):
         return push.hub.watch(channel, stream_id), 0
     push.hub.track_sync(stream_id)
@@ -292,7 +301,10 @@ def table_stream(request: HttpRequest, game_id: int) -> HttpResponse:
         return refused
     channel = push.table_channel(game_id)
     stream_id = uuid.uuid4().hex
-    watcher, cursor = _subscribe(request, channel, stream_id)
+    try:
+        watcher, cursor = _subscribe(request, channel, stream_id)
+    except _Deaf:
+        return HttpResponse(status=204)  # EventSource stops; the page polls every 2 s
     try:
         try:  # the database block: its connection goes back before anything waits
             if request.user.pk != token[2]:
@@ -333,7 +345,10 @@ def session_stream(request: HttpRequest, session_id: int) -> HttpResponse:
         return refused
     channel = push.session_channel(session_id)
     stream_id = uuid.uuid4().hex
-    watcher, cursor = _subscribe(request, channel, stream_id)
+    try:
+        watcher, cursor = _subscribe(request, channel, stream_id)
+    except _Deaf:
+        return HttpResponse(status=204)  # EventSource stops; the page polls every 2 s
     try:
         try:  # the database block: its connection goes back before anything waits
             if not request.user.is_authenticated:

@@ -520,3 +520,19 @@ def test_wsgi_a_replaced_stream_says_bye_and_ends(client, table, anna, settings)
     assert events == [{"event": "bye", "data": {"reason": "replaced"}}]
     assert second.status_code == 200
     second.close()
+
+
+def test_while_redis_is_down_a_stream_is_refused_so_the_tablet_polls(
+    client, table, anna, teacher, classroom, monkeypatch
+):
+    # A stream of this process would hear only this process's moves while Redis is down:
+    # 204 stops the EventSource and the page polls every 2 s (static/js/live.js).
+    monkeypatch.setattr(push, "ensure_listening", lambda: False)
+    client.force_login(anna.user)
+    url, query = table_url(table, anna.user, 0)
+    assert client.get(url, query).status_code == 204
+    students = [factories.student(classroom=classroom, name=n) for n in ("Carl", "Dora")]
+    session, _games = start_session(teacher, classroom, students)
+    client.force_login(teacher)
+    live = reverse("games:session_stream", args=[session.pk])
+    assert client.get(live).status_code == 204
