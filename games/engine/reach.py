@@ -22,12 +22,15 @@ from .fraction_keys import (
 from .fraction_needs import _exact_root
 from .rules import MAX_EXPONENT, MAX_NUMERATOR, RuleSet
 from .solver import (
+    _CACHE_LIMIT,
     X,
     _bits,
+    _caches,
     _in_bounds,
     _MaskArithmetic,
     _normal,
     _operand_sets,
+    _rules_key,
     _SetArithmetic,
 )
 
@@ -372,6 +375,10 @@ class _WholeReach:
     value of its range (R3.4), each X its own. Sets are combined by shifts for + and -,
     by spreading a binary string for x a (multiples) and by slicing it for / d (quotients),
     so a step costs a few big-int operations per value of the smaller side.
+
+    The sets are memoised for the process (games.engine.solver's memo, emptied by
+    clear_caches), as find_operation's are (and 5bcc4f6's can_make's were): tables repeat
+    their small sub-multisets from one call to the next (benchmarks/README.md).
     """
 
     def __init__(self, rules: RuleSet) -> None:
@@ -380,7 +387,11 @@ class _WholeReach:
         self.off = -self.lo
         self.width = self.hi - self.lo + 1
         self.full = (1 << self.width) - 1
-        self.memo: dict[tuple[int, ...], int] = {}
+        self.memo: dict[tuple[int, ...], int] = _caches.setdefault(
+            ("whole", *_rules_key(rules)), {}
+        )
+        # tiers 1-2: ints of at most 401 bits; tier 3: 20,001 bits (2.5 KB) each
+        self.limit = _CACHE_LIMIT if rules.tier < 3 else _WHOLE_TIER3_LIMIT
         self.mirrors: dict[int, int] = {}
 
     # Bit-set helpers: `m` holds value v at bit v + off.
@@ -433,6 +444,8 @@ class _WholeReach:
                 mask |= self.combine(self.reach(a), self.reach(b), mask)
                 if mask == self.full:
                     break
+        if len(self.memo) > self.limit:
+            self.memo.clear()
         self.memo[ms] = mask
         return mask
 
@@ -612,6 +625,8 @@ class _WholeReach:
                         return True
         return False
 
+
+_WHOLE_TIER3_LIMIT = 8_192  # tier-3 whole bit sets memoised for the process (~20 MB at most)
 
 _BIT_REVERSED = bytes(int(f"{i:08b}"[::-1], 2) for i in range(256))
 

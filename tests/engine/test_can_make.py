@@ -830,3 +830,31 @@ def test_the_fraction_search_leaves_the_garbage_collector_as_it_found_it(enabled
         assert gc.isenabled() is enabled
     finally:
         gc.enable() if was else gc.disable()
+
+
+@pytest.mark.parametrize("tier", [1, 2, 3])
+def test_the_process_memo_never_changes_an_answer(tier: int) -> None:
+    """R2.2, R3.4: the whole-number bit sets are kept for the process (from one can_make call
+    to the next, as tables repeat their small sub-multisets): the same questions asked cold
+    one by one and warm in two orders give the same answers."""
+    from games.engine.solver import clear_caches
+
+    rng = random.Random(27 + tier)
+    deck: list = [v for v in range(21) for _ in range(2)] + ["X"] * 4
+    ops = ["+-*/^", "+-/", "+*", "+-^"] if tier == 3 else [None]
+    cases = [
+        (rng.sample(deck, rng.randint(2, 6)), rng.randint(0, 30), rng.choice(ops), i % 2 == 0)
+        for i in range(60)
+    ]
+
+    def ask(cards: list, t: int, operators: str | None, use_all: bool) -> bool:
+        return can_make(cards, t, RuleSet(tier=tier, operators=operators), use_all=use_all)
+
+    cold = []
+    for case in cases:
+        clear_caches()
+        cold.append(ask(*case))
+    clear_caches()
+    warm = [ask(*case) for case in cases]
+    backwards = [ask(*case) for case in reversed(cases)][::-1]
+    assert cold == warm == backwards
