@@ -858,3 +858,45 @@ def test_the_process_memo_never_changes_an_answer(tier: int) -> None:
     warm = [ask(*case) for case in cases]
     backwards = [ask(*case) for case in reversed(cases)][::-1]
     assert cold == warm == backwards
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_few_cards_asked_answer_as_their_whole_reach_set(seed: int) -> None:
+    """R3.1, R2.2: up to four cards (a small table, the 24 game) are asked, not built whole:
+    each split's parts met for the target (_whole_makes). The answer is the four cards' whole
+    reach set's, with all of them, with any two or more, and with any one or more
+    (makes_any's roots), asked with the process memo empty and with it full."""
+    from games.engine.fraction_keys import _KEY, _Tier3Keys
+    from games.engine.solver import _operand_sets, clear_caches
+
+    rng = random.Random(seed)
+    ops = ["+-*/", "+-/", "+/^", "+*/", "+-*/^", "+-/^", "+/", "+*/^"][seed]
+    rules = RuleSet(tier=3, operators=ops)
+    for _ in range(4):
+        ms = tuple(sorted(rng.choice([0, 1, rng.randint(0, 20)]) for _ in range(rng.randint(2, 4))))
+        whole = sorted(k >> 10 for k in _Tier3Keys(rules).reach(ms) if k & 1023 == 1)
+        targets = sorted(
+            {*range(-30, 31), *rng.sample(whole, min(len(whole), 60))}
+            | {rng.randint(-10_000, 10_000) for _ in range(20)}
+        )
+        clear_caches()
+        asked = [
+            (t, _Tier3Keys(rules).makes(ms, t, some=False), _Tier3Keys(rules).makes(ms, t, True))
+            for t in targets
+        ]
+        any_part = [_Tier3Keys(rules).makes_any({ms: {t}}) for t in targets]
+        builder = _Tier3Keys(rules)
+        every = builder.reach(ms)  # now in the process memo: asked again, it answers
+        some = set().union(
+            *(
+                builder.reach(sub)
+                for size in range(2, len(ms) + 1)
+                for sub in _operand_sets(ms, size)
+            )
+        )
+        one_or_more = some | {v * _KEY + 1 for v in ms}
+        for (t, all_used, some_used), any_used in zip(asked, any_part, strict=True):
+            key = t * _KEY + 1
+            assert all_used == (key in every) == _Tier3Keys(rules).makes(ms, t, False), (ms, t)
+            assert some_used == (key in some) == _Tier3Keys(rules).makes(ms, t, True), (ms, t)
+            assert any_used == (key in one_or_more), (ms, t)
