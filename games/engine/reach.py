@@ -100,6 +100,12 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
         # first: they find most "yes" in milliseconds, where the key search would build
         # whole sets of five cards (splits into two parts of five or more).
         return _Tier3Keys.makes_once(rules, ms, target, some=not use_all)
+    if rules.tier == 3 and ms.count(X) >= 2 and sum(abs(v) for v in ms if v != X) <= MAX_NUMERATOR:
+        # (S + X1) + X2 = target, S the sum of the other cards, X1 = -S and X2 = target:
+        # every partial sum stays within |S| (R3.4: each X its own value), as _Tier3Target
+        # says at once; the bit sets of X cards (20,001 values each) would be gone through
+        # first.
+        return True
     if all(v == X or rules.x_low <= v <= rules.x_high for v in ms):
         # Whole intermediates: the whole answer at tiers 1-2, and every "yes" found with
         # whole steps at tier 3 (most of them), in a few big-int operations per value.

@@ -900,3 +900,16 @@ def test_a_few_cards_asked_answer_as_their_whole_reach_set(seed: int) -> None:
             assert all_used == (key in every) == _Tier3Keys(rules).makes(ms, t, False), (ms, t)
             assert some_used == (key in some) == _Tier3Keys(rules).makes(ms, t, True), (ms, t)
             assert any_used == (key in one_or_more), (ms, t)
+
+
+@pytest.mark.parametrize("operators", ["+", "+*", "+-/", "+^", "+-*/^"])
+def test_two_x_cards_make_every_number_of_the_tier(operators: str) -> None:
+    """R3.4: at tier 3 each X is its own whole value of -10,000..10,000, so two X cards and
+    cards S make any target t within the tier: (S + X1) + X2 with X1 = -sum(S), X2 = t, every
+    partial sum within |sum(S)|; + is always an operator (R2.5)."""
+    rules = RuleSet(tier=3, operators=operators)
+    for cards in (["X", "X"], ["X", 7, "X"], [20, 19, "X", 18, "X", 0, 17, 16]):
+        for t in (0, 1, -1, 24, -9_973, 10_000, -10_000):
+            assert can_make(cards, t, rules, use_all=True), (cards, t)
+            assert can_make(cards, t, rules), (cards, t)
+        assert not can_make(cards, 10_001, rules)
