@@ -44,27 +44,25 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
     (the 24 game). A target outside the tier's numbers can never be made.
 
     Cost: at tiers 1-2 every intermediate is a whole number 0..bound, so bit sets of every
-    sub-multiset answer it (tens of ms on eight operands). At tier 3 without / no step makes
-    a fraction, so the whole-step bit sets over -10,000..10,000 are the whole answer there
-    too, and a negative target without - or X is a "no" at once. With / (and no X) the exact
-    fraction search on int keys (p * 1024 + q, no Fraction) answers alone: sets of up to
-    four cards built whole, and for more cards sets of wanted keys pushed from each
-    sub-multiset to its large parts and met with the small parts' sets (_propagate), each
-    step a comprehension over value windows found by bisection and a set operation. Without
+    sub-multiset answer it, kept for the process (tables repeat their small sub-multisets).
+    At tier 3 without / no step makes a fraction, so the whole-step bit sets over
+    -10,000..10,000 are the whole answer there too, and a negative target without - or X is
+    a "no" at once. With / (and no X) the exact fraction search on int keys (p * 1024 + q,
+    no Fraction) answers alone: up to four cards (the 24 game, most small tables) by meeting
+    their parts' sets for the target, sets of up to three cards built whole and kept for the
+    process; for more cards sets of wanted keys pushed from each sub-multiset to its large
+    parts and met with the small parts' sets of up to four cards (_propagate), each step a
+    comprehension over value windows found by bisection and a set operation. Without
     use_all it is one search in which every card may be left out, not one per subset; with
     use_all a 0 card (with - and / or *, no ^) makes it that search on the other cards, and
     without use_all a 0 card with ^ makes it one search on the other cards and on them with
-    a 1 in place of one card (_zero_powers). With
-    X cards the bit sets answer most "yes" and the goal-directed _Tier3Target the rest. It
-    is not proved bounded: on 8 random operands over every operator set the median is half
-    the benchmark's yardstick, p95 5 times, p99 8 times and the worst found 11-12 times.
-    The slowest class found, 8 cards with "+-/" or "+-/^", |target| 6,000-10,000 and cards
-    left out, has p95 10 times and a worst of 14-15 times (its three slowest inputs, at
-    their fastest of 6 runs with a 5.9-6.0 ms yardstick, 76-86 ms in a running process and
-    82-93 ms in a fresh one). benchmarks/bench_solver.py times both, each case against the
-    yardstick run beside it, and benchmarks/bench_can_make_instructions.py counts the
-    slowest cases' instructions, which the machine's noise does not move: 8-12 times the
-    yardstick's.
+    a 1 in place of one card (_zero_powers). Two X cards make every number of the tier
+    (with cards summing to at most 10,000); with one the bit sets answer most "yes" and the
+    goal-directed _Tier3Target the rest. It is not proved bounded. The figures (benchmarks/README.md): the common case
+    beside commit 5bcc4f6 (benchmarks/bench_common_case.py), 8 random operands over every
+    operator set and the slowest class found (benchmarks/bench_solver.py, each case against
+    the yardstick run beside it), and the slowest cases' instructions, which the machine's
+    noise does not move (benchmarks/bench_can_make_instructions.py).
     """
     values = [v for v in card_values(list(operands)) if v is not None]
     if len(values) < 2 or type(target) is not int:
