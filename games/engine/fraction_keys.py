@@ -443,13 +443,7 @@ class _Tier3Keys:
         """Whether t is made from at least two of the cards (all of them without `some`)."""
         y = t * _KEY + 1
         if len(ms) <= _MATERIALISE:
-            if not some:
-                return len(ms) >= 2 and y in self.reach(ms)
-            return any(
-                y in self.reach(sub)
-                for size in range(2, len(ms) + 1)
-                for sub in _operand_sets(ms, size)
-            )
+            return self._small_makes(ms, {y}, least=len(ms) if not some else 2)
         return self._propagate({ms: {y}}, some, top=ms)
 
     def makes_any(self, roots: dict[tuple[int, ...], set[int]]) -> bool:
@@ -459,24 +453,75 @@ class _Tier3Keys:
         keyed = {ms: {t * _KEY + 1 for t in ts} for ms, ts in roots.items()}
         large = {ms: keys for ms, keys in keyed.items() if len(ms) > _MATERIALISE}
         if any(
-            not keys.isdisjoint(self.reach(ms, some=True))
+            self._small_makes(ms, keys, least=1)
             for ms, keys in keyed.items()
             if len(ms) <= _MATERIALISE
         ):
             return True
         return bool(large) and self._propagate(large, some=True, top=None)
 
+    def _small_makes(self, ms: tuple[int, ...], keys: set[int], least: int) -> bool:
+        """Whether a part of ms (at most _MATERIALISE cards) with at least `least` cards makes
+        one of `keys`: a set already built answers at once, else each part is asked
+        (_whole_makes), not built whole (a set of four cards is ~1,000 values, where asking
+        for one value meets the sets of its parts of one to three cards)."""
+        if least <= 1:
+            found = self.built.get((True, ms)) or _key_sets.get((self.rkey, True, ms))
+            if found is not None:
+                return not found.isdisjoint(keys)
+        return any(
+            self._whole_makes(sub, keys)
+            for size in range(max(least, 1), len(ms) + 1)
+            for sub in _operand_sets(ms, size)
+        )
+
+    def _whole_makes(self, ms: tuple[int, ...], keys: set[int]) -> bool:
+        """Whether ms (at most _MATERIALISE cards, all of them used) makes one of `keys`: its
+        set if built (here or by an earlier call of the process), else its splits' sets met
+        for each key (_meets), the parts' sets built (and kept for the process)."""
+        if len(ms) == 1:
+            return ms[0] * _KEY + 1 in keys
+        found = self.built.get((False, ms)) or _key_sets.get((self.rkey, False, ms))
+        if found is not None:
+            return not found.isdisjoint(keys)
+        if len(ms) == 2:
+            return not self.reach(ms).isdisjoint(keys)
+        ops = self.ops
+        for a, b in _balanced_splits(ms):
+            ra, rb = self.reach(a), self.reach(b)
+            if len(ra) > len(rb):
+                a, b, ra, rb = b, a, rb, ra
+            la = [(k >> _SHIFT, k & _LOW) for k in ra]
+            for t in keys:
+                tp, tq = t >> _SHIFT, t & _LOW
+                if len(la) > 4:
+                    if _meets(ops, la, ra, rb, tp, tq):
+                        return True
+                    continue
+                # a few values (a card): solved for one by one, as _split_search does
+                for ep, eq in la:
+                    for k in _needs_key(ops, ep, eq, tp, tq):
+                        if k in rb or (k <= _ANY_NONZERO_KEY and self.has(b, k)):
+                            return True
+        return False
+
     @classmethod
     def makes_once(cls, rules: RuleSet, ms: tuple[int, ...], t: int, some: bool) -> bool:
-        """cls(rules).makes(ms, t, some) for one question: the search runs with the cyclic
-        garbage collector paused (_collector_paused) and its sets are gone when it is back,
-        so the collection that follows has only the process's memo to look at."""
+        """cls(rules).makes(ms, t, some) for one question: the search on more than
+        _MATERIALISE cards runs with the cyclic garbage collector paused
+        (_collector_paused) and its sets are gone when it is back, so the collection that
+        follows has only the process's memo to look at. A few cards make too few objects
+        for the pause to pay (the 24 game: benchmarks/README.md)."""
+        if len(ms) <= _MATERIALISE:
+            return cls(rules).makes(ms, t, some)
         with _collector_paused():
             return cls(rules).makes(ms, t, some)
 
     @classmethod
     def makes_any_once(cls, rules: RuleSet, roots: dict[tuple[int, ...], set[int]]) -> bool:
         """cls(rules).makes_any(roots) for one question, as makes_once."""
+        if all(len(ms) <= _MATERIALISE for ms in roots):
+            return cls(rules).makes_any(roots)
         with _collector_paused():
             return cls(rules).makes_any(roots)
 

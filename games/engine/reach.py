@@ -22,12 +22,15 @@ from .fraction_keys import (
 from .fraction_needs import _exact_root
 from .rules import MAX_EXPONENT, MAX_NUMERATOR, RuleSet
 from .solver import (
+    _CACHE_LIMIT,
     X,
     _bits,
+    _caches,
     _in_bounds,
     _MaskArithmetic,
     _normal,
     _operand_sets,
+    _rules_key,
     _SetArithmetic,
 )
 
@@ -41,27 +44,25 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
     (the 24 game). A target outside the tier's numbers can never be made.
 
     Cost: at tiers 1-2 every intermediate is a whole number 0..bound, so bit sets of every
-    sub-multiset answer it (tens of ms on eight operands). At tier 3 without / no step makes
-    a fraction, so the whole-step bit sets over -10,000..10,000 are the whole answer there
-    too, and a negative target without - or X is a "no" at once. With / (and no X) the exact
-    fraction search on int keys (p * 1024 + q, no Fraction) answers alone: sets of up to
-    four cards built whole, and for more cards sets of wanted keys pushed from each
-    sub-multiset to its large parts and met with the small parts' sets (_propagate), each
-    step a comprehension over value windows found by bisection and a set operation. Without
+    sub-multiset answer it, kept for the process (tables repeat their small sub-multisets).
+    At tier 3 without / no step makes a fraction, so the whole-step bit sets over
+    -10,000..10,000 are the whole answer there too, and a negative target without - or X is
+    a "no" at once. With / (and no X) the exact fraction search on int keys (p * 1024 + q,
+    no Fraction) answers alone: up to four cards (the 24 game, most small tables) by meeting
+    their parts' sets for the target, sets of up to three cards built whole and kept for the
+    process; for more cards sets of wanted keys pushed from each sub-multiset to its large
+    parts and met with the small parts' sets of up to four cards (_propagate), each step a
+    comprehension over value windows found by bisection and a set operation. Without
     use_all it is one search in which every card may be left out, not one per subset; with
     use_all a 0 card (with - and / or *, no ^) makes it that search on the other cards, and
     without use_all a 0 card with ^ makes it one search on the other cards and on them with
-    a 1 in place of one card (_zero_powers). With
-    X cards the bit sets answer most "yes" and the goal-directed _Tier3Target the rest. It
-    is not proved bounded: on 8 random operands over every operator set the median is half
-    the benchmark's yardstick, p95 5 times, p99 8 times and the worst found 11-12 times.
-    The slowest class found, 8 cards with "+-/" or "+-/^", |target| 6,000-10,000 and cards
-    left out, has p95 10 times and a worst of 14-15 times (its three slowest inputs, at
-    their fastest of 6 runs with a 5.9-6.0 ms yardstick, 76-86 ms in a running process and
-    82-93 ms in a fresh one). benchmarks/bench_solver.py times both, each case against the
-    yardstick run beside it, and benchmarks/bench_can_make_instructions.py counts the
-    slowest cases' instructions, which the machine's noise does not move: 8-12 times the
-    yardstick's.
+    a 1 in place of one card (_zero_powers). Two X cards make every number of the tier
+    (with cards summing to at most 10,000); with one the bit sets answer most "yes" and the
+    goal-directed _Tier3Target the rest. It is not proved bounded. The figures (benchmarks/README.md): the common case
+    beside commit 5bcc4f6 (benchmarks/bench_common_case.py), 8 random operands over every
+    operator set and the slowest class found (benchmarks/bench_solver.py, each case against
+    the yardstick run beside it), and the slowest cases' instructions, which the machine's
+    noise does not move (benchmarks/bench_can_make_instructions.py).
     """
     values = [v for v in card_values(list(operands)) if v is not None]
     if len(values) < 2 or type(target) is not int:
@@ -97,6 +98,12 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
         # first: they find most "yes" in milliseconds, where the key search would build
         # whole sets of five cards (splits into two parts of five or more).
         return _Tier3Keys.makes_once(rules, ms, target, some=not use_all)
+    if rules.tier == 3 and ms.count(X) >= 2 and sum(abs(v) for v in ms if v != X) <= MAX_NUMERATOR:
+        # (S + X1) + X2 = target, S the sum of the other cards, X1 = -S and X2 = target:
+        # every partial sum stays within |S| (R3.4: each X its own value), as _Tier3Target
+        # says at once; the bit sets of X cards (20,001 values each) would be gone through
+        # first.
+        return True
     if all(v == X or rules.x_low <= v <= rules.x_high for v in ms):
         # Whole intermediates: the whole answer at tiers 1-2, and every "yes" found with
         # whole steps at tier 3 (most of them), in a few big-int operations per value.
@@ -372,6 +379,10 @@ class _WholeReach:
     value of its range (R3.4), each X its own. Sets are combined by shifts for + and -,
     by spreading a binary string for x a (multiples) and by slicing it for / d (quotients),
     so a step costs a few big-int operations per value of the smaller side.
+
+    The sets are memoised for the process (games.engine.solver's memo, emptied by
+    clear_caches), as find_operation's are (and 5bcc4f6's can_make's were): tables repeat
+    their small sub-multisets from one call to the next (benchmarks/README.md).
     """
 
     def __init__(self, rules: RuleSet) -> None:
@@ -380,7 +391,11 @@ class _WholeReach:
         self.off = -self.lo
         self.width = self.hi - self.lo + 1
         self.full = (1 << self.width) - 1
-        self.memo: dict[tuple[int, ...], int] = {}
+        self.memo: dict[tuple[int, ...], int] = _caches.setdefault(
+            ("whole", *_rules_key(rules)), {}
+        )
+        # tiers 1-2: ints of at most 401 bits; tier 3: 20,001 bits (2.5 KB) each
+        self.limit = _CACHE_LIMIT if rules.tier < 3 else _WHOLE_TIER3_LIMIT
         self.mirrors: dict[int, int] = {}
 
     # Bit-set helpers: `m` holds value v at bit v + off.
@@ -433,6 +448,8 @@ class _WholeReach:
                 mask |= self.combine(self.reach(a), self.reach(b), mask)
                 if mask == self.full:
                     break
+        if len(self.memo) > self.limit:
+            self.memo.clear()
         self.memo[ms] = mask
         return mask
 
@@ -612,6 +629,8 @@ class _WholeReach:
                         return True
         return False
 
+
+_WHOLE_TIER3_LIMIT = 8_192  # tier-3 whole bit sets memoised for the process (~20 MB at most)
 
 _BIT_REVERSED = bytes(int(f"{i:08b}"[::-1], 2) for i in range(256))
 

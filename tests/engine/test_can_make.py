@@ -830,3 +830,86 @@ def test_the_fraction_search_leaves_the_garbage_collector_as_it_found_it(enabled
         assert gc.isenabled() is enabled
     finally:
         gc.enable() if was else gc.disable()
+
+
+@pytest.mark.parametrize("tier", [1, 2, 3])
+def test_the_process_memo_never_changes_an_answer(tier: int) -> None:
+    """R2.2, R3.4: the whole-number bit sets are kept for the process (from one can_make call
+    to the next, as tables repeat their small sub-multisets): the same questions asked cold
+    one by one and warm in two orders give the same answers."""
+    from games.engine.solver import clear_caches
+
+    rng = random.Random(27 + tier)
+    deck: list = [v for v in range(21) for _ in range(2)] + ["X"] * 4
+    ops = ["+-*/^", "+-/", "+*", "+-^"] if tier == 3 else [None]
+    cases = [
+        (rng.sample(deck, rng.randint(2, 6)), rng.randint(0, 30), rng.choice(ops), i % 2 == 0)
+        for i in range(60)
+    ]
+
+    def ask(cards: list, t: int, operators: str | None, use_all: bool) -> bool:
+        return can_make(cards, t, RuleSet(tier=tier, operators=operators), use_all=use_all)
+
+    cold = []
+    for case in cases:
+        clear_caches()
+        cold.append(ask(*case))
+    clear_caches()
+    warm = [ask(*case) for case in cases]
+    backwards = [ask(*case) for case in reversed(cases)][::-1]
+    assert cold == warm == backwards
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_few_cards_asked_answer_as_their_whole_reach_set(seed: int) -> None:
+    """R3.1, R2.2: up to four cards (a small table, the 24 game) are asked, not built whole:
+    each split's parts met for the target (_whole_makes). The answer is the four cards' whole
+    reach set's, with all of them, with any two or more, and with any one or more
+    (makes_any's roots), asked with the process memo empty and with it full."""
+    from games.engine.fraction_keys import _KEY, _Tier3Keys
+    from games.engine.solver import _operand_sets, clear_caches
+
+    rng = random.Random(seed)
+    ops = ["+-*/", "+-/", "+/^", "+*/", "+-*/^", "+-/^", "+/", "+*/^"][seed]
+    rules = RuleSet(tier=3, operators=ops)
+    for _ in range(4):
+        ms = tuple(sorted(rng.choice([0, 1, rng.randint(0, 20)]) for _ in range(rng.randint(2, 4))))
+        whole = sorted(k >> 10 for k in _Tier3Keys(rules).reach(ms) if k & 1023 == 1)
+        targets = sorted(
+            {*range(-30, 31), *rng.sample(whole, min(len(whole), 60))}
+            | {rng.randint(-10_000, 10_000) for _ in range(20)}
+        )
+        clear_caches()
+        asked = [
+            (t, _Tier3Keys(rules).makes(ms, t, some=False), _Tier3Keys(rules).makes(ms, t, True))
+            for t in targets
+        ]
+        any_part = [_Tier3Keys(rules).makes_any({ms: {t}}) for t in targets]
+        builder = _Tier3Keys(rules)
+        every = builder.reach(ms)  # now in the process memo: asked again, it answers
+        some = set().union(
+            *(
+                builder.reach(sub)
+                for size in range(2, len(ms) + 1)
+                for sub in _operand_sets(ms, size)
+            )
+        )
+        one_or_more = some | {v * _KEY + 1 for v in ms}
+        for (t, all_used, some_used), any_used in zip(asked, any_part, strict=True):
+            key = t * _KEY + 1
+            assert all_used == (key in every) == _Tier3Keys(rules).makes(ms, t, False), (ms, t)
+            assert some_used == (key in some) == _Tier3Keys(rules).makes(ms, t, True), (ms, t)
+            assert any_used == (key in one_or_more), (ms, t)
+
+
+@pytest.mark.parametrize("operators", ["+", "+*", "+-/", "+^", "+-*/^"])
+def test_two_x_cards_make_every_number_of_the_tier(operators: str) -> None:
+    """R3.4: at tier 3 each X is its own whole value of -10,000..10,000, so two X cards and
+    cards S make any target t within the tier: (S + X1) + X2 with X1 = -sum(S), X2 = t, every
+    partial sum within |sum(S)|; + is always an operator (R2.5)."""
+    rules = RuleSet(tier=3, operators=operators)
+    for cards in (["X", "X"], ["X", 7, "X"], [20, 19, "X", 18, "X", 0, 17, 16]):
+        for t in (0, 1, -1, 24, -9_973, 10_000, -10_000):
+            assert can_make(cards, t, rules, use_all=True), (cards, t)
+            assert can_make(cards, t, rules), (cards, t)
+        assert not can_make(cards, 10_001, rules)
