@@ -11,7 +11,7 @@ from typing import Any
 from django.utils import timezone
 
 from classrooms.models import Student, User
-from games import engine
+from games import board_cache, engine
 from games.engine.operations import OPERATOR_SYMBOLS
 from games.wording import (
     as_printed,
@@ -21,7 +21,7 @@ from games.wording import (
     settlement_sentence,
 )
 
-from .models import Game, Move, Seat
+from .models import Game, Seat
 
 OPEN_STATUSES = (Game.Status.SETUP, Game.Status.RUNNING, Game.Status.PAUSED)
 DONE_STATUSES = (Game.Status.FINISHED, Game.Status.ABANDONED)
@@ -159,10 +159,8 @@ def table_context(
     # The last few things that happened, told in words on every tablet; what is new since the
     # version this tablet saw (several moves after a Wi-Fi gap) is marked, so a child who looked
     # away for a moment still reads what the computer players just did.
-    recent = list(
-        Move.objects.filter(game=game).order_by("-number").only("events", "number")[:HISTORY_MOVES]
-    )
-    recent.reverse()
+    # The same for every seat at this version: read once per version of the table.
+    recent = board_cache.shared_moves(game, HISTORY_MOVES)
     news: list[tuple[str, bool]] = []
     for move in recent:
         is_new = since is None or move.number > since
@@ -300,8 +298,12 @@ def read_aloud_setting(game: Game) -> bool:
         return choice == "on"
     from django.db.models import Min
 
-    lowest = classroom.students.aggregate(low=Min("tier"))["low"]
-    return lowest is None or lowest <= 1
+    def lowest_tier_reads() -> bool:
+        lowest = classroom.students.aggregate(low=Min("tier"))["low"]
+        return lowest is None or lowest <= 1
+
+    # One query per version of the table, not per board (a tier changed shows at the next move).
+    return board_cache.shared_value(game, "read-aloud", lowest_tier_reads)
 
 
 # The events that begin a ruling: a turn's announcement or its "nothing to do" (R4.3, R4.5).
