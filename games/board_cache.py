@@ -24,6 +24,7 @@ fallback poll, a reconnect after a Wi-Fi gap, a double fetch when two changes co
 from __future__ import annotations
 
 import hashlib
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,13 +38,32 @@ from django.utils.translation import get_language
 from .models import Game, Move, Seat
 
 # Boards are asked for within seconds of their version's push; a version lives long enough.
-BOARD_TTL = 120
-SHARED_TTL = 300
+TTL = 120
 # Stand-ins for what differs between two requests of one viewer (letters and digits only, so
 # the template's escaping leaves them as they are).
 CSRF_MARK = "kvcsrf0mark0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6"
 NOW_MARK = "kvnow0mark0c1d2e3f4"
 LEFT_MARK = "kvleft0mark0d1e2f3a4"
+
+
+# While a board is built by board_response: what one get_many found, and what is to be set in
+# one set_many (a Redis round trip each, rather than one per value).
+_batch: ContextVar[dict | None] = ContextVar("kavet_board_batch", default=None)
+
+
+def _cached(key: str, compute, ttl: int):
+    batch = _batch.get()
+    if batch is not None and key in batch["keys"]:
+        value = batch["got"].get(key)
+        if value is None:
+            value = compute()
+            batch["put"][key] = value
+        return value
+    value = cache.get(key)
+    if value is None:
+        value = compute()
+        cache.set(key, value, ttl)
+    return value
 
 
 @dataclass(frozen=True)
@@ -61,29 +81,32 @@ def _game_key(game: Game) -> str:
     return f"{game.pk}.{created:.6f}.{game.version}.{game.status}"
 
 
+def _moves_key(game: Game, limit: int) -> str:
+    return f"kv:table:moves:{_game_key(game)}:{limit}"
+
+
+def _shared_key(game: Game, name: str) -> str:
+    return f"kv:table:{name}:{_game_key(game)}"
+
+
 def shared_moves(game: Game, limit: int) -> list[RecentMove]:
     """The last `limit` moves of the game (oldest first), read once per version of the table.
 
     Moves are append-only and each bumps the version (games.services), so a version's list
     never changes."""
-    key = f"kv:table:moves:{_game_key(game)}:{limit}"
-    moves = cache.get(key)
-    if moves is None:
+
+    def read() -> list[RecentMove]:
         rows = Move.objects.filter(game=game).order_by("-number").only("events", "number")
         moves = [RecentMove(number=m.number, events=m.events) for m in rows[:limit]]
         moves.reverse()
-        cache.set(key, moves, SHARED_TTL)
-    return moves
+        return moves
+
+    return _cached(_moves_key(game, limit), read, TTL)
 
 
 def shared_value(game: Game, name: str, compute):
     """A value every seat of the table shares at this version (e.g. reads aloud or not)."""
-    key = f"kv:table:{name}:{_game_key(game)}"
-    value = cache.get(key)
-    if value is None:
-        value = compute()
-        cache.set(key, value, SHARED_TTL)
-    return value
+    return _cached(_shared_key(game, name), compute, TTL)
 
 
 def viewer_key(request: HttpRequest, game: Game, seat: Seat, since: int | None) -> str:
@@ -109,17 +132,26 @@ def board_response(
     template = "games/table.html#board"
     if not cacheable(game):
         return HttpResponse(render_to_string(template, build(), request))
+    from games.selectors import HISTORY_MOVES
+
     key = viewer_key(request, game, seat, since)
-    html = cache.get(key)
+    shared = [_moves_key(game, HISTORY_MOVES), _shared_key(game, "read-aloud")]
+    got = cache.get_many([key, *shared])
+    html = got.get(key)
     if html is None:
-        ctx = build()
+        batch = {"keys": set(shared), "got": got, "put": {}}
+        token = _batch.set(batch)
+        try:
+            ctx = build()
+        finally:
+            _batch.reset(token)
         ctx["csrf_token"] = CSRF_MARK
         ctx["now_ms"] = NOW_MARK
         countdown = ctx.get("countdown")
         if countdown is not None:
             ctx["countdown"] = _marked_countdown(countdown)
         html = render_to_string(template, ctx, request)
-        cache.set(key, html, BOARD_TTL)
+        cache.set_many({key: html, **batch["put"]}, TTL)
     return HttpResponse(fill(html, request, game))
 
 
