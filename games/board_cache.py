@@ -6,10 +6,12 @@ cache (Redis in production, so shared by every web process; in-process memory in
 default), both keyed by the version, so a new version is simply a new key and nothing is ever
 invalidated by hand:
 
-- **What a table's seats share** at one version (`shared_moves`): the recent moves (the history,
-  the news, the ruling all read them) and whether the table reads aloud. These are the same for
+- **What a table's seats share** at one version (`shared_moves`, `shared_value`): the recent
+  moves (the history, the news, the ruling all read them), their sentences and the history's
+  rendered list in each language. These are the same for
   every seat (the history shows no one's hand), so the first board of the version (most often
-  the mover's own answer) reads them and the other seats' fetches do not.
+  the mover's own answer) makes them and the other seats' fetches do not. The history was most
+  of a board's rendering (40 moves: several ms) and grows with the game.
 - **The rendered board of one viewer** (`board_response`): the HTMX board of `table` for one
   seat of one user, at one version, status, language and "since" (which news is new to this
   tablet). A seat sees its own hand (engine.seat_view, R1.5): the key names the seat and the
@@ -105,7 +107,7 @@ def shared_moves(game: Game, limit: int) -> list[RecentMove]:
 
 
 def shared_value(game: Game, name: str, compute):
-    """A value every seat of the table shares at this version (e.g. reads aloud or not)."""
+    """A value every seat of the table shares at this version (the moves' sentences...)."""
     return _cached(_shared_key(game, name), compute, TTL)
 
 
@@ -135,7 +137,11 @@ def board_response(
     from games.selectors import HISTORY_MOVES
 
     key = viewer_key(request, game, seat, since)
-    shared = [_moves_key(game, HISTORY_MOVES), _shared_key(game, "read-aloud")]
+    language = get_language()
+    shared = [_moves_key(game, HISTORY_MOVES)] + [
+        _shared_key(game, name)
+        for name in ("read-aloud", f"told.{language}", f"history.{language}")
+    ]
     got = cache.get_many([key, *shared])
     html = got.get(key)
     if html is None:

@@ -76,13 +76,20 @@ def token_in(html: str) -> str:
     return html.split("&amp;t=")[1].split('"')[0].replace("%3A", ":")
 
 
-def test_one_seats_board_never_goes_to_another(board_caches, table, anna, bo):
+def test_one_seats_board_never_goes_to_another(
+    board_caches, table, anna, bo, django_assert_max_num_queries
+):
     # R1.5: each seat's board names its own seat; the second seat at the same version and the
     # same "since" (the same key but for the viewer) gets its own board, not the first's.
     table.refresh_from_db()
     anna_tab, bo_tab = tablet(anna), tablet(bo)
     bo_board = board(bo_tab, table, -1)
-    anna_board = board(anna_tab, table, -1)
+    # (Anna's first sight opens her turn's clock, R4.9: a few writes, no read of the moves.)
+    with django_assert_max_num_queries(12) as queries:
+        anna_board = board(anna_tab, table, -1)
+    # What the seats share (the moves, their sentences, the history) was read for Bo's board.
+    assert not any("games_move" in q["sql"] for q in queries.captured_queries)
+    assert anna_board.count('<li value="') == bo_board.count('<li value="')
     assert token_in(bo_board) == poll_token(table, 1, bo.user.pk)
     assert token_in(anna_board) == poll_token(table, 0, anna.user.pk)
     assert 'data-my-turn="1"' in anna_board and 'data-my-turn="0"' in bo_board
