@@ -615,8 +615,8 @@ def run_moves(port: int, tables: list, seconds: float, pace: float, publish: boo
 
 
 @contextlib.contextmanager
-def asgi_server(port: int, workers: int, env: dict):
-    cmd = gunicorn_cmd("kavet_site.asgi", port, "--workers", str(workers), "--backlog", "4096")
+def asgi_server(port: int, workers: int, env: dict, app: str = "kavet_site.asgi"):
+    cmd = gunicorn_cmd(app, port, "--workers", str(workers), "--backlog", "4096")
     with serving(
         cmd,
         env={**env, "CONN_MAX_AGE": "0"},
@@ -873,6 +873,8 @@ def capacity_run(args, env, seeded, streams: int, port: int, movings: list, offs
     """One server, `streams` open streams, then each count of moving tables in turn."""
     import tempfile
 
+    from benchmarks.serve import worker_pids
+
     tables = seeded["tables"][: max(1, streams // 4)]
     sessions = {t["session"] for t in tables}
     sub = {
@@ -897,7 +899,7 @@ def capacity_run(args, env, seeded, streams: int, port: int, movings: list, offs
     listing.close()
     phases = []
     profile = None
-    with asgi_server(port, args.workers, env) as server:
+    with asgi_server(port, args.workers, env, args.app) as server:
         time.sleep(1.0)
         rss_before, master_rss = workers_rss_mib(server)
         listener = subprocess.Popen(
@@ -927,6 +929,7 @@ def capacity_run(args, env, seeded, streams: int, port: int, movings: list, offs
         time.sleep(args.idle)
         idle_cpu = (tree_cpu(server.pid) - cpu0) / (time.monotonic() - t0)
         rss_open, _ = workers_rss_mib(server)
+        threads = sum(len(os.listdir(f"/proc/{p}/task")) for p in worker_pids(server))
         for m in movings:
             chosen = [full[(offset + i) % len(full)] for i in range(m)]
             offset += m
@@ -976,6 +979,7 @@ def capacity_run(args, env, seeded, streams: int, port: int, movings: list, offs
         "rss_open": rss_open,
         "rss_after": rss_after,
         "master_rss": master_rss,
+        "threads": threads,
         "phases": phases,
         "profile": profile,
     }, offset
@@ -983,7 +987,8 @@ def capacity_run(args, env, seeded, streams: int, port: int, movings: list, offs
 
 def capacity_main(args, env, seeded, publish) -> None:
     print(
-        f"\nCAPACITY: gunicorn + {args.workers} uvicorn workers, PostgreSQL, Redis pub/sub; "
+        f"\nCAPACITY: gunicorn + {args.workers} uvicorn workers ({args.app}), PostgreSQL, Redis "
+        f"pub/sub, load average {os.getloadavg()[0]:.1f}; "
         f"moves every {args.move_pace} s per moving table for {args.seconds} s; "
         f"targets: move answer p95 < 100 ms, move -> board on the others p95 < 250 ms"
     )
@@ -1015,15 +1020,17 @@ def capacity_main(args, env, seeded, publish) -> None:
             )
     print(
         "\n| streams | open in (s) | workers' RSS before / with the streams (MiB) | RSS per "
-        "stream, all / added (KiB) | idle CPU (% of a core) | idle CPU per tablet (us/s) |"
+        "stream, all / added (KiB) | workers' threads | idle CPU (% of a core) | idle CPU per "
+        "tablet (us/s) |"
     )
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|")
     for run in runs:
         n = max(1, run["connected"])
         print(
             f"| {run['connected']:,} | {run['connect_s']:.0f} | {run['rss_before']:.0f} / "
             f"{run['rss_open']:.0f} | {run['rss_open'] * 1024 / n:.0f} / "
-            f"{(run['rss_open'] - run['rss_before']) * 1024 / n:.1f} | {run['idle_cpu'] * 100:.1f} | "
+            f"{(run['rss_open'] - run['rss_before']) * 1024 / n:.1f} | {run['threads']:,} | "
+            f"{run['idle_cpu'] * 100:.1f} | "
             f"{run['idle_cpu'] * 1e6 / n:.1f} |"
         )
     for run in runs:
@@ -1229,6 +1236,12 @@ def main() -> None:
         type=lambda v: [int(x) for x in v.split(",") if x],
         default=[5, 10, 20],
         help="with --capacity: how many tables move (each a move every --move-pace s)",
+    )
+    parser.add_argument(
+        "--app",
+        default="kavet_site.asgi",
+        help="with --capacity: the ASGI application (benchmarks.asgi_streams:application: the "
+        "streams' sync part on shared threads, an experiment)",
     )
     parser.add_argument(
         "--seed-file",
