@@ -615,8 +615,8 @@ def run_moves(port: int, tables: list, seconds: float, pace: float, publish: boo
 
 
 @contextlib.contextmanager
-def asgi_server(port: int, workers: int, env: dict):
-    cmd = gunicorn_cmd("kavet_site.asgi", port, "--workers", str(workers), "--backlog", "4096")
+def asgi_server(port: int, workers: int, env: dict, app: str = "kavet_site.asgi"):
+    cmd = gunicorn_cmd(app, port, "--workers", str(workers), "--backlog", "4096")
     with serving(
         cmd,
         env={**env, "CONN_MAX_AGE": "0"},
@@ -760,6 +760,319 @@ def push_phase(args, env, seeded, move_tables, publish) -> dict:
     return out
 
 
+# --- the capacity sweep: streams x moving tables --------------------------------------------
+
+
+def workers_rss_mib(server) -> tuple[float, float]:
+    """(the workers' resident memory, the master's), MiB."""
+    from benchmarks.serve import rss_mib, worker_pids
+
+    return sum(rss_mib(p) for p in worker_pids(server)), rss_mib(server.pid)
+
+
+def _full_tables(plan: list, seeded: dict) -> list[dict]:
+    """The tables whose every seat has a stream of the plan (the moving tables are among them)."""
+    streamed: dict[int, int] = {}
+    for p in plan:
+        if p["kind"] == "seat":
+            streamed[p["game"]] = streamed.get(p["game"], 0) + 1
+    return [t for t in seeded["tables"] if streamed.get(t["game"], 0) >= len(t["seats"])]
+
+
+def _profile_workers(server, seconds: float, out_dir: Path) -> tuple[list, list[Path]]:
+    """py-spy on every worker for `seconds` (not in the lock: pip install py-spy to use it)."""
+    import shutil
+
+    from benchmarks.serve import worker_pids
+
+    spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    if not Path(spy).exists():
+        print("(no py-spy: the profile is skipped)")
+        return [], []
+    out_dir.mkdir(parents=True, exist_ok=True)
+    procs, files = [], []
+    for pid in worker_pids(server):
+        out = out_dir / f"worker-{pid}.txt"
+        files.append(out)
+        procs.append(
+            subprocess.Popen(
+                [
+                    spy,
+                    "record",
+                    "--pid",
+                    str(pid),
+                    "--duration",
+                    str(int(seconds)),
+                    "--rate",
+                    "50",
+                    "--format",
+                    "raw",
+                    "--gil",
+                    "--nonblocking",
+                    "--output",
+                    str(out),
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
+    return procs, files
+
+
+def _frame(raw: str) -> str:
+    """py-spy's "function (path/file.py:line)" as "function (path/file.py)"."""
+    name, _, where = raw.partition(" (")
+    return f"{name} ({where.rsplit(':', 1)[0]})" if where else name
+
+
+# A thread at one of these is waiting (for work, a lock, the event loop's next event), not
+# working: py-spy's --gil keeps the samples holding the GIL, and these are left out too.
+IDLE_FRAMES = {
+    "_worker (concurrent/futures/thread.py)",
+    "Condition.wait (threading.py)",
+    "Thread._wait_for_tstate_lock (threading.py)",
+}
+OWN_CODE = ("games/", "classrooms/", "classgames/", "kavet_site/", "reports/")
+
+
+def profile_top(files: list[Path], n: int = 15) -> dict:
+    """From py-spy's collapsed stacks of the workers (samples holding the GIL, not idle): the
+    functions most often on the stack (inclusive), the project's own, and at its top (self),
+    as shares of all samples."""
+    inclusive: dict[str, int] = {}
+    own: dict[str, int] = {}
+    total = 0
+    for f in files:
+        if not f.exists():
+            continue
+        for line in f.read_text().splitlines():
+            stack, _, count = line.rpartition(" ")
+            if not stack or not count.isdigit():
+                continue
+            k = int(count)
+            frames = [_frame(fr) for fr in stack.split(";")]
+            if frames[-1] in IDLE_FRAMES:
+                continue
+            total += k
+            for fr in set(frames):
+                inclusive[fr] = inclusive.get(fr, 0) + k
+            own[frames[-1]] = own.get(frames[-1], 0) + k
+
+    def top(d, keep=lambda name: True):
+        return sorted(((k, v) for k, v in d.items() if keep(k)), key=lambda kv: -kv[1])[:n]
+
+    return {
+        "total": total,
+        "inclusive": top(inclusive),
+        "project": top(inclusive, lambda name: name.split(" (", 1)[-1].startswith(OWN_CODE)),
+        "own": top(own),
+    }
+
+
+def capacity_run(args, env, seeded, streams: int, port: int, movings: list, offset: int, publish):
+    """One server, `streams` open streams, then each count of moving tables in turn."""
+    import tempfile
+
+    from benchmarks.serve import worker_pids
+
+    tables = seeded["tables"][: max(1, streams // 4)]
+    sessions = {t["session"] for t in tables}
+    sub = {
+        "tables": tables,
+        "teachers": [t for t in seeded["teachers"] if t["session"] in sessions],
+    }
+    plan = stream_plan(sub, streams, 0.0)
+    full = _full_tables(plan, sub)
+    listing = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+    json.dump(
+        [
+            {
+                "path": p["path"],
+                "cookie": p["cookie"],
+                "fetch": p.get("fetch") if args.fetch else None,
+                "seat": (p["game"], p["seat"]) if p["kind"] == "seat" else None,
+            }
+            for p in plan
+        ],
+        listing,
+    )
+    listing.close()
+    phases = []
+    profile = None
+    with asgi_server(port, args.workers, env, args.app) as server:
+        time.sleep(1.0)
+        rss_before, master_rss = workers_rss_mib(server)
+        listener = subprocess.Popen(
+            [
+                sys.executable,
+                __file__,
+                "--listen",
+                listing.name,
+                str(port),
+                str(args.connect_concurrency),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        lock = threading.Lock()
+
+        def tell(line: str) -> None:
+            with lock:
+                listener.stdin.write(line + "\n")
+                listener.stdin.flush()
+
+        ready = listener.stdout.readline().split()
+        connected, connect_s = int(ready[1]), float(ready[2])
+        time.sleep(2.0)
+        cpu0, t0 = tree_cpu(server.pid), time.monotonic()
+        time.sleep(args.idle)
+        idle_cpu = (tree_cpu(server.pid) - cpu0) / (time.monotonic() - t0)
+        rss_open, _ = workers_rss_mib(server)
+        threads = sum(len(os.listdir(f"/proc/{p}/task")) for p in worker_pids(server))
+        for m in movings:
+            chosen = [full[(offset + i) % len(full)] for i in range(m)]
+            offset += m
+            c0, s0 = tree_cpu(server.pid), time.monotonic()
+            log, latencies, failures, bare = run_moves(
+                port, chosen, args.seconds, args.move_pace, publish, tell
+            )
+            seconds = time.monotonic() - s0
+            time.sleep(1.0)
+            cpu = tree_cpu(server.pid) - c0 - idle_cpu * (time.monotonic() - s0)
+            phases.append(
+                {
+                    "moving": m,
+                    "log": log,
+                    "moves": latencies,
+                    "failures": failures,
+                    "bare": bare,
+                    "rate": len(log) / seconds,
+                    "cpu_per_move": cpu / max(1, len(log)),
+                }
+            )
+        rss_after, _ = workers_rss_mib(server)
+        if args.profile and streams == max(args.capacity):
+            # Not measured: py-spy's sampling costs CPU on the same cores.
+            m = max(movings)
+            chosen = [full[(offset + i) % len(full)] for i in range(m)]
+            offset += m
+            spies, files = _profile_workers(server, args.seconds, Path(args.profile))
+            run_moves(port, chosen, args.seconds, args.move_pace, publish, tell)
+            for spy in spies:
+                spy.wait(timeout=60)
+            profile = profile_top(files)
+        tell("stop")
+        out, _ = listener.communicate(timeout=300)
+    result = json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:])
+    for phase in phases:
+        phase.update(_analyse(plan, result, phase.pop("log")))
+    return {
+        "streams": streams,
+        "planned": len(plan),
+        "connected": connected,
+        "connect_s": connect_s,
+        "errors": result["n_errors"],
+        "error_kinds": result["errors"][:3],
+        "idle_cpu": idle_cpu,
+        "rss_before": rss_before,
+        "rss_open": rss_open,
+        "rss_after": rss_after,
+        "master_rss": master_rss,
+        "threads": threads,
+        "phases": phases,
+        "profile": profile,
+    }, offset
+
+
+def capacity_main(args, env, seeded, publish) -> None:
+    print(
+        f"\nCAPACITY: gunicorn + {args.workers} uvicorn workers ({args.app}), PostgreSQL, Redis "
+        f"pub/sub, load average {os.getloadavg()[0]:.1f}; "
+        f"moves every {args.move_pace} s per moving table for {args.seconds} s; "
+        f"targets: move answer p95 < 100 ms, move -> board on the others p95 < 250 ms"
+    )
+    runs, offset = [], 0
+    for i, streams in enumerate(args.capacity):
+        run, offset = capacity_run(
+            args, env, seeded, streams, args.port + 2 + i, args.moving, offset, publish
+        )
+        runs.append(run)
+        _print_capacity_run(run)
+    print(
+        "\n| streams | moving tables | moves/s | move answer p50 / p95 / p99 (ms) | bare view "
+        "p50 / p95 / p99 (ms) | move -> event p95 (ms) | move -> board p50 / p95 / p99 (ms) "
+        "| delivered | CPU per move (ms) | targets |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for run in runs:
+        for ph in run["phases"]:
+            ok_move = pct(ph["moves"], 95) < 100
+            ok_board = pct(ph["boards"], 95) < 250 if args.fetch else True
+            lost = ph["expected"] - ph["delivered"]
+            print(
+                f"| {run['connected']:,} | {ph['moving']} | {ph['rate']:.1f} | "
+                f"{_three(ph['moves'])} | {_three(ph['bare'])} | {pct(ph['delays'], 95):.0f} | "
+                f"{_three(ph['boards'])} | {ph['delivered']}/{ph['expected']}"
+                f"{' (failures ' + str(len(ph['failures'])) + ')' if ph['failures'] else ''} | "
+                f"{ph['cpu_per_move'] * 1000:.1f} | "
+                f"{'both met' if ok_move and ok_board and not lost else 'move ' + ('ok' if ok_move else 'MISSED') + ', board ' + ('ok' if ok_board else 'MISSED') + (', events lost' if lost else '')} |"
+            )
+    print(
+        "\n| streams | open in (s) | workers' RSS before / with the streams (MiB) | RSS per "
+        "stream, all / added (KiB) | workers' threads | idle CPU (% of a core) | idle CPU per "
+        "tablet (us/s) |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for run in runs:
+        n = max(1, run["connected"])
+        print(
+            f"| {run['connected']:,} | {run['connect_s']:.0f} | {run['rss_before']:.0f} / "
+            f"{run['rss_open']:.0f} | {run['rss_open'] * 1024 / n:.0f} / "
+            f"{(run['rss_open'] - run['rss_before']) * 1024 / n:.1f} | {run['threads']:,} | "
+            f"{run['idle_cpu'] * 100:.1f} | "
+            f"{run['idle_cpu'] * 1e6 / n:.1f} |"
+        )
+    for run in runs:
+        prof = run["profile"]
+        if prof:
+            total = max(1, prof["total"])
+            print(
+                f"\nprofile (py-spy, {prof['total']} busy samples of the workers, "
+                f"{run['connected']:,} streams, {max(args.moving)} moving tables)"
+            )
+            for title, rows in (
+                ("the project's functions most often on the stack", prof["project"]),
+                ("anything most often on the stack", prof["inclusive"]),
+                ("at the top of the stack (own time)", prof["own"]),
+            ):
+                print(title)
+                for name, k in rows:
+                    print(f"  {k * 100 / total:5.1f}%  {name}")
+
+
+def _three(values: list) -> str:
+    return f"{pct(values, 50):.0f} / {pct(values, 95):.0f} / {pct(values, 99):.0f}"
+
+
+def _print_capacity_run(run: dict) -> None:
+    print(
+        f"\n{run['connected']}/{run['planned']} streams open in {run['connect_s']:.1f} s "
+        f"({run['errors']} errors {run['error_kinds']}); workers' RSS {run['rss_before']:.0f} -> "
+        f"{run['rss_open']:.0f} MiB with the streams, {run['rss_after']:.0f} after the moves; "
+        f"idle CPU {run['idle_cpu'] * 100:.1f}% of a core",
+        flush=True,
+    )
+    for ph in run["phases"]:
+        print(
+            f"  {ph['moving']} moving tables ({ph['rate']:.1f} moves/s): answer {_three(ph['moves'])}"
+            f", bare {_three(ph['bare'])}, event p95 {pct(ph['delays'], 95):.0f}, board "
+            f"{_three(ph['boards'])} ms; delivered {ph['delivered']}/{ph['expected']}, "
+            f"failures {len(ph['failures'])}, CPU/move {ph['cpu_per_move'] * 1000:.1f} ms",
+            flush=True,
+        )
+
+
 def _analyse(plan: list, result: dict, log: list) -> dict:
     """What the tablets saw of the moves in `log`: delays, spreads, boards."""
     origin = {(m["game"], m["version"]): m for m in log}
@@ -849,6 +1162,29 @@ def poll_phase(args, env, seeded, move_tables) -> dict:
     return {"idle_cpu": idle_cpu, "moves": latencies, "failures": failures, "polls": p}
 
 
+def reuse_seed(args) -> dict | None:
+    """The tables seeded by an earlier run (--seed-file), when enough of them are still there:
+    seeding 2,500 tables takes minutes on a busy machine. Their versions are read again."""
+    import django
+
+    django.setup()
+    from games.models import Game
+
+    try:
+        seeded = json.loads(Path(args.seed_file).read_text())
+    except (OSError, ValueError):
+        return None
+    versions = dict(Game.objects.values_list("pk", "version"))
+    if len(seeded["tables"]) < args.tables or any(
+        t["game"] not in versions for t in seeded["tables"]
+    ):
+        return None
+    for t in seeded["tables"]:
+        t["version"] = versions[t["game"]]
+    print(f"(the {len(seeded['tables'])} tables of {args.seed_file}, seeded before)")
+    return seeded
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -889,6 +1225,33 @@ def main() -> None:
     )
     parser.add_argument("--sweep-seconds", type=float, default=12)
     parser.add_argument(
+        "--capacity",
+        type=lambda v: [int(x) for x in v.split(",") if x],
+        default=[],
+        help="the capacity sweep instead: a fresh server per count of streams (comma list, "
+        "e.g. 500,2000,5000,10000), each with --moving tables in turn",
+    )
+    parser.add_argument(
+        "--moving",
+        type=lambda v: [int(x) for x in v.split(",") if x],
+        default=[5, 10, 20],
+        help="with --capacity: how many tables move (each a move every --move-pace s)",
+    )
+    parser.add_argument(
+        "--app",
+        default="kavet_site.asgi",
+        help="with --capacity: the ASGI application (benchmarks.asgi_streams:application: the "
+        "streams' sync part on shared threads, an experiment)",
+    )
+    parser.add_argument(
+        "--seed-file",
+        default="",
+        help="keep the seeded tables' cookies here and reuse them in the next run",
+    )
+    parser.add_argument(
+        "--profile", default="", help="with --capacity: py-spy's stacks of the largest run here"
+    )
+    parser.add_argument(
         "--no-fetch",
         dest="fetch",
         action="store_false",
@@ -907,6 +1270,9 @@ def main() -> None:
             "sweep_seconds": 4,
         },
     )
+    if args.capacity:
+        args.connections = max(args.capacity)
+        args.tables = max(args.tables, (args.connections + 3) // 4)
     fds = raise_fd_limit(args.connections * 2 + 1000)
     database = os.environ.setdefault(
         "DATABASE_URL", "postgres://postgres@127.0.0.1:5432/kavet_bench_push"
@@ -915,7 +1281,11 @@ def main() -> None:
     os.environ.setdefault("KAVET_PUSH_CHANNEL", "kavet:push:bench-" + database.rsplit("/", 1)[-1])
     env = use_bench_env(database)
     t0 = time.monotonic()
-    seeded = seed(args.tables, args.per_session)
+    seeded = reuse_seed(args) if args.seed_file else None
+    if seeded is None:
+        seeded = seed(args.tables, args.per_session)
+        if args.seed_file:
+            Path(args.seed_file).write_text(json.dumps(seeded))
     print(
         f"seeded {len(seeded['tables'])} tables of 4, {len(seeded['teachers'])} class games "
         f"in {time.monotonic() - t0:.1f} s; open files limit {fds}; {os.cpu_count()} cores"
@@ -926,6 +1296,9 @@ def main() -> None:
     publish = "table_changed" not in inspect.getsource(services)
     move_tables = seeded["tables"][: args.move_tables]
     quiet_collector()
+    if args.capacity:
+        capacity_main(args, env, seeded, publish)
+        return
     pushed = push_phase(args, env, seeded, move_tables, publish)
     polled = (
         None

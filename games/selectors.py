@@ -8,10 +8,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.template.loader import render_to_string
 from django.utils import timezone
+from django.utils.safestring import mark_safe
+from django.utils.translation import get_language
 
 from classrooms.models import Student, User
-from games import engine
+from games import board_cache, engine
 from games.engine.operations import OPERATOR_SYMBOLS
 from games.wording import (
     as_printed,
@@ -21,7 +24,7 @@ from games.wording import (
     settlement_sentence,
 )
 
-from .models import Game, Move, Seat
+from .models import Game, Seat
 
 OPEN_STATUSES = (Game.Status.SETUP, Game.Status.RUNNING, Game.Status.PAUSED)
 DONE_STATUSES = (Game.Status.FINISHED, Game.Status.ABANDONED)
@@ -159,14 +162,19 @@ def table_context(
     # The last few things that happened, told in words on every tablet; what is new since the
     # version this tablet saw (several moves after a Wi-Fi gap) is marked, so a child who looked
     # away for a moment still reads what the computer players just did.
-    recent = list(
-        Move.objects.filter(game=game).order_by("-number").only("events", "number")[:HISTORY_MOVES]
+    # The same for every seat at this version: read once per version of the table.
+    recent = board_cache.shared_moves(game, HISTORY_MOVES)
+    told = board_cache.shared_value(
+        game,
+        f"told.{get_language()}",
+        lambda: [
+            (m.number, [str(line) for line in events_sentences(m.events, players)]) for m in recent
+        ],
     )
-    recent.reverse()
     news: list[tuple[str, bool]] = []
-    for move in recent:
-        is_new = since is None or move.number > since
-        news.extend((line, is_new) for line in events_sentences(move.events, players))
+    for number, lines in told:
+        is_new = since is None or number > since
+        news.extend((line, is_new) for line in lines)
     news = news[-NEWS_LINES:]
     fresh = [m for m in recent if since is not None and m.number > since] or recent[-1:]
     recent_events = [e for m in fresh for e in m.events]
@@ -222,10 +230,18 @@ def table_context(
     pending = view.get("pending")
     events = {c["event"] for c in me["events"]} if me else set()
     ruling = ruling_panel([e for m in recent for e in m.events], players, position)
-    history = [(m.number, events_sentences(m.events, players)) for m in reversed(recent)]
+    history = [(n, lines) for n, lines in reversed(told) if lines]
     ctx.update(
         ruling=ruling,
-        history=[(n, lines) for n, lines in history if lines],
+        history=history,
+        # The longest part of the board to render, and the same on every tablet of the table.
+        history_html=mark_safe(  # noqa: S308 - rendered by our template, escaped there
+            board_cache.shared_value(
+                game,
+                f"history.{get_language()}",
+                lambda: str(render_to_string("games/_history.html", {"history": history})),
+            )
+        ),
         ruled_cards=set(ruling["cards"]) if ruling else set(),
         explain=event_explanations(events, rules),
         read_aloud=read_aloud_setting(game),

@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from classrooms import permissions
-from games import selectors, services
+from games import board_cache, selectors, services
 from games.forms import MoveRefused, PracticeForm, parse_move, seen_version
 from games.polling import poll_token, poll_unchanged
 from games.wording import events_sentences, refusal_message
@@ -107,15 +107,23 @@ def table(request: HttpRequest, game_id: int) -> HttpResponse:
     game, seat, seats = permissions.table_for_seat(user=request.user, game_id=game_id)
     read = (game.version, game.status)
     game = services.table_visit(game=game, seat=seat)
-    ctx = selectors.table_context(
-        game=game,
-        seat=seat,
-        since=_since(request) if request.htmx else None,
-        # The seats as read, unless a due move was applied meanwhile (scores, places).
-        seats=seats if (game.version, game.status) == read else None,
-    )
-    ctx["poll_token"] = poll_token(game, seat.position, request.user.pk)
-    return render(request, "games/table.html#board" if request.htmx else "games/table.html", ctx)
+    since = _since(request) if request.htmx else None
+
+    def context() -> dict:
+        ctx = selectors.table_context(
+            game=game,
+            seat=seat,
+            since=since,
+            # The seats as read, unless a due move was applied meanwhile (scores, places).
+            seats=seats if (game.version, game.status) == read else None,
+        )
+        ctx["poll_token"] = poll_token(game, seat.position, request.user.pk)
+        return ctx
+
+    if request.htmx:
+        # The board a push made this tablet ask for: rendered once per version for this viewer.
+        return board_cache.board_response(request, game=game, seat=seat, since=since, build=context)
+    return render(request, "games/table.html", context())
 
 
 @require_POST
