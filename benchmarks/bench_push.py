@@ -1240,8 +1240,7 @@ def main() -> None:
     parser.add_argument(
         "--app",
         default="kavet_site.asgi",
-        help="with --capacity: the ASGI application (benchmarks.asgi_streams:application: the "
-        "streams' sync part on shared threads, an experiment)",
+        help="with --capacity: the ASGI application to measure (module:attribute)",
     )
     parser.add_argument(
         "--seed-file",

@@ -9,7 +9,8 @@ connection is never reused by the next request: run ASGI processes with CONN_MAX
 
 The push streams (/push/, games/urls.py) pass through kavet_site.admission first: only a few
 of them per process are being authorized at once, so a flood of them leaves the pages and
-/healthz their pooled database connections.
+/healthz their pooled database connections; and their sync part runs on a few shared threads
+(kavet_site.admission.SharedThreads), not on an idle thread per open stream.
 """
 
 import os
@@ -21,10 +22,11 @@ django_application = get_asgi_application()
 
 from django.conf import settings  # noqa: E402 - configured by get_asgi_application()
 
-from kavet_site.admission import AdmissionGate  # noqa: E402
+from kavet_site.admission import AdmissionGate, SharedThreads  # noqa: E402
 
 application = AdmissionGate(
-    django_application,
+    # The streams' sync part on a few shared threads, not an idle thread per open stream.
+    SharedThreads(django_application, prefix="/push/"),
     prefix="/push/",
     limit=settings.KAVET_STREAM_OPENINGS,
     queue=settings.KAVET_STREAM_OPENINGS_QUEUED,

@@ -159,3 +159,38 @@ def test_a_client_that_leaves_while_queued_gives_its_turn_on():
         return await waiting, leaving.cancelled()
 
     assert run(scenario()) == (200, True)
+
+
+def test_streams_run_their_sync_part_on_a_few_shared_threads_not_one_each():
+    from asgiref.sync import ThreadSensitiveContext, sync_to_async
+
+    from kavet_site.admission import SharedThreads
+
+    threads: dict[str, set[int]] = {"/push/": set(), "/page/": set()}
+    release = None
+
+    async def django_like(scope, receive, send):
+        # As Django's ASGI handler: its own context (a thread of its own unless one is set),
+        # the view's sync part there, then a long async body (a stream waiting on the hub).
+        async with ThreadSensitiveContext():
+            ident = await sync_to_async(threading.get_ident)()
+            threads[scope["path"]].add(ident)
+            await release.wait()
+
+    app = SharedThreads(django_like, prefix="/push/", threads=4)
+
+    async def scenario():
+        nonlocal release
+        release = asyncio.Event()
+        calls = [app({"type": "http", "path": "/push/"}, None, None) for _ in range(40)]
+        calls += [app({"type": "http", "path": "/page/"}, None, None) for _ in range(5)]
+        tasks = [asyncio.ensure_future(c) for c in calls]
+        while sum(len(s) for s in threads.values()) < 4 + 5 and not all(t.done() for t in tasks):
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.1)  # every stream has run its sync part and is waiting
+        release.set()
+        await asyncio.gather(*tasks)
+
+    run(scenario())
+    assert 1 <= len(threads["/push/"]) <= 4  # 40 open streams, at most 4 threads
+    assert len(threads["/page/"]) == 5  # pages keep a thread of their own each, as before
