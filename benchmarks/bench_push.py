@@ -619,7 +619,10 @@ def asgi_server(port: int, workers: int, env: dict, app: str = "kavet_site.asgi"
     cmd = gunicorn_cmd(app, port, "--workers", str(workers), "--backlog", "4096")
     with serving(
         cmd,
-        env={**env, "CONN_MAX_AGE": "0"},
+        # Every benchmark tablet comes from 127.0.0.1: the per-address stream cap (300, for
+        # a school behind one address) would close all but 300 of them. The per-session cap
+        # (5) stays: each benchmark tablet has a session of its own.
+        env={"KAVET_STREAMS_PER_ADDRESS": "1000000", **env, "CONN_MAX_AGE": "0"},
         port=port,
         start_timeout=40,
         stop_timeout=30,
