@@ -926,7 +926,7 @@ def _due_move(game: Game, state, seats: dict[int, Seat], now: datetime) -> dict 
         bots = _bots(seats)
         for position in _bot_actors(state, bots):
             view = engine.seat_view(state, position)
-            rng = random.Random(f"{game.seed}/bot/{state.version}/{position}")
+            rng = engine.bot_rng(game.seed, state.version, position)
             move = engine.bot_move(view, bots[position], rng)
             if move is not None:
                 return {**move, "seat": position}
