@@ -216,7 +216,7 @@ def test_every_code_the_engine_raises_is_published() -> None:
     source = "\n".join(p.read_text() for p in Path(errors.__file__).parent.glob("*.py"))
     raised = set(
         re.findall(
-            r'(?:_refusal|Refusal|ParseFailure|_Wrong|EngineError|_config_error)\("([a-z_]+)"',
+            r'(?:_refusal|Refusal|ParseFailure|_Wrong|StepWrong|EngineError|_config_error)\("([a-z_]+)"',
             source,
         )
     )
