@@ -6,6 +6,7 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
+from . import events as ev
 from .state import DAOU_PENALTY, PEMP_PENALTY, Event, GameState
 
 # --- the end (R6) --------------------------------------------------------------------------
@@ -54,7 +55,7 @@ def _finish(s: GameState, reason: str, events: list[Event]) -> None:
     s.phase = "over"
     s.pending = None
     s.challenge = None
-    events.append({"type": "game_over", **copy.deepcopy(s.result)})
+    events.append(ev.GameOver.from_dict(copy.deepcopy(s.result)).to_dict())
 
 
 def _give_from_pile(s: GameState, giver: int, receiver: int, count: int) -> list[int]:

@@ -1,9 +1,9 @@
 """The catalogue of the engine's events: each kind, its fields, and its stored JSON form.
 
 `apply_move` tells what a move caused as a list of plain dicts (stored as they are in
-Move.events). This module is the one place that names every kind and what it carries:
-`event_from_dict` reads a stored dict into its typed event, `to_dict` writes back the same
-dict. Every projection (the CLI's narration, the child's words in games.wording, the ruling
+Move.events). This module is the one place that names every kind and what it carries: the
+engine writes each event as `Kind(...).to_dict()`, and `event_from_dict` reads a stored dict
+back into its typed event. Every projection (the CLI's narration, the child's words in games.wording, the ruling
 panel, the plays of the reports, the cards won) reads events through it, never by raw keys.
 
 Events stored before a field existed read with that field's default; a kind this catalogue
@@ -21,6 +21,14 @@ OperationFacts = dict[str, Any]  # games.engine.game.operation_dict
 
 # Stored keys that are no Python name, or whose meaning the code names otherwise.
 _KEYS = {"from_": "from", "ranks": "places"}
+_FIELDS: dict[type, tuple[tuple[str, str], ...]] = {}  # (attribute, stored key) per kind
+
+
+def _fields_of(cls: type) -> tuple[tuple[str, str], ...]:
+    found = _FIELDS.get(cls)
+    if found is None:
+        found = _FIELDS[cls] = tuple((f.name, _KEYS.get(f.name, f.name)) for f in fields(cls))
+    return found
 
 
 @dataclass(frozen=True)
@@ -30,19 +38,15 @@ class Event:
     type: ClassVar[str] = ""
 
     def to_dict(self) -> dict[str, Any]:
+        """The stored form: "type" first, then the fields in the catalogue's order."""
         data: dict[str, Any] = {"type": self.type}
-        for f in fields(self):
-            data[_KEYS.get(f.name, f.name)] = getattr(self, f.name)
+        for name, key in _fields_of(type(self)):
+            data[key] = getattr(self, name)
         return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Event:
-        values = {}
-        for f in fields(cls):
-            key = _KEYS.get(f.name, f.name)
-            if key in data:
-                values[f.name] = data[key]
-        return cls(**values)
+        return cls(**{name: data[key] for name, key in _fields_of(cls) if key in data})
 
 
 @dataclass(frozen=True)

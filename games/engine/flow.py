@@ -6,6 +6,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from . import events as ev
 from .end import _finish, _give_from_pile
 from .operations import Operation
 from .rules import RuleSet
@@ -45,26 +46,21 @@ def _jsonable(value: Any) -> Any:
 
 def _verdict_event(record: dict[str, Any], role: str) -> Event:
     """The referee's ruling on an announcement, shown once it may be revealed."""
-    return {
-        "type": "verdict",
-        "seat": record["seat"],
-        "role": role,
-        "text": record["text"],
-        "ok": record["ok"],
+    return ev.Verdict(
+        seat=record["seat"],
+        role=role,
+        text=record["text"],
+        ok=record["ok"],
         **record["verdict"],
-        "operation": record["operation"],
-        "cards": list(record["cards"]),
-    }
+        operation=record["operation"],
+        cards=list(record["cards"]),
+    ).to_dict()
 
 
 def _nothing_event(record: dict[str, Any], role: str) -> Event:
-    return {
-        "type": "nothing_ruled",
-        "seat": record["seat"],
-        "role": role,
-        "was_true": record["was_true"],
-        "possible": record["possible"],
-    }
+    return ev.NothingRuled(
+        seat=record["seat"], role=role, was_true=record["was_true"], possible=record["possible"]
+    ).to_dict()
 
 
 def player_operation(s: GameState, seat: int) -> Operation | None:
@@ -94,7 +90,7 @@ def _turn_up(s: GameState, seat: int, count: int, events: list[Event]) -> None:
     while turned < count and s.draw:  # R4.8: an empty draw pile turns up nothing
         cid = s.draw.pop(0)
         card = s.cards[cid]
-        events.append({"type": "turned_up", "seat": seat, "card": card_dict(card)})
+        events.append(ev.TurnedUp(seat=seat, card=card_dict(card)).to_dict())
         if card.kind == "event":
             _take_event_card(s, seat, cid, events)  # R4.2: and another card in its place
             continue
@@ -104,7 +100,7 @@ def _turn_up(s: GameState, seat: int, count: int, events: list[Event]) -> None:
 
 def _take_event_card(s: GameState, seat: int, cid: int, events: list[Event]) -> None:
     name = s.event_of(cid)
-    events.append({"type": "event_card", "seat": seat, "card": cid, "event": name})
+    events.append(ev.EventCard(seat=seat, card=cid, event=name).to_dict())
     if name != "TRI":
         s.events_row[seat].append(cid)  # R7.1
         return
@@ -115,7 +111,7 @@ def _take_event_card(s: GameState, seat: int, cid: int, events: list[Event]) -> 
             taken = s.piles[other].pop(_rng(s).randrange(len(s.piles[other])))
             s.held[seat].append(taken)
             events.append(
-                {"type": "tri_took", "seat": seat, "from": other, "card": card_dict(s.cards[taken])}
+                ev.TriTook(seat=seat, from_=other, card=card_dict(s.cards[taken])).to_dict()
             )
     s.piles[seat].append(cid)
 
@@ -123,7 +119,7 @@ def _take_event_card(s: GameState, seat: int, cid: int, events: list[Event]) -> 
 def _start_turn(s: GameState, seat: int, count: int, events: list[Event]) -> None:
     s.active = seat
     s.phase = "turn"
-    events.append({"type": "turn", "seat": seat})
+    events.append(ev.Turn(seat=seat).to_dict())
     _turn_up(s, seat, count, events)  # R4.1 (three at the start), R4.5 (one after a pass)
     _check_end(s, events)
 
@@ -154,7 +150,7 @@ def _pass_turn(s: GameState, passer: int, events: list[Event]) -> None:
     nxt = (start + 1) % s.n_seats
     while s.skips[nxt] > 0:  # ends: every pass consumes one pending skip
         s.skips[nxt] -= 1
-        events.append({"type": "skipped", "seat": nxt})
+        events.append(ev.Skipped(seat=nxt).to_dict())
         nxt = (nxt + 1) % s.n_seats
     _start_turn(s, nxt, 1, events)
 
@@ -198,14 +194,7 @@ def _win_trick(
         else:
             s.laid[seat].setdefault(place, []).extend(ids)
     events.append(
-        {
-            "type": "trick_won",
-            "seat": seat,
-            "cards": list(ids),
-            "size": len(ids),
-            "placed": place,
-            "to": owner,
-        }
+        ev.TrickWon(seat=seat, cards=list(ids), size=len(ids), placed=place, to=owner).to_dict()
     )
 
 
@@ -213,19 +202,16 @@ def _open_window(s: GameState, record: dict[str, Any], events: list[Event]) -> N
     s.pending = record
     s.phase = "window"
     events.append(
-        {
-            "type": "window_opened",
-            "seat": record["seat"],
-            "kind": record["kind"],
-            "seconds": s.config.challenge_window,
-        }
+        ev.WindowOpened(
+            seat=record["seat"], kind=record["kind"], seconds=s.config.challenge_window
+        ).to_dict()
     )
 
 
 def _close_window(s: GameState, reason: str, events: list[Event]) -> None:
     record = s.pending
     s.pending = None
-    events.append({"type": "window_closed", "reason": reason})
+    events.append(ev.WindowClosed(reason=reason).to_dict())
     if record["kind"] == "announce":
         _settle_announcement(s, record, events)
     else:
@@ -257,7 +243,7 @@ def _say_nothing(s: GameState, seat: int, events: list[Event], *, timeout: bool)
         ),
         "oks": [],
     }
-    events.append({"type": "said_nothing", "seat": seat, "role": "turn", "timeout": timeout})
+    events.append(ev.SaidNothing(seat=seat, role="turn", timeout=timeout).to_dict())
     if s.config.challenge_window > 0:
         _open_window(s, record, events)
     else:
@@ -268,7 +254,7 @@ def _settle_nothing(s: GameState, record: dict[str, Any], events: list[Event]) -
     seat = record["seat"]
     events.append(_nothing_event(record, "turn"))
     if not record["was_true"] and s.config.lesson_on:
-        events.append({"type": "lesson", "seat": seat, "operation": record["possible"]})  # R5.6
+        events.append(ev.Lesson(seat=seat, operation=record["possible"]).to_dict())  # R5.6
     _pass_turn(s, seat, events)
 
 
@@ -290,16 +276,15 @@ def _right_challenge(s: GameState, challenger_record: dict[str, Any], events: li
     events.append(_reveal(record))
     _win_trick(s, challenger, challenger_record["cards"], challenger_record["place"], events)
     s.skips[challenged] += 1
-    events.append({"type": "skip_due", "seat": challenged})
+    events.append(ev.SkipDue(seat=challenged).to_dict())
     events.append(
-        {
-            "type": "challenge_ruled",
-            "outcome": "right",
-            "challenger": challenger,
-            "challenged": challenged,
-            "reason": "challenger_correct",
-            "immediate": False,
-        }
+        ev.ChallengeRuled(
+            outcome="right",
+            challenger=challenger,
+            challenged=challenged,
+            reason="challenger_correct",
+            immediate=False,
+        ).to_dict()
     )
     s.pending = None
     s.challenge = None
@@ -321,26 +306,20 @@ def _false_challenge(s: GameState, reason: str, events: list[Event]) -> None:
         count = s.config.nothing_true_penalty
     given = _give_from_pile(s, challenger, challenged, count)
     events.append(
-        {
-            "type": "cards_given",
-            "from": challenger,
-            "to": challenged,
-            "cards": given,
-            "count": len(given),
-            "reason": "false_challenge",
-        }
+        ev.CardsGiven(
+            from_=challenger, to=challenged, cards=given, count=len(given), reason="false_challenge"
+        ).to_dict()
     )
     s.skips[challenger] += 1
-    events.append({"type": "skip_due", "seat": challenger})
+    events.append(ev.SkipDue(seat=challenger).to_dict())
     events.append(
-        {
-            "type": "challenge_ruled",
-            "outcome": "false",
-            "challenger": challenger,
-            "challenged": challenged,
-            "reason": reason,
-            "immediate": reason in ("correct_announcement", "true_nothing"),
-        }
+        ev.ChallengeRuled(
+            outcome="false",
+            challenger=challenger,
+            challenged=challenged,
+            reason=reason,
+            immediate=reason in ("correct_announcement", "true_nothing"),
+        ).to_dict()
     )
     s.pending = None
     s.challenge = None
@@ -359,14 +338,13 @@ def _chwech_correct(s: GameState, record: dict[str, Any], events: list[Event]) -
     _win_trick(s, challenged, record["cards"], record["place"], events)
     s.piles[challenged].append(chwech)
     events.append(
-        {
-            "type": "challenge_ruled",
-            "outcome": "called_off",
-            "challenger": challenger,
-            "challenged": challenged,
-            "reason": "chwech_correct",
-            "immediate": False,
-        }
+        ev.ChallengeRuled(
+            outcome="called_off",
+            challenger=challenger,
+            challenged=challenged,
+            reason="chwech_correct",
+            immediate=False,
+        ).to_dict()
     )
     s.pending = None
     s.challenge = None
@@ -380,13 +358,8 @@ def _chwech_wrong(s: GameState, events: list[Event]) -> None:
     s.events_row[challenged].remove(chwech)
     s.piles[challenger].append(chwech)
     events.append(
-        {
-            "type": "cards_given",
-            "from": challenged,
-            "to": challenger,
-            "cards": [chwech],
-            "count": 1,
-            "reason": "chwech_wrong",
-        }
+        ev.CardsGiven(
+            from_=challenged, to=challenger, cards=[chwech], count=1, reason="chwech_wrong"
+        ).to_dict()
     )
     s.phase = "challenge"

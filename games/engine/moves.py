@@ -11,6 +11,7 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from . import events as ev
 from .checker import check_operation
 from .flow import (
     _chwech_correct,
@@ -76,13 +77,12 @@ def start_game(
         bots=[None] * seats,
     )
     events: list[Event] = [
-        {
-            "type": "game_started",
-            "players": list(config.players),
-            "starter": config.starter,
-            "rules": config.rules.to_dict(),
-            "cards": n,
-        }
+        ev.GameStarted(
+            players=list(config.players),
+            starter=config.starter,
+            rules=config.rules.to_dict(),
+            cards=n,
+        ).to_dict()
     ]
     _start_turn(state, config.starter, 3, events)
     return state, events
@@ -178,14 +178,13 @@ def _move_announce(s: GameState, seat: int, move: Move, events: list[Event]) -> 
         raise _refusal("wrong_phase", phase=s.phase)
     record = _judge(s, seat, move)
     events.append(
-        {
-            "type": "announced",
-            "seat": seat,
-            "role": role,
-            "text": record["text"],
-            "cards": list(record["cards"]),
-            "place": record["place"],
-        }
+        ev.Announced(
+            seat=seat,
+            role=role,
+            text=record["text"],
+            cards=list(record["cards"]),
+            place=record["place"],
+        ).to_dict()
     )
     if role == "turn":
         if s.config.challenge_window > 0:
@@ -216,12 +215,12 @@ def _move_nothing(s: GameState, seat: int, move: Move, events: list[Event]) -> N
     elif s.phase == "challenge":
         if seat != s.challenge["challenger"]:
             raise _refusal("not_your_turn", active=s.challenge["challenger"])
-        events.append({"type": "said_nothing", "seat": seat, "role": "challenge", "timeout": False})
+        events.append(ev.SaidNothing(seat=seat, role="challenge", timeout=False).to_dict())
         _false_challenge(s, "no_valid_operation", events)
     elif s.phase == "chwech_announce":
         if seat != s.challenge["challenged"]:
             raise _refusal("not_your_turn", active=s.challenge["challenged"])
-        events.append({"type": "said_nothing", "seat": seat, "role": "chwech", "timeout": False})
+        events.append(ev.SaidNothing(seat=seat, role="chwech", timeout=False).to_dict())
         _chwech_wrong(s, events)
     else:
         raise _refusal("wrong_phase", phase=s.phase)
@@ -236,7 +235,7 @@ def _move_ok(s: GameState, seat: int, move: Move, events: list[Event]) -> None:
     if seat in pending["oks"]:
         raise _refusal("already_answered")
     pending["oks"].append(seat)
-    events.append({"type": "ok", "seat": seat})
+    events.append(ev.Ok(seat=seat).to_dict())
     if len(pending["oks"]) == s.n_seats - 1:  # R5.1: every other player pressed OK
         _close_window(s, "all_ok", events)
 
@@ -253,9 +252,7 @@ def _move_challenge(s: GameState, seat: int, move: Move, events: list[Event]) ->
         raise _refusal("already_answered")
     challenged = pending["seat"]
     s.challenge = {"challenger": seat, "challenged": challenged}
-    events.append(
-        {"type": "challenge_called", "seat": seat, "against": challenged, "kind": pending["kind"]}
-    )
+    events.append(ev.ChallengeCalled(seat=seat, against=challenged, kind=pending["kind"]).to_dict())
     # R5.5: the referee knows at once when there was nothing to find fault with.
     if pending["kind"] == "announce" and pending["ok"]:
         _false_challenge(s, "correct_announcement", events)
@@ -263,7 +260,7 @@ def _move_challenge(s: GameState, seat: int, move: Move, events: list[Event]) ->
         _false_challenge(s, "true_nothing", events)
     elif s.event_held(challenged, "CHWECH") is not None:
         s.phase = "chwech_offer"  # R5.2, R7.7
-        events.append({"type": "chwech_offered", "seat": challenged})
+        events.append(ev.ChwechOffered(seat=challenged).to_dict())
     else:
         s.phase = "challenge"  # R5.3
 
@@ -276,7 +273,7 @@ def _move_chwech(s: GameState, seat: int, move: Move, events: list[Event]) -> No
     use = move.get("use")
     if not isinstance(use, bool):
         raise _refusal("bad_move", field="use")
-    events.append({"type": "chwech_decided", "seat": seat, "use": use})
+    events.append(ev.ChwechDecided(seat=seat, use=use).to_dict())
     s.phase = "chwech_announce" if use else "challenge"
 
 
@@ -288,13 +285,13 @@ def _move_timeout(s: GameState, seat: None, move: Move, events: list[Event]) -> 
     if timer is None or timer["kind"] != kind or move.get("timer", timer["id"]) != timer["id"]:
         # A deadline stamped for a time limit that has since ended.
         raise _refusal("stale_timeout", kind=kind)
-    events.append({"type": "timeout", "kind": kind, "seat": timer["seat"]})
+    events.append(ev.Timeout(kind=kind, seat=timer["seat"]).to_dict())
     if s.phase == "turn":
         _say_nothing(s, s.active, events, timeout=True)  # R4.9
     elif s.phase == "window":
         _close_window(s, "timeout", events)  # R5.1
     elif s.phase == "chwech_offer":
-        events.append({"type": "chwech_decided", "seat": timer["seat"], "use": False})
+        events.append(ev.ChwechDecided(seat=timer["seat"], use=False).to_dict())
         s.phase = "challenge"
     elif s.phase == "chwech_announce":
         _chwech_wrong(s, events)
@@ -307,7 +304,7 @@ def _move_replace(s: GameState, seat: int, move: Move, events: list[Event]) -> N
     if bot is not None and bot not in BOT_STRENGTHS:
         raise _refusal("bad_move", field="bot")
     s.bots[seat] = bot
-    events.append({"type": "replaced", "seat": seat, "bot": bot})
+    events.append(ev.Replaced(seat=seat, bot=bot).to_dict())
 
 
 _HANDLERS: dict[str, Callable[[GameState, Any, Move, list[Event]], None]] = {

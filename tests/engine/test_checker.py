@@ -221,7 +221,7 @@ def test_every_code_the_engine_raises_is_published() -> None:
         )
     )
     reasons = set(re.findall(r'_parse_error\("([a-z_]+)"', source)) | set(
-        re.findall(r'reason="([a-z_]+)"', source)
+        re.findall(r'ParseFailure\("[a-z_]+", reason="([a-z_]+)"', source)
     )
     assert raised and raised <= errors.CODES, raised - errors.CODES
     assert reasons and reasons <= errors.PARSE_REASONS, reasons - errors.PARSE_REASONS
