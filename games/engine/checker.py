@@ -51,11 +51,7 @@ def apply_operator(sym: str, a: Value, b: Value, rules: RuleSet) -> Value:
         # Tiers 1-2: whole numbers from 0 to the bound; operands are already bounded.
         if sym == "^":  # the checker refuses operators outside the tier before evaluating
             raise _Wrong("exponent_not_allowed")
-        if sym == "/" and b and a % b:
-            raise _Wrong("not_whole")
-        value = operate(sym, a, b)
-        if isinstance(value, Fraction):
-            value = value.numerator  # a whole quotient (not_whole refused the others)
+        value = operate(sym, a, b, whole=True)
         if value < 0:
             raise _Wrong("negative", value=format_value(value))
         if value > (rules.bound or 0):

@@ -28,15 +28,16 @@ class StepWrong(Exception):
         self.params = params
 
 
-def operate(sym: str, a: Number, b: Number) -> Number:
+def operate(sym: str, a: Number, b: Number, *, whole: bool = False) -> Number:
     """`a sym b` exactly: the one home of the operators' arithmetic (R2.2).
 
-    `/` gives a Fraction (the caller decides whether a fraction is allowed); `^` takes a
-    whole exponent from 0 to 10 and a base of at most 10,000 in size, checked before any
-    power is computed, so "20^20^20" stops at 20^20 without computing anything. A step with
-    no value raises StepWrong: division_by_zero, exponent_not_allowed, zero_power_zero,
-    out_of_bounds. The checker (tiers' bounds and codes) and the skills (what a child
-    computed) both read it; the solver's search keeps its own faster set arithmetic.
+    `/` gives a Fraction, or with `whole` (tiers 1-2) the whole quotient, refusing any other
+    as not_whole; `^` takes a whole exponent from 0 to 10 and a base of at most 10,000 in
+    size, checked before any power is computed, so "20^20^20" stops at 20^20 without
+    computing anything. A step with no value raises StepWrong: division_by_zero, not_whole,
+    exponent_not_allowed, zero_power_zero, out_of_bounds. The checker (the tiers' bounds on
+    top) and the skills (what a child computed) both read it; the solver's search keeps its
+    own faster set arithmetic.
     """
     if sym == "+":
         return a + b
@@ -47,6 +48,10 @@ def operate(sym: str, a: Number, b: Number) -> Number:
     if sym == "/":
         if b == 0:
             raise StepWrong("division_by_zero")
+        if whole:
+            if a % b:
+                raise StepWrong("not_whole")
+            return a // b
         return Fraction(a, b)
     if sym != "^":
         raise StepWrong("exponent_not_allowed")  # no other operator exists (R2.1)
