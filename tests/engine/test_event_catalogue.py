@@ -64,3 +64,40 @@ def test_an_event_stored_before_a_field_existed_reads_with_its_default():
     assert isinstance(old, ev.TrickWon) and old.owner == 1 and old.placed is None
     assert isinstance(ev.event_from_dict({"type": "later_kind", "x": 1}), ev.Unknown)
     assert isinstance(ev.event_from_dict("garbage"), ev.Unknown)
+
+
+# The stored form of each kind, as Move.events has held it since the first games: a change
+# here is a change to every stored game, and needs a migration of Move.events.
+STORED_KEYS = {
+    "game_started": "players starter rules cards",
+    "turn": "seat",
+    "turned_up": "seat card",
+    "event_card": "seat card event",
+    "tri_took": "seat from card",
+    "skipped": "seat",
+    "replaced": "seat bot",
+    "timeout": "kind seat",
+    "announced": "seat role text cards place",
+    "said_nothing": "seat role timeout",
+    "verdict": "seat role text ok kind code params operation cards",
+    "nothing_ruled": "seat role was_true possible",
+    "lesson": "seat operation",
+    "window_opened": "seat kind seconds",
+    "window_closed": "reason",
+    "ok": "seat",
+    "challenge_called": "seat against kind",
+    "chwech_offered": "seat",
+    "chwech_decided": "seat use",
+    "challenge_ruled": "outcome challenger challenged reason immediate",
+    "skip_due": "seat",
+    "trick_won": "seat cards size placed to",
+    "cards_given": "from to cards count reason",
+    "game_over": "reason scores places settlements cards",
+}
+
+
+def test_the_stored_form_of_every_kind_is_unchanged():
+    # R9.2 — a stored game replays from its moves and reads back its events: keys never drift
+    assert {kind: " ".join(list(cls().to_dict())[1:]) for kind, cls in ev.KINDS.items()} == (
+        STORED_KEYS
+    )
