@@ -12,6 +12,7 @@ from django.utils.translation import ngettext
 from classrooms.grouping import rules_summary
 from classrooms.models import Classroom
 from games import engine
+from games.engine import events as ev
 from games.models import Game, Move, Seat
 from games.selectors import name_seats, player_names
 from games.wording import (
@@ -329,52 +330,53 @@ def _step_rulings(events: list[dict], players: list[str], before) -> dict:
         return players[seat] if isinstance(seat, int) and 0 <= seat < len(players) else ""
 
     texts = ruling_texts(players)
-    challenged = any(e.get("type") == "challenge_called" for e in events)
-    window_closed = any(e.get("type") == "window_closed" for e in events)
+    typed = [ev.event_from_dict(e) for e in events]
+    challenged = any(isinstance(e, ev.ChallengeCalled) for e in typed)
+    window_closed = any(isinstance(e, ev.WindowClosed) for e in typed)
     verdicts, missed, outcomes = [], [], []
-    for event in events:
-        kind = event.get("type")
-        if kind == "verdict":
-            ok = bool(event.get("ok"))
-            verdicts.append(
-                {
-                    "who": who(event.get("seat")),
-                    "ok": ok,
-                    "text": as_printed((event.get("operation") or {}).get("text", ""))
-                    or as_printed(event.get("text", "")),
-                    "why": "" if ok else verdict_message(event.get("code"), event.get("params")),
-                }
-            )
-            if not ok and window_closed and not challenged:
-                # A wrong operation nobody challenged: the table is as it was before it.
-                missed.append(
+    for event in typed:
+        match event:
+            case ev.Verdict():
+                ok = bool(event.ok)
+                verdicts.append(
                     {
-                        "kind": "chance",
-                        "who": who(event.get("seat")),
-                        "operation": _table_operation(before),
+                        "who": who(event.seat),
+                        "ok": ok,
+                        "text": as_printed((event.operation or {}).get("text", ""))
+                        or as_printed(event.text),
+                        "why": "" if ok else verdict_message(event.code, event.params),
                     }
                 )
-        elif kind == "nothing_ruled" and event.get("was_true") is False:
-            possible = as_printed((event.get("possible") or {}).get("text", ""))
-            missed.append(
-                {
-                    "kind": "nothing",
-                    "who": who(event.get("seat")),
-                    "operation": possible or _table_operation(before),
-                    "unchallenged": window_closed and not challenged,
-                }
-            )
-        elif kind == "challenge_ruled":
-            ruling = texts.outcome(event)
-            outcomes.append(
-                {
-                    "ok": ruling["ok"],
-                    "word": ruling["word"],
-                    "reason": ruling["reason"],
-                    "challenger": who(event.get("challenger")),
-                    "challenged": who(event.get("challenged")),
-                }
-            )
+                if not ok and window_closed and not challenged:
+                    # A wrong operation nobody challenged: the table is as it was before it.
+                    missed.append(
+                        {
+                            "kind": "chance",
+                            "who": who(event.seat),
+                            "operation": _table_operation(before),
+                        }
+                    )
+            case ev.NothingRuled(was_true=False):
+                possible = as_printed((event.possible or {}).get("text", ""))
+                missed.append(
+                    {
+                        "kind": "nothing",
+                        "who": who(event.seat),
+                        "operation": possible or _table_operation(before),
+                        "unchallenged": window_closed and not challenged,
+                    }
+                )
+            case ev.ChallengeRuled():
+                ruling = texts.outcome(event)
+                outcomes.append(
+                    {
+                        "ok": ruling["ok"],
+                        "word": ruling["word"],
+                        "reason": ruling["reason"],
+                        "challenger": who(event.challenger),
+                        "challenged": who(event.challenged),
+                    }
+                )
     return {"verdicts": verdicts, "missed": missed, "outcomes": outcomes}
 
 

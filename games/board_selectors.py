@@ -18,6 +18,7 @@ from django.utils import timezone
 from classrooms import permissions
 from classrooms.models import Classroom
 from games import engine
+from games.engine import events as ev
 from games.engine.game import card_dict
 from games.engine.operations import OPERATOR_SYMBOLS
 from games.selectors import name_seats, table_context
@@ -220,7 +221,8 @@ def _verdict_of(after, events: list[dict], seat: int) -> dict[str, Any]:
     """The engine's verdict on the announcement just applied: told now, or kept pending in the
     challenge window (R5.1) where the tablets do not see it yet."""
     for event in events:
-        if event.get("type") == "verdict" and event.get("seat") == seat:
+        typed = ev.event_from_dict(event)
+        if isinstance(typed, ev.Verdict) and typed.seat == seat:
             return event
     pending = after.pending or {}
     if pending.get("kind") == "announce" and pending.get("seat") == seat:

@@ -15,6 +15,7 @@ from django.utils.translation import get_language
 
 from classrooms.models import Student, User
 from games import board_cache, engine
+from games.engine import events as ev
 from games.engine.operations import OPERATOR_SYMBOLS
 from games.wording import (
     as_printed,
@@ -290,12 +291,12 @@ def _start_sentence(players: list[str], starter: int) -> str:
 
 def _lesson(events: list[dict], position: int | None) -> dict | None:
     """R5.6: the operation that was possible after a false "nothing to do" nobody challenged."""
-    for event in events:
-        if event.get("type") == "lesson":
-            op = event.get("operation") or {}
+    for event in map(ev.event_from_dict, events):
+        if isinstance(event, ev.Lesson):
+            op = event.operation or {}
             return {
-                "seat": event.get("seat"),
-                "mine": event.get("seat") == position,
+                "seat": event.seat,
+                "mine": event.seat == position,
                 "text": as_printed(op.get("text") or ""),
                 "steps": op.get("steps") or [],
             }
@@ -321,8 +322,17 @@ def read_aloud_setting(game: Game) -> bool:
 
 
 # The events that begin a ruling: a turn's announcement or its "nothing to do" (R4.3, R4.5).
-def _starts_ruling(event: dict) -> bool:
-    return event.get("type") in ("announced", "said_nothing") and event.get("role") == "turn"
+def _starts_ruling(event: ev.Event) -> bool:
+    return isinstance(event, ev.Announced | ev.SaidNothing) and event.role == "turn"
+
+
+def _operation_shown(op: dict[str, Any] | None) -> dict[str, Any]:
+    """An operation's text and steps as the keys print them (R2.4)."""
+    op = op or {}
+    return {
+        "text": as_printed(op.get("text", "")),
+        "steps": [as_printed(s) for s in op.get("steps") or []],
+    }
 
 
 def ruling_panel(events: list[dict], players: list[str], position: int | None) -> dict | None:
@@ -332,26 +342,28 @@ def ruling_panel(events: list[dict], players: list[str], position: int | None) -
 
     `events` are the events of the recent moves in order; None when no ruling happened yet.
     """
+    typed = [ev.event_from_dict(e) for e in events]
     start = None
-    for i in range(len(events) - 1, -1, -1):
-        if _starts_ruling(events[i]):
+    for i in range(len(typed) - 1, -1, -1):
+        if _starts_ruling(typed[i]):
             start = i
             break
     if start is None:
         return None
-    story = events[start:]
+    story = typed[start:]
     first = story[0]
-    seat = first.get("seat")
+    announced = isinstance(first, ev.Announced)
+    seat = first.seat
     main: dict[str, Any] = {
         "seat": seat,
         "who": _player(players, seat),
         "mine": seat == position,
-        "kind": "announce" if first["type"] == "announced" else "nothing",
-        "said": as_printed(first.get("text", "")) if first["type"] == "announced" else "",
-        "timeout": bool(first.get("timeout")),
+        "kind": "announce" if announced else "nothing",
+        "said": as_printed(first.text) if announced else "",
+        "timeout": bool(getattr(first, "timeout", False)),
         "verdict": None,
     }
-    cards: list[int] = list(first.get("cards") or [])
+    cards: list[int] = list(first.cards or []) if announced else []
     challenge: dict[str, Any] | None = None
     second: dict[str, Any] | None = None  # C'HWEC'H's second try (R7.7)
     outcome: dict[str, Any] | None = None
@@ -359,58 +371,49 @@ def ruling_panel(events: list[dict], players: list[str], position: int | None) -
     lesson: dict[str, Any] | None = None
     texts = ruling_texts(players)
     for event in story[1:]:
-        kind = event.get("type")
-        if kind == "challenge_called":
-            challenge = {
-                "seat": event.get("seat"),
-                "who": _player(players, event.get("seat")),
-                "mine": event.get("seat") == position,
-                "said": "",
-                "gave_up": False,
-                "verdict": None,
-            }
-        elif kind == "announced" and event.get("role") == "challenge" and challenge:
-            challenge["said"] = as_printed(event.get("text", ""))
-        elif kind == "announced" and event.get("role") == "chwech":
-            second = {"said": as_printed(event.get("text", "")), "verdict": None}
-        elif kind == "said_nothing" and event.get("role") == "challenge" and challenge:
-            challenge["gave_up"] = True
-        elif kind == "verdict":
-            verdict = texts.verdict(event)
-            role = event.get("role")
-            if role == "challenge" and challenge:
-                challenge["verdict"] = verdict
-                if not event.get("ok"):
-                    cards += [c for c in event.get("cards") or [] if c not in cards]
-                else:
-                    cards = list(event.get("cards") or [])
-            elif role == "chwech":
-                second = second or {"said": as_printed(event.get("text", "")), "verdict": None}
-                second["verdict"] = verdict
-            else:
-                main["verdict"] = verdict
-        elif kind == "nothing_ruled":
-            main["verdict"] = texts.nothing(event)
-            possible = event.get("possible") or {}
-            if not event.get("was_true") and possible:
-                lesson = {
-                    "text": as_printed(possible.get("text", "")),
-                    "steps": [as_printed(s) for s in possible.get("steps") or []],
+        match event:
+            case ev.ChallengeCalled():
+                challenge = {
+                    "seat": event.seat,
+                    "who": _player(players, event.seat),
+                    "mine": event.seat == position,
+                    "said": "",
+                    "gave_up": False,
+                    "verdict": None,
                 }
-                cards = list(possible.get("cards") or [])
-        elif kind == "lesson" and not lesson:
-            op = event.get("operation") or {}
-            lesson = {
-                "text": as_printed(op.get("text", "")),
-                "steps": [as_printed(s) for s in op.get("steps") or []],
-            }
-            cards = list(op.get("cards") or [])
-        elif kind == "challenge_ruled":
-            outcome = texts.outcome(event)
-        elif kind in ("trick_won", "cards_given", "skip_due"):
-            sentence = texts.consequence(event)
-            if sentence:
-                consequences.append(sentence)
+            case ev.Announced(role="challenge") if challenge:
+                challenge["said"] = as_printed(event.text)
+            case ev.Announced(role="chwech"):
+                second = {"said": as_printed(event.text), "verdict": None}
+            case ev.SaidNothing(role="challenge") if challenge:
+                challenge["gave_up"] = True
+            case ev.Verdict():
+                verdict = texts.verdict(event)
+                if event.role == "challenge" and challenge:
+                    challenge["verdict"] = verdict
+                    if not event.ok:
+                        cards += [c for c in event.cards or [] if c not in cards]
+                    else:
+                        cards = list(event.cards or [])
+                elif event.role == "chwech":
+                    second = second or {"said": as_printed(event.text), "verdict": None}
+                    second["verdict"] = verdict
+                else:
+                    main["verdict"] = verdict
+            case ev.NothingRuled():
+                main["verdict"] = texts.nothing(event)
+                if not event.was_true and event.possible:
+                    lesson = _operation_shown(event.possible)
+                    cards = list(event.possible.get("cards") or [])
+            case ev.Lesson() if not lesson:
+                lesson = _operation_shown(event.operation)
+                cards = list((event.operation or {}).get("cards") or [])
+            case ev.ChallengeRuled():
+                outcome = texts.outcome(event)
+            case ev.TrickWon() | ev.CardsGiven() | ev.SkipDue():
+                sentence = texts.consequence(event)
+                if sentence:
+                    consequences.append(sentence)
     if outcome is None and main["verdict"] is None:
         stage = "challenged" if challenge else "checking"
     else:
@@ -424,7 +427,8 @@ def ruling_panel(events: list[dict], players: list[str], position: int | None) -
         "lesson": lesson,
         "stage": stage,
         "cards": cards,
-        "key": zlib.crc32(json.dumps(story, sort_keys=True, default=str).encode()),
+        # The stored dicts, as they were: the key a tablet compares to know the panel changed.
+        "key": zlib.crc32(json.dumps(events[start:], sort_keys=True, default=str).encode()),
     }
     panel["speech"] = texts.speech(panel)
     return panel

@@ -468,8 +468,8 @@ def game_resume(*, game: Game, by: User | None = None) -> Game:
 
 
 def _seats_rank(seats: dict[int, Seat], scores: list[int], places: list[int] | None = None) -> None:
-    """Store each seat's R6.3 score and place (the engine's places_of), in one statement."""
-    places = places or engine.places_of(scores)
+    """Store each seat's R6.3 score and place (the engine's ranks_of), in one statement."""
+    places = places or engine.ranks_of(scores)
     ranked = []
     for position, seat in seats.items():
         if position < len(scores):
@@ -926,7 +926,7 @@ def _due_move(game: Game, state, seats: dict[int, Seat], now: datetime) -> dict 
         bots = _bots(seats)
         for position in _bot_actors(state, bots):
             view = engine.seat_view(state, position)
-            rng = random.Random(f"{game.seed}/bot/{state.version}/{position}")
+            rng = engine.bot_rng(game.seed, state.version, position)
             move = engine.bot_move(view, bots[position], rng)
             if move is not None:
                 return {**move, "seat": position}

@@ -16,8 +16,8 @@ lesson's steps come in order:
 
 The deck is the small one up to 10: one card of each number 0-10, one X card and the six
 event cards, 18 cards, so the game really ends. The computer player is a real engine bot
-(R8): its moves come from ``engine.bot_move`` seeded as games.services seeds it, so the seed
-of the tutorial game is the first one whose bot answers OK to the child's moves and slips
+(R8): its moves come from ``engine.bot_move`` seeded by ``engine.bot_rng``, as in games, so
+the tutorial game's seed is the first one whose bot answers OK to the child's moves and slips
 on its own turn; ``script_works`` plays the whole lesson on the pure engine to check a seed.
 
 Which step the child is at is read from the game's own state (``step_of``), never stored:
@@ -28,7 +28,6 @@ helps to play on, with a button to start again.
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -87,11 +86,11 @@ def _config() -> engine.GameConfig:
 
 
 def _bot_answer(state: engine.GameState, seed: int) -> dict[str, Any] | None:
-    """The computer player's move now, seeded exactly as games.services._due_move seeds it."""
+    """The computer player's move now, seeded as games.services._due_move seeds it (bot_rng)."""
     if not engine.legal_moves(state, COMPUTER):
         return None
     view = engine.seat_view(state, COMPUTER)
-    rng = random.Random(f"{seed}/bot/{state.version}/{COMPUTER}")
+    rng = engine.bot_rng(seed, state.version, COMPUTER)
     move = engine.bot_move(view, BOT, rng)
     return {**move, "seat": COMPUTER} if move is not None else None
 

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
 
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from games.engine import events as ev
 from games.engine.operations import OPERATOR_SYMBOLS
+
+E = TypeVar("E", bound=ev.Event)
 
 # The seats a game may have: the engine's GameConfig limits (a class table keeps to fewer,
 # classrooms.grouping.MAX_PLAYERS).
@@ -234,132 +237,132 @@ def _name(players: Sequence[str], seat: Any) -> str:
     return "?"
 
 
-def event_sentence(event: dict[str, Any], players: Sequence[str]) -> str | None:
+def _typed(event: Mapping[str, Any] | ev.Event, kind: type[E]) -> E:
+    """`event` as the catalogue's `kind` (a stored dict, with or without its "type")."""
+    return event if isinstance(event, kind) else kind.from_dict(event)  # type: ignore[return-value]
+
+
+def event_sentence(event: Mapping[str, Any] | ev.Event, players: Sequence[str]) -> str | None:
     """One sentence telling the table what happened, or None for events not worth telling."""
-    kind = event.get("type")
-    who = _name(players, event.get("seat"))
-    if kind == "game_started":
-        return _("The game begins. %(name)s starts.") % {
-            "name": _name(players, event.get("starter"))
-        }
-    if kind == "turn":
-        return _("%(name)s's turn.") % {"name": who}
-    if kind == "event_card":
-        label = "C'HWEC'H" if event.get("event") == "CHWECH" else event.get("event")
-        return _("%(name)s takes the event card %(card)s.") % {"name": who, "card": label}
-    if kind == "tri_took":
-        return _("TRI: %(name)s takes the card %(card)s from %(other)s's pile.") % {
-            "name": who,
-            "card": event["card"]["label"],
-            "other": _name(players, event.get("from")),
-        }
-    if kind == "announced":
-        return _("%(name)s says: %(text)s") % {"name": who, "text": _tr(event.get("text", ""))}
-    if kind == "said_nothing":
-        if event.get("timeout"):
-            return _("Time is up for %(name)s: nothing to do.") % {"name": who}
-        return _("%(name)s says: nothing to do.") % {"name": who}
-    if kind == "verdict":
-        if event.get("ok"):
-            return _("Right! %(text)s") % {
-                "text": _tr((event.get("operation") or {}).get("text", ""))
+    e = ev.event_from_dict(event)
+    who = _name(players, getattr(e, "seat", None))
+    match e:
+        case ev.GameStarted():
+            return _("The game begins. %(name)s starts.") % {"name": _name(players, e.starter)}
+        case ev.Turn():
+            return _("%(name)s's turn.") % {"name": who}
+        case ev.EventCard():
+            label = "C'HWEC'H" if e.event == "CHWECH" else e.event
+            return _("%(name)s takes the event card %(card)s.") % {"name": who, "card": label}
+        case ev.TriTook():
+            return _("TRI: %(name)s takes the card %(card)s from %(other)s's pile.") % {
+                "name": who,
+                "card": e.card["label"],
+                "other": _name(players, e.from_),
             }
-        return _("Wrong: %(why)s") % {
-            "why": verdict_message(event.get("code"), event.get("params"))
-        }
-    if kind == "nothing_ruled":
-        if event.get("was_true"):
+        case ev.Announced():
+            return _("%(name)s says: %(text)s") % {"name": who, "text": _tr(e.text)}
+        case ev.SaidNothing(timeout=True):
+            return _("Time is up for %(name)s: nothing to do.") % {"name": who}
+        case ev.SaidNothing():
+            return _("%(name)s says: nothing to do.") % {"name": who}
+        case ev.Verdict(ok=True):
+            return _("Right! %(text)s") % {"text": _tr((e.operation or {}).get("text", ""))}
+        case ev.Verdict():
+            return _("Wrong: %(why)s") % {"why": verdict_message(e.code, e.params)}
+        case ev.NothingRuled(was_true=True):
             return _("That was true: there was nothing to do for %(name)s.") % {"name": who}
-        return _("There was something to do for %(name)s.") % {"name": who}
-    if kind == "lesson":
-        op = (event.get("operation") or {}).get("text", "")
-        return _("Look: %(text)s was possible.") % {"text": _tr(op)}
-    if kind == "challenge_called":
-        return _("%(name)s: Kavet 'm eus! (against %(other)s)") % {
-            "name": who,
-            "other": _name(players, event.get("against")),
-        }
-    if kind == "chwech_offered":
-        return _("%(name)s may use C'HWEC'H for a second chance.") % {"name": who}
-    if kind == "chwech_decided":
-        if event.get("use"):
+        case ev.NothingRuled():
+            return _("There was something to do for %(name)s.") % {"name": who}
+        case ev.Lesson():
+            op = (e.operation or {}).get("text", "")
+            return _("Look: %(text)s was possible.") % {"text": _tr(op)}
+        case ev.ChallengeCalled():
+            return _("%(name)s: Kavet 'm eus! (against %(other)s)") % {
+                "name": who,
+                "other": _name(players, e.against),
+            }
+        case ev.ChwechOffered():
+            return _("%(name)s may use C'HWEC'H for a second chance.") % {"name": who}
+        case ev.ChwechDecided(use=True):
             return _("%(name)s uses C'HWEC'H and tries again.") % {"name": who}
-        return _("%(name)s does not use C'HWEC'H.") % {"name": who}
-    if kind == "challenge_ruled":
-        names = {
-            "challenger": _name(players, event.get("challenger")),
-            "challenged": _name(players, event.get("challenged")),
-        }
-        if event.get("outcome") == "right":
+        case ev.ChwechDecided():
+            return _("%(name)s does not use C'HWEC'H.") % {"name": who}
+        case ev.ChallengeRuled():
+            names = {
+                "challenger": _name(players, e.challenger),
+                "challenged": _name(players, e.challenged),
+            }
+            if e.outcome == "right":
+                return (
+                    _(
+                        "Right challenge! %(challenger)s wins the trick; %(challenged)s skips a turn."
+                    )
+                    % names
+                )
+            if e.outcome == "called_off":
+                return _("C'HWEC'H worked: the challenge is called off.")
             return (
-                _("Right challenge! %(challenger)s wins the trick; %(challenged)s skips a turn.")
+                _("False challenge: %(challenger)s gives cards to %(challenged)s and skips a turn.")
                 % names
             )
-        if event.get("outcome") == "called_off":
-            return _("C'HWEC'H worked: the challenge is called off.")
-        return (
-            _("False challenge: %(challenger)s gives cards to %(challenged)s and skips a turn.")
-            % names
-        )
-    if kind == "trick_won":
-        size = event.get("size", 0)
-        if event.get("placed") == "daou":
+        case ev.TrickWon():
+            size = e.size
+            if e.placed == "daou":
+                return ngettext(
+                    "%(name)s wins %(count)d card and gives them to %(other)s with DAOU.",
+                    "%(name)s wins %(count)d cards and gives them to %(other)s with DAOU.",
+                    size,
+                ) % {"name": who, "count": size, "other": _name(players, e.to)}
+            if e.placed == "pevar":
+                return ngettext(
+                    "%(name)s wins %(count)d card, laid on PEVAR (counts double).",
+                    "%(name)s wins %(count)d cards, laid on PEVAR (counts double).",
+                    size,
+                ) % {"name": who, "count": size}
+            if e.placed == "pemp":
+                return ngettext(
+                    "%(name)s wins %(count)d card, laid on PEMP (counts half).",
+                    "%(name)s wins %(count)d cards, laid on PEMP (counts half).",
+                    size,
+                ) % {"name": who, "count": size}
             return ngettext(
-                "%(name)s wins %(count)d card and gives them to %(other)s with DAOU.",
-                "%(name)s wins %(count)d cards and gives them to %(other)s with DAOU.",
-                size,
-            ) % {"name": who, "count": size, "other": _name(players, event.get("to"))}
-        if event.get("placed") == "pevar":
-            return ngettext(
-                "%(name)s wins %(count)d card, laid on PEVAR (counts double).",
-                "%(name)s wins %(count)d cards, laid on PEVAR (counts double).",
-                size,
+                "%(name)s wins %(count)d card.", "%(name)s wins %(count)d cards.", size
             ) % {"name": who, "count": size}
-        if event.get("placed") == "pemp":
+        case ev.CardsGiven():
             return ngettext(
-                "%(name)s wins %(count)d card, laid on PEMP (counts half).",
-                "%(name)s wins %(count)d cards, laid on PEMP (counts half).",
-                size,
-            ) % {"name": who, "count": size}
-        return ngettext("%(name)s wins %(count)d card.", "%(name)s wins %(count)d cards.", size) % {
-            "name": who,
-            "count": size,
-        }
-    if kind == "cards_given":
-        count = event.get("count", 0)
-        return ngettext(
-            "%(name)s gives %(count)d card to %(other)s.",
-            "%(name)s gives %(count)d cards to %(other)s.",
-            count,
-        ) % {
-            "name": _name(players, event.get("from")),
-            "count": count,
-            "other": _name(players, event.get("to")),
-        }
-    if kind == "skip_due":
-        return _("%(name)s will skip their next turn.") % {"name": who}
-    if kind == "skipped":
-        return _("%(name)s skips this turn.") % {"name": who}
-    if kind == "ok":
-        return _("%(name)s says OK.") % {"name": who}
-    if kind == "timeout" and event.get("kind") == "window":
-        return _("Time is up: no challenge.")
-    if kind == "window_closed" and event.get("reason") == "all_ok":
-        return _("Everyone said OK.")
-    if kind == "replaced":
-        if event.get("bot"):
+                "%(name)s gives %(count)d card to %(other)s.",
+                "%(name)s gives %(count)d cards to %(other)s.",
+                e.count,
+            ) % {
+                "name": _name(players, e.from_),
+                "count": e.count,
+                "other": _name(players, e.to),
+            }
+        case ev.SkipDue():
+            return _("%(name)s will skip their next turn.") % {"name": who}
+        case ev.Skipped():
+            return _("%(name)s skips this turn.") % {"name": who}
+        case ev.Ok():
+            return _("%(name)s says OK.") % {"name": who}
+        case ev.Timeout(kind="window"):
+            return _("Time is up: no challenge.")
+        case ev.WindowClosed(reason="all_ok"):
+            return _("Everyone said OK.")
+        case ev.Replaced() if e.bot:
             return _("A computer player now plays for %(name)s.") % {"name": who}
-        return None
-    if kind == "game_over":
-        return _("The game is over!")
+        case ev.GameOver():
+            return _("The game is over!")
     return None
 
 
-def events_sentences(events: Sequence[dict[str, Any]], players: Sequence[str]) -> list[str]:
+def events_sentences(
+    events: Sequence[Mapping[str, Any] | ev.Event], players: Sequence[str]
+) -> list[str]:
     """The sentences for a list of events, skipping the ones not worth telling."""
     out = []
-    for event in events:
-        if event.get("type") in ("turned_up", "window_opened"):
+    for event in map(ev.event_from_dict, events):
+        if isinstance(event, ev.TurnedUp | ev.WindowOpened):
             continue
         sentence = event_sentence(event, players)
         if sentence:
@@ -399,9 +402,10 @@ class ruling_texts:  # noqa: N801 - read as a function: ruling_texts(players).ve
     def __init__(self, players: Sequence[str]) -> None:
         self.players = players
 
-    def verdict(self, event: dict[str, Any]) -> dict[str, Any]:
-        if event.get("ok"):
-            op = event.get("operation") or {}
+    def verdict(self, event: Mapping[str, Any] | ev.Verdict) -> dict[str, Any]:
+        e = _typed(event, ev.Verdict)
+        if e.ok:
+            op = e.operation or {}
             steps = [_tr(s) for s in op.get("steps") or []]
             return {
                 "ok": True,
@@ -411,13 +415,14 @@ class ruling_texts:  # noqa: N801 - read as a function: ruling_texts(players).ve
         return {
             "ok": False,
             "word": _("Wrong!"),
-            "reason": verdict_message(event.get("code"), event.get("params")),
+            "reason": verdict_message(e.code, e.params),
         }
 
-    def nothing(self, event: dict[str, Any]) -> dict[str, Any]:
-        if event.get("was_true"):
+    def nothing(self, event: Mapping[str, Any] | ev.NothingRuled) -> dict[str, Any]:
+        e = _typed(event, ev.NothingRuled)
+        if e.was_true:
             return {"ok": True, "word": _("True!"), "reason": _("There was nothing to do.")}
-        op = (event.get("possible") or {}).get("text", "")
+        op = (e.possible or {}).get("text", "")
         if op:
             return {
                 "ok": False,
@@ -426,13 +431,14 @@ class ruling_texts:  # noqa: N801 - read as a function: ruling_texts(players).ve
             }
         return {"ok": False, "word": _("Not true!"), "reason": _("There was something to do.")}
 
-    def outcome(self, event: dict[str, Any]) -> dict[str, Any]:
+    def outcome(self, event: Mapping[str, Any] | ev.ChallengeRuled) -> dict[str, Any]:
+        e = _typed(event, ev.ChallengeRuled)
         names = {
-            "challenger": _name(self.players, event.get("challenger")),
-            "challenged": _name(self.players, event.get("challenged")),
+            "challenger": _name(self.players, e.challenger),
+            "challenged": _name(self.players, e.challenged),
         }
-        result = event.get("outcome")
-        reason = event.get("reason")
+        result = e.outcome
+        reason = e.reason
         if result == "right":
             return {
                 "ok": True,
@@ -457,10 +463,11 @@ class ruling_texts:  # noqa: N801 - read as a function: ruling_texts(players).ve
             "reason": reasons.get(reason, _("The challenge was wrong.")) % names,
         }
 
-    def consequence(self, event: dict[str, Any]) -> str | None:
-        if event.get("type") == "cards_given" and not event.get("count"):
+    def consequence(self, event: Mapping[str, Any] | ev.Event) -> str | None:
+        e = ev.event_from_dict(event)
+        if isinstance(e, ev.CardsGiven) and not e.count:
             return _("%(name)s has no cards to give yet, so gives 0 cards.") % {
-                "name": _name(self.players, event.get("from"))
+                "name": _name(self.players, e.from_)
             }
         return event_sentence(event, self.players)
 

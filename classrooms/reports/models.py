@@ -15,7 +15,7 @@ class WeeklyReport(models.Model):
         "classrooms.Student", on_delete=models.CASCADE, related_name="weekly_reports"
     )
     week_start = models.DateField(_("week of"))
-    # The whole report as built by services.report_build (see progress.report_data for its shape).
+    # The whole report as built by services.report_build (progress.report_from_summary, its shape).
     data = models.JSONField(default=dict)
     built_at = models.DateTimeField(_("built"))
 

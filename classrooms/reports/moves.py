@@ -19,6 +19,7 @@ from django.utils.translation import gettext as _
 from classgames.selectors import replay_names
 from classrooms import permissions
 from classrooms.models import Classroom, Student, User
+from games.engine import events as ev
 from games.engine import skills as engine_skills
 from games.models import Game, Move, Play, Seat
 from games.selectors import name_seats
@@ -114,22 +115,23 @@ def _why(play: dict[str, Any], outcome: str | None, events: list[tuple[int, dict
         return ""
     number = play.get("move__number") or 0
     texts = ruling_texts(names)
+    later = [ev.event_from_dict(event) for at, event in events if at >= number]
     if play["kind"] == "announce":
-        for at, event in events:
+        for event in later:
             if (
-                at >= number
-                and event.get("type") == "verdict"
-                and event.get("ok") is False
-                and event.get("text") == play.get("text")
+                isinstance(event, ev.Verdict)
+                and event.ok is False
+                and event.text == play.get("text")
             ):
-                return verdict_message(event.get("code"), event.get("params"))
+                return verdict_message(event.code, event.params)
         return verdict_message(play.get("code") or "wrong_result")
     if play["kind"] == "nothing":
-        return texts.nothing(
-            {"was_true": False, "possible": {"text": play.get("missed_operation") or ""}}
-        )["reason"]
-    for at, event in events:
-        if at >= number and event.get("type") == "challenge_ruled":
+        missed = ev.NothingRuled(
+            was_true=False, possible={"text": play.get("missed_operation") or ""}
+        )
+        return texts.nothing(missed)["reason"]
+    for event in later:
+        if isinstance(event, ev.ChallengeRuled):
             return texts.outcome(event)["reason"]
     return ""
 

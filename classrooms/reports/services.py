@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 from classrooms import services as classroom_services
 from classrooms.models import Classroom, LevelChange, ParentLink, Student, User
 from classrooms.names import name_check
+from games.engine import events as engine_events
 from games.models import Move, Play, Seat
 
 from .models import LevelRecommendation, ParentInvite, ReportJob, WeeklyReport, WeekTally
@@ -137,7 +138,7 @@ def report_details(
 
 
 def _seat_games(student: Student, within: Q | None = None) -> tuple[list[dict], dict[int, int]]:
-    """The student's games (as report_from_weeks takes them, with the game's status) and their
+    """The student's games (as report_from_summary takes them, with their status) and their
     seat positions, by game id."""
     seats = Seat.objects.filter(student=student)
     if within is not None:
@@ -298,20 +299,14 @@ def _plays_mark(n: int, last: int | None, ruled: int, tz) -> str:
 
 
 def _cards_won(game_ids: set[int], positions: dict[int, int]) -> dict[int, int]:
-    """Cards won in tricks per game, from the games' trick_won events (R4.4)."""
+    """Cards won in tricks per game, as the engine counts them from its events (R4.4, R7.3)."""
     won = dict.fromkeys(game_ids, 0)
     if not game_ids:
         return won
     for game_id, events in Move.objects.filter(game_id__in=game_ids).values_list(
         "game_id", "events"
     ):
-        for event in events or ():
-            if not isinstance(event, dict) or event.get("type") != "trick_won":
-                continue
-            # A trick given away with DAOU (R7.3) is won by the neighbour it went "to".
-            winner = event["to"] if event.get("to") is not None else event.get("seat")
-            if winner == positions.get(game_id):
-                won[game_id] += len(event.get("cards") or ())
+        won[game_id] += engine_events.cards_won(events, positions.get(game_id))
     return won
 
 

@@ -1,6 +1,6 @@
 """The rules of Kavet 'm eus as pure Python: cards, levels, operations, solver and game."""
 
-from .bots import bot_delay, bot_move, play_bot_game
+from .bots import bot_delay, bot_move, bot_rng, play_bot_game
 from .cards import EVENT_LABELS, EVENT_NAMES, Card, DeckSpec, build_deck
 from .checker import check_operation
 from .errors import (
@@ -23,7 +23,7 @@ from .game import (
     legal_moves,
     new_game,
     operation_dict,
-    places_of,
+    ranks_of,
     replay,
     score_of,
     scores_of,
@@ -77,12 +77,13 @@ __all__ = [
     "apply_move",
     "bot_delay",
     "bot_move",
+    "bot_rng",
     "check_invariants",
     "describe_event",
     "legal_moves",
     "new_game",
     "operation_dict",
-    "places_of",
+    "ranks_of",
     "play_bot_game",
     "replay",
     "score_of",

@@ -52,6 +52,16 @@ def bot_delay(strength: str, rng: random.Random) -> float:
     return rng.uniform(low, high)
 
 
+def bot_rng(seed: int, version: int, seat: int) -> random.Random:
+    """The random generator a computer player decides with at `version` of a game (R8).
+
+    The one home of this seed formula: the live games (games.services) and the tutorial's
+    search for a seed that plays its lesson both draw from it, so the lesson the tutorial
+    checked is the lesson the child sees.
+    """
+    return random.Random(f"{seed}/bot/{version}/{seat}")
+
+
 def bot_move(view: dict[str, Any], strength: str, rng: random.Random) -> Move | None:
     """The move a computer player sends now, or None when it is not expected to act."""
     if strength not in PROFILES:

@@ -7,21 +7,15 @@ from fractions import Fraction
 from typing import Any
 
 from .cards import Card
-from .operations import CardValue, Operation, Verdict
+from .operations import CardValue, Operation, StepWrong, Verdict, operate
 from .parser import Parsed, ParseFailure, operand_leaves, operators_of, parse_announcement
-from .rules import MAX_DENOMINATOR, MAX_EXPONENT, MAX_NUMERATOR, RuleSet
+from .rules import MAX_DENOMINATOR, MAX_NUMERATOR, RuleSet
 
 Value = int | Fraction
 Node = tuple[Any, ...]
 
 
-class _Wrong(Exception):
-    """An arithmetic mistake found while evaluating (R3.5 "wrong")."""
-
-    def __init__(self, code: str, **params: Any) -> None:
-        super().__init__(code)
-        self.code = code
-        self.params = params
+_Wrong = StepWrong  # an arithmetic mistake found while evaluating (R3.5 "wrong")
 
 
 def card_values(available: Sequence[Any]) -> list[CardValue | None]:
@@ -55,47 +49,15 @@ def apply_operator(sym: str, a: Value, b: Value, rules: RuleSet) -> Value:
     """One step of an operation, refused (raising _Wrong) before any unbounded work (R2.2)."""
     if rules.tier < 3:
         # Tiers 1-2: whole numbers from 0 to the bound; operands are already bounded.
-        if sym == "+":
-            value = a + b
-        elif sym == "-":
-            value = a - b
-        elif sym == "*":
-            value = a * b
-        elif sym == "/":
-            if b == 0:
-                raise _Wrong("division_by_zero")
-            if a % b:
-                raise _Wrong("not_whole")
-            value = a // b
-        else:  # the checker refuses operators outside the tier before evaluating
+        if sym == "^":  # the checker refuses operators outside the tier before evaluating
             raise _Wrong("exponent_not_allowed")
+        value = operate(sym, a, b, whole=True)
         if value < 0:
             raise _Wrong("negative", value=format_value(value))
         if value > (rules.bound or 0):
             raise _Wrong("out_of_bounds", value=format_value(value))
         return value
-    if sym == "+":
-        value = a + b
-    elif sym == "-":
-        value = a - b
-    elif sym == "*":
-        value = a * b
-    elif sym == "/":
-        if b == 0:
-            raise _Wrong("division_by_zero")
-        value = Fraction(a, b)
-    else:
-        # The exponent is checked first, so |base| <= 10,000 and exponent <= 10 keep a ** b
-        # below 10**40: "20^20^20" stops at 20^20 without computing anything.
-        if isinstance(b, Fraction):
-            if b.denominator != 1:
-                raise _Wrong("exponent_not_allowed")
-            b = b.numerator
-        if not 0 <= b <= MAX_EXPONENT:
-            raise _Wrong("exponent_not_allowed")
-        if a == 0 and b == 0:
-            raise _Wrong("zero_power_zero")
-        value = a**b
+    value = operate(sym, a, b)
     if isinstance(value, Fraction):
         if value.denominator == 1:
             value = value.numerator

@@ -3,15 +3,69 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from .errors import INVALID_CODES, english_message
+from .rules import MAX_EXPONENT, MAX_NUMERATOR
 
 CardValue = int | str  # a number card's value, or "X"
 # How each operator is printed on a tablet's keys, the board and in sentences (the engine reads
 # and writes ASCII): the one home of these symbols, for the pages and (through the keys'
 # data-symbol) static/js/table.js.
 OPERATOR_SYMBOLS: dict[str, str] = {"+": "+", "-": "−", "*": "×", "/": "÷", "^": "^"}
+
+
+Number = int | Fraction
+
+
+class StepWrong(Exception):
+    """A step of an operation that has no value: a mistake the checker calls wrong (R3.5)."""
+
+    def __init__(self, code: str, **params: Any) -> None:
+        super().__init__(code)
+        self.code = code
+        self.params = params
+
+
+def operate(sym: str, a: Number, b: Number, *, whole: bool = False) -> Number:
+    """`a sym b` exactly: the one home of the operators' arithmetic (R2.2).
+
+    `/` gives a Fraction, or with `whole` (tiers 1-2) the whole quotient, refusing any other
+    as not_whole; `^` takes a whole exponent from 0 to 10 and a base of at most 10,000 in
+    size, checked before any power is computed, so "20^20^20" stops at 20^20 without
+    computing anything. A step with no value raises StepWrong: division_by_zero, not_whole,
+    exponent_not_allowed, zero_power_zero, out_of_bounds. The checker (the tiers' bounds on
+    top) and the skills (what a child computed) both read it; the solver's search keeps its
+    own faster set arithmetic.
+    """
+    if sym == "+":
+        return a + b
+    if sym == "-":
+        return a - b
+    if sym == "*":
+        return a * b
+    if sym == "/":
+        if b == 0:
+            raise StepWrong("division_by_zero")
+        if whole:
+            if a % b:
+                raise StepWrong("not_whole")
+            return a // b
+        return Fraction(a, b)
+    if sym != "^":
+        raise StepWrong("exponent_not_allowed")  # no other operator exists (R2.1)
+    if isinstance(b, Fraction):
+        if b.denominator != 1:
+            raise StepWrong("exponent_not_allowed")
+        b = b.numerator
+    if not 0 <= b <= MAX_EXPONENT:
+        raise StepWrong("exponent_not_allowed")
+    if a == 0 and b == 0:
+        raise StepWrong("zero_power_zero")
+    if abs(a) > MAX_NUMERATOR:  # cards and checked steps never are; a child's text may be
+        raise StepWrong("out_of_bounds", value=str(a))
+    return a**b
 
 
 @dataclass(frozen=True)

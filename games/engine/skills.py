@@ -14,11 +14,11 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from .operations import Operation
+from .operations import Operation, StepWrong, operate
 from .parser import ParseFailure, parse_announcement
-from .rules import MAX_EXPONENT, MAX_NUMERATOR, RuleSet
+from .rules import RuleSet
 
-SKILLS: tuple[str, ...] = (
+SKILLS: tuple[str, ...] = (  # the skills of an operation's shape
     "addsub_10",
     "addsub_20",
     "mult",
@@ -32,6 +32,8 @@ SKILLS: tuple[str, ...] = (
 SPOTTING = "spotting"  # right vs false "Kavet 'm eus!" challenges (R5.4, R5.5)
 NOTICING = "noticing"  # "nothing to do" said rightly, vs an operation overlooked (R5.6)
 GAME_SKILLS: tuple[str, ...] = (SPOTTING, NOTICING)
+# Every skill key, in the order reports show them: the one home of these keys.
+ALL_SKILLS: tuple[str, ...] = SKILLS + GAME_SKILLS
 
 # What one move was for one skill.
 RIGHT, WRONG, MISSED = "right", "wrong", "missed"
@@ -74,18 +76,9 @@ def _true_steps(text: str) -> tuple[list[Step], int, bool, set[str]] | None:
         a, b = walk(node[2]), walk(node[3])
         if a is None or b is None:
             return None
-        value: Fraction | None
-        if sym == "+":
-            value = a + b
-        elif sym == "-":
-            value = a - b
-        elif sym == "*":
-            value = a * b
-        elif sym == "/":
-            value = a / b if b else None
-        elif b.denominator == 1 and 0 <= b <= MAX_EXPONENT and abs(a) <= MAX_NUMERATOR and (a or b):
-            value = a ** int(b)
-        else:
+        try:
+            value: Fraction | None = Fraction(operate(sym, a, b))
+        except StepWrong:
             value = None
         if value is not None:
             steps.append((a, sym, b, value))

@@ -216,12 +216,12 @@ def test_every_code_the_engine_raises_is_published() -> None:
     source = "\n".join(p.read_text() for p in Path(errors.__file__).parent.glob("*.py"))
     raised = set(
         re.findall(
-            r'(?:_refusal|Refusal|ParseFailure|_Wrong|EngineError|_config_error)\("([a-z_]+)"',
+            r'(?:_refusal|Refusal|ParseFailure|_Wrong|StepWrong|EngineError|_config_error)\("([a-z_]+)"',
             source,
         )
     )
     reasons = set(re.findall(r'_parse_error\("([a-z_]+)"', source)) | set(
-        re.findall(r'reason="([a-z_]+)"', source)
+        re.findall(r'ParseFailure\("[a-z_]+", reason="([a-z_]+)"', source)
     )
     assert raised and raised <= errors.CODES, raised - errors.CODES
     assert reasons and reasons <= errors.PARSE_REASONS, reasons - errors.PARSE_REASONS

@@ -132,15 +132,15 @@ def test_equal_scores_share_the_place(scene):
 def test_scores_and_places_come_from_the_engine_at_any_moment(scene):
     # R6.3 — one function for the score (live or final) and one for the places; a seat view
     # carries the same score, so no page computes it again
-    from games.engine import places_of, scores_of, seat_view
+    from games.engine import ranks_of, scores_of, seat_view
 
     s = scene(table=[4, 9, 10], draw=[1], piles={0: [0, 2]}, held={1: [3]}, events={2: ["PEVAR"]})
     s.state.laid[0] = {"pevar": [5, 6]}
     s.state.draw = [c for c in s.state.draw if c not in (5, 6)]
     assert scores_of(s.state) == [2 + 2 * 2, 1, 1]  # held and event cards count one each
     assert [seat["score"] for seat in seat_view(s.state, None)["seats"]] == scores_of(s.state)
-    assert places_of([6, 1, 1]) == [1, 2, 2] and places_of([3, 3, 5]) == [2, 2, 1]
-    assert places_of([]) == []
+    assert ranks_of([6, 1, 1]) == [1, 2, 2] and ranks_of([3, 3, 5]) == [2, 2, 1]
+    assert ranks_of([]) == []
 
 
 def test_an_unchallenged_wrong_operation_counts_as_nothing_for_the_end(scene):

@@ -4,9 +4,8 @@ KMK Bildungsstandards for the Primarbereich and the US Common Core (K-5).
 The mapping is data, one TOML file per programme beside this module (fr.toml, de.toml,
 us.toml), each naming its sources (title, publisher, year, address). An expectation's text stays
 in the programme's own language, with an English gloss where that is another; the report's
-labels are in the reader's language. The skill keys are the engine's (games.engine.skills.SKILLS)
-and the reports' two game skills (progress.SPOTTING, progress.NOTICING): `programme_problems`
-says what is missing or unknown, and the tests hold it empty.
+labels are in the reader's language. The skill keys are the engine's (games.engine.skills.ALL_SKILLS):
+`programme_problems` says what is missing or unknown, and the tests hold it empty.
 """
 
 from __future__ import annotations
@@ -17,14 +16,12 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from games.engine.skills import SKILLS as ENGINE_SKILLS
-
-from ..progress import NOTICING, SPOTTING
+from games.engine.skills import ALL_SKILLS
 
 HERE = Path(__file__).resolve().parent
 PROGRAMME_KEYS = ("fr", "de", "us")  # classrooms.models.School.Programme's values
 # Every skill a report shows, in the engine's order, then the game's two.
-REPORT_SKILLS = (*ENGINE_SKILLS, SPOTTING, NOTICING)
+REPORT_SKILLS = ALL_SKILLS
 _EXPECTATION_FIELDS = {"code", "level", "text", "gloss", "source", "beyond"}
 
 
