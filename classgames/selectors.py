@@ -5,10 +5,11 @@ from __future__ import annotations
 import hashlib
 import json
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Count, Prefetch, QuerySet
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from classrooms import permissions
 from classrooms.grouping import rules_summary
 from classrooms.models import Classroom
 from games import engine
@@ -459,3 +460,27 @@ def games_of_student(student, *, since=None, until=None, limit: int = 20) -> lis
     if until is not None:
         games = games.filter(finished_at__lt=until)
     return list(games.distinct().order_by("-finished_at", "-pk")[:limit])
+
+
+# --- what this app adds to the teachers' pages of classrooms (classrooms.pages) ---------------
+
+
+def teacher_home_panel(user) -> dict:
+    """The teacher's home: the class games running in the classes this user may see."""
+    sessions = (
+        permissions.readable(user, ClassSession)
+        .filter(status__in=[ClassSession.Status.RUNNING, ClassSession.Status.PAUSED])
+        .select_related("classroom")
+        .annotate(n_games=Count("games", distinct=True))
+        .order_by("-created_at")
+    )
+    return {"sessions": list(sessions)}
+
+
+def class_page_panel(classroom: Classroom, students) -> dict:
+    """A class's page: its latest class games, and "Play now" (who is present, one tap each,
+    and the one-tap start)."""
+    return {
+        "sessions": list(class_sessions_of(classroom)[:5]),
+        "play_now": play_now_context(classroom, students),
+    }

@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from . import signals
 from .models import (
     Classroom,
     LevelChange,
@@ -527,13 +528,11 @@ def student_erase(*, student: Student, by: User | None = None) -> None:
 
     The games they played stay (the other children's scores are theirs), but the seat shows
     "—" and the player name is removed from each game's stored configuration and state
-    (games.services.student_games_erase, which locks those games first: the lock order of
-    every move, game before student). Their plays, level history and parent links go with
-    the student row (CASCADE).
+    (games.services.student_games_erase, told by signals.student_erasing, locks those games
+    first: the lock order of every move, game before student). Their plays, level history and
+    parent links go with the student row (CASCADE).
     """
-    from games.services import student_games_erase
-
-    student_games_erase(student=student, by=by)
+    signals.student_erasing.send(sender=Student, student=student, by=by)
     student = Student.objects.select_for_update(no_key=False).get(pk=student.pk)
     user_id = student.user_id
     student.delete()

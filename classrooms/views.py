@@ -18,9 +18,6 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
-from classgames import selectors as class_game_selectors
-from games.signin import signin_guessed, signin_locks, signin_unlock
-
 from . import permissions, selectors, services
 from .forms import (
     ClassroomCopyForm,
@@ -34,8 +31,9 @@ from .forms import (
     StudentsPasteForm,
 )
 from .models import Classroom, NumberRange, Student, Tier, User
+from .pages import CLASS_PAGE, panels_context
 from .pictures import PICTURES, pictures_of
-from .reports.views import proposal_contexts
+from .signin_locks import signin_guessed, signin_locks, signin_unlock
 
 
 def _errors(exc: ValidationError) -> list[str]:
@@ -113,7 +111,6 @@ def classroom_detail(request: HttpRequest, pk: int) -> HttpResponse:
     students = selectors.classroom_students(classroom)
     rows = [(s, pictures_of(s.picture_code)) for s in students]
     guessed = signin_guessed(students)
-    sessions = list(class_game_selectors.class_sessions_of(classroom)[:5])
     return render(
         request,
         "classrooms/classroom_detail.html",
@@ -121,15 +118,13 @@ def classroom_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "classroom": classroom,
             "rows": rows,
             "n_students": len(students),
-            "sessions": sessions,
             "teachers": list(classroom.teachers.all()),
-            # Open level proposals where the teacher looks, decided here as in the reports.
-            "proposals": proposal_contexts(classroom),
             # Someone is trying these children's pictures (classrooms/_signin_alerts.html).
             "signin_alerts": [s for s in students if s.pk in guessed],
-            # "Play now": who is present (one tap each) and the one-tap start.
-            "play_now": class_game_selectors.play_now_context(classroom, students),
             "tab": "students",
+            # The class games of the class and "Play now" (classgames), the open level
+            # proposals where the teacher looks (reports): pages.CLASS_PAGE.
+            **panels_context(CLASS_PAGE, classroom, students),
         },
     )
 

@@ -265,7 +265,7 @@ class PracticeGoal(models.Model):
 class Tablet(models.Model):
     """A tablet id the server handed out (signed in the tablet's cookie), and when it was last seen.
 
-    An id not seen for games.signin.TABLET_DAYS is forgotten: a cookie naming it (or an id the
+    An id not seen for games.tablets.TABLET_DAYS is forgotten: a cookie naming it (or an id the
     server never handed out) is a new tablet, so ids hoarded long ago are worth nothing.
     """
 

@@ -5,7 +5,11 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from . import auth_forms, health, views
+from classgames import urls as class_game_urls
+from classrooms import auth_forms
+from classrooms import urls as classroom_urls
+
+from . import health, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -38,7 +42,8 @@ urlpatterns = [
         name="admin_password_reset",
     ),
     path("admin/", admin.site.urls),
-    path("", include("classrooms.urls")),
+    # The class pages and the class-game pages share the "classrooms" namespace (their names).
+    path("", include((classroom_urls.urlpatterns + class_game_urls.urlpatterns, "classrooms"))),
     path("", include("games.urls")),
     path("reports/", include("classrooms.reports.urls")),
 ]

@@ -31,6 +31,7 @@ from classrooms.names import name_for_display
 from kavet_site.clientip import client_bucket
 from kavet_site.throttles import counters
 
+from . import permissions as report_permissions
 from . import selectors, services
 from .charts import report_charts
 from .models import WeeklyReport
@@ -444,7 +445,7 @@ def recommendation_decide(request: HttpRequest, rec_id: int, decision: str) -> H
     """One tap: accept (the level changes) or dismiss a level proposal."""
     if decision not in ("accept", "dismiss"):
         raise Http404("no such decision")
-    rec = permissions.recommendation_get(request.user, rec_id)
+    rec = report_permissions.recommendation_get(request.user, rec_id)
     try:
         rec = services.recommendation_decide(
             recommendation=rec, accept=decision == "accept", by=request.user
@@ -542,7 +543,7 @@ def _monday(day: date | None) -> date | None:
 @login_required
 def job(request: HttpRequest, job_id: int) -> HttpResponse:
     """The progress of a build request: the whole page, or the bar for HTMX polling."""
-    job = permissions.job_get(request.user, job_id)
+    job = report_permissions.job_get(request.user, job_id)
     context = selectors.job_progress(job)
     if request.htmx:
         return _progress(request, context)
@@ -566,7 +567,7 @@ def invite_create(request: HttpRequest, student_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def invite_revoke(request: HttpRequest, invite_id: int) -> HttpResponse:
-    invite = permissions.parent_invite_get(request.user, invite_id)
+    invite = report_permissions.parent_invite_get(request.user, invite_id)
     services.parent_invite_revoke(invite=invite, by=request.user)
     messages.success(request, _("The code can no longer be used."))
     return redirect("reports:student", student_id=invite.student_id)

@@ -25,9 +25,10 @@ from django.http import HttpResponseRedirect
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from classrooms.models import User
 from kavet_site.clientip import client_bucket
 from kavet_site.throttles import counters
+
+from .models import User
 
 RESETTABLE_ROLES = (User.Role.TEACHER, User.Role.PARENT)
 RESET_WINDOW = 60 * 60
