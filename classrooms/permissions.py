@@ -53,6 +53,46 @@ def is_school_admin(user) -> bool:
     return bool(_role(user, User.Role.SCHOOL_ADMIN) and user.school_id)
 
 
+# --- who someone is: the one place that reads a role ------------------------------------------
+
+
+def is_staff(user) -> bool:
+    """A teacher or a school admin."""
+    return getattr(user, "role", None) in STAFF_ROLES
+
+
+def is_parent(user) -> bool:
+    return getattr(user, "role", None) == User.Role.PARENT
+
+
+def is_student(user) -> bool:
+    """Signed in as a child (on a tablet)."""
+    return bool(getattr(user, "is_authenticated", False)) and (
+        getattr(user, "role", None) == User.Role.STUDENT
+    )
+
+
+def picks_teachers(user) -> bool:
+    """A school admin puts the school's teachers on a class (a teacher may not pick colleagues)."""
+    return getattr(user, "role", None) == User.Role.SCHOOL_ADMIN
+
+
+def teaches_what_they_create(user) -> bool:
+    """A teacher who creates a class teaches it (a school admin may create it for others)."""
+    return getattr(user, "role", None) == User.Role.TEACHER
+
+
+def may_reset_password(user) -> bool:
+    """Teachers and parents reset their password by email; children have none, and school
+    admins are reset by the site's administrators."""
+    return getattr(user, "role", None) in (User.Role.TEACHER, User.Role.PARENT)
+
+
+def is_admin_of_school(user, school_id: int | None) -> bool:
+    """The admin of this very school (invites its teachers, erases its students)."""
+    return getattr(user, "role", None) == User.Role.SCHOOL_ADMIN and user.school_id == school_id
+
+
 # --- the filters, one per model ----------------------------------------------------------------
 
 
@@ -275,7 +315,7 @@ def staff_required(view: View) -> View:
     @login_required
     @wraps(view)
     def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        if getattr(request.user, "role", None) not in STAFF_ROLES:
+        if not is_staff(request.user):
             raise PermissionDenied
         return view(request, *args, **kwargs)
 

@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from . import signals
+from . import permissions, signals
 from .models import (
     Classroom,
     LevelChange,
@@ -141,10 +141,7 @@ def _classroom_name_check(
 def _teachers_check(*, school: School, teachers: Iterable[User]) -> list[User]:
     teachers = list(teachers)
     for teacher in teachers:
-        if teacher.school_id != school.pk or teacher.role not in (
-            User.Role.TEACHER,
-            User.Role.SCHOOL_ADMIN,
-        ):
+        if teacher.school_id != school.pk or not permissions.is_staff(teacher):
             raise ValidationError(
                 _("A class's teachers must work at its school."), code="teacher_foreign"
             )
@@ -172,7 +169,7 @@ def classroom_create(
     school_year = school_year_check(school_year)
     name = _classroom_name_check(school=school, name=name, school_year=school_year)
     teachers = _teachers_check(school=school, teachers=teachers)
-    if by is not None and by.role == User.Role.TEACHER and by not in teachers:
+    if by is not None and permissions.teaches_what_they_create(by) and by not in teachers:
         teachers.append(by)
     classroom = Classroom.objects.create(
         school=school,
@@ -614,7 +611,7 @@ def teacher_invite_create(
 
     The secret is shown once to the school admin and never stored in clear.
     """
-    if by.role != User.Role.SCHOOL_ADMIN or by.school_id != school.pk:
+    if not permissions.is_admin_of_school(by, school.pk):
         raise ValidationError(_("Only the school's admin can invite teachers."), code="forbidden")
     token = secrets.token_urlsafe(24)
     invite = TeacherInvite.objects.create(

@@ -30,7 +30,7 @@ from .forms import (
     StudentMoveForm,
     StudentsPasteForm,
 )
-from .models import Classroom, NumberRange, Student, Tier, User
+from .models import Classroom, NumberRange, Student, Tier
 from .pages import CLASS_PAGE, panels_context
 from .pictures import PICTURES, pictures_of
 from .signin_locks import signin_guessed, signin_locks, signin_unlock
@@ -75,7 +75,7 @@ def teacher_home(request: HttpRequest) -> HttpResponse:
 @permissions.staff_required
 def classroom_create(request: HttpRequest) -> HttpResponse:
     user = request.user
-    is_admin = user.role == User.Role.SCHOOL_ADMIN
+    is_admin = permissions.picks_teachers(user)
     teachers_qs = selectors.teachers_of_school(user) if is_admin else None
     form = ClassroomForm(
         request.POST or None,
@@ -133,7 +133,7 @@ def classroom_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def classroom_edit(request: HttpRequest, pk: int) -> HttpResponse:
     user = request.user
     classroom = permissions.classroom_get(user, pk)
-    is_admin = user.role == User.Role.SCHOOL_ADMIN
+    is_admin = permissions.picks_teachers(user)
     teachers_qs = selectors.teachers_of_school(user) if is_admin else None
     initial = {
         "name": classroom.name,

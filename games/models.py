@@ -1,7 +1,7 @@
 """A game, its seats, its append-only list of moves, and what each student played.
 
 The engine's state (games.engine) is stored as JSON on the game row; `version` counts the
-moves applied. Only games/services.py changes these rows, under a row lock.
+moves applied. Only games/services/ changes these rows, under a row lock.
 """
 
 from __future__ import annotations

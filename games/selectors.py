@@ -10,6 +10,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from classrooms import permissions
 from classrooms.models import Student, User
 from games import engine
 from games.engine.operations import OPERATOR_SYMBOLS
@@ -56,7 +57,7 @@ def player_names(game: Game, seats: Sequence[Seat] | None = None) -> list[str]:
 
 
 def student_of(user: User) -> Student | None:
-    if not user.is_authenticated or getattr(user, "role", "") != User.Role.STUDENT:
+    if not permissions.is_student(user):
         return None
     return (
         Student.objects.select_related("classroom", "classroom__school").filter(user=user).first()

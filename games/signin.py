@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+from classrooms import permissions
 from classrooms.models import Classroom, Student
 from classrooms.pictures import CODE_LENGTH, PICTURE_COUNT, PICTURES, decode, encode
 from classrooms.signin_locks import (
@@ -95,7 +96,7 @@ def _class_code(raw: str) -> tuple[str, str]:
 
 
 def _is_student(request: HttpRequest) -> bool:
-    return request.user.is_authenticated and getattr(request.user, "role", "") == "student"
+    return permissions.is_student(request.user)
 
 
 @require_http_methods(["GET", "POST"])

@@ -8,6 +8,8 @@ from django.urls import include, path
 from classgames import urls as class_game_urls
 from classrooms import auth_forms
 from classrooms import urls as classroom_urls
+from games import board_urls
+from games import urls as game_urls
 
 from . import health, views
 
@@ -44,7 +46,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     # The class pages and the class-game pages share the "classrooms" namespace (their names).
     path("", include((classroom_urls.urlpatterns + class_game_urls.urlpatterns, "classrooms"))),
-    path("", include("games.urls")),
+    # The tables and the class board (a class-game page: games/board_urls.py) share "games".
+    path("", include((game_urls.urlpatterns + [path("board/", include(board_urls))], "games"))),
     path("reports/", include("classrooms.reports.urls")),
 ]
 

@@ -19,7 +19,7 @@ from classgames import permissions as class_game_permissions
 from classgames import selectors as class_game_selectors
 from classgames.models import ClassSession
 from classrooms import permissions
-from classrooms.models import Student, User
+from classrooms.models import Student
 from games import tasks
 from games.models import Game
 from games.services import due_moves_apply
@@ -112,7 +112,7 @@ def child_moves(request: HttpRequest, student_id: int) -> HttpResponse:
     """A figure of the parent's report, opened: this child's moves only, the others unnamed."""
     child = permissions.child_get(request.user, student_id)
     week_start = _report_week(request, child)
-    staff = request.user.role in (User.Role.TEACHER, User.Role.SCHOOL_ADMIN)
+    staff = permissions.is_staff(request.user)
     week = week_start.isoformat()
     return _figure_page(
         request,

@@ -43,7 +43,7 @@ CODE_TRIES_WINDOW = 15 * 60
 
 
 def _is_staff(user: User) -> bool:
-    return user.role in (User.Role.TEACHER, User.Role.SCHOOL_ADMIN)
+    return permissions.is_staff(user)
 
 
 def _week_param(request: HttpRequest) -> date | None:
@@ -104,7 +104,7 @@ def parent_home(request: HttpRequest) -> HttpResponse:
     """A parent's children, each with a link to their latest report; a form to add a child."""
     if _is_staff(request.user):
         return redirect("reports:class_list")
-    if request.user.role != User.Role.PARENT:
+    if not permissions.is_parent(request.user):
         return redirect("home")
     return render(
         request, "reports/parent_home.html", {"children": selectors.parent_children(request.user)}
@@ -113,7 +113,7 @@ def parent_home(request: HttpRequest) -> HttpResponse:
 
 def join(request: HttpRequest) -> HttpResponse:
     """A parent creates an account with the code the teacher gave them."""
-    if request.user.is_authenticated and request.user.role == User.Role.PARENT:
+    if request.user.is_authenticated and permissions.is_parent(request.user):
         return redirect(
             reverse("reports:parent_home")
             + (
@@ -176,7 +176,7 @@ def _codes(error: ValidationError) -> list[str]:
 @require_POST
 def link_child(request: HttpRequest) -> HttpResponse:
     """A parent with an account adds another child with a new code."""
-    if request.user.role != User.Role.PARENT:
+    if not permissions.is_parent(request.user):
         raise Http404("parents only")
     code = request.POST.get("code", "")
     if _has_junk(code):
@@ -269,7 +269,7 @@ def child_report_pdf(request: HttpRequest, student_id: int) -> HttpResponse:
 
 @login_required
 def class_list(request: HttpRequest) -> HttpResponse:
-    if request.user.role == User.Role.PARENT:
+    if permissions.is_parent(request.user):
         return redirect("reports:parent_home")
     classes = (
         permissions.readable(request.user, Classroom)

@@ -42,7 +42,7 @@ from .base import (
 )
 from .erase import ERASED_NAME, games_erase_before, games_over_before, student_games_erase
 from .moves import due_game_ids, game_tick, move_submit
-from .seats import due_moves_apply, page_due, table_visit
+from .seats import PRESENCE_RESOLUTION, due_moves_apply, page_due, seat_poll_seen, table_visit
 from .setup import (
     game_config_build,
     game_create,
@@ -63,6 +63,7 @@ __all__ = (
     "MAX_TICK_MOVES",
     "MoveOutcome",
     "PLAYER_MOVES",
+    "PRESENCE_RESOLUTION",
     "WINDOW_ANSWER_DELAY",
     "due_game_ids",
     "due_moves_apply",
@@ -79,6 +80,7 @@ __all__ = (
     "move_submit",
     "page_due",
     "practice_create",
+    "seat_poll_seen",
     "seat_replace_by_bot",
     "student_games_erase",
     "table_visit",

@@ -4,9 +4,9 @@ page showing the table applies once they are due.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from games import tasks
@@ -15,7 +15,70 @@ from ..models import Game, Seat
 from .base import _changed, _locked, _state
 from .moves import game_tick
 
+# Seconds between two presence stamps of one seat: a write on every poll would cost.
+PRESENCE_RESOLUTION = 30
+
+_GAME = Game._meta.db_table
+_SEAT = Seat._meta.db_table
+
+POLL_SQL_POSTGRES = (
+    f'WITH touched AS (UPDATE "{_SEAT}" SET "last_seen_at" = %(now)s WHERE "id" IN ('
+    f'SELECT "id" FROM "{_SEAT}" WHERE "game_id" = %(game)s AND "position" = %(position)s '
+    f'AND "bot" = \'\' AND ("last_seen_at" IS NULL OR "last_seen_at" < %(stale)s) '
+    f'FOR NO KEY UPDATE SKIP LOCKED) RETURNING "id") '
+    f'SELECT "version", "status", "timer_deadline", "bot_due_at", NULL, NULL FROM "{_GAME}" '
+    f'WHERE "id" = %(game)s'
+)
+POLL_SQL = (
+    f'SELECT g."version", g."status", g."timer_deadline", g."bot_due_at", s."id", s."last_seen_at" '
+    f'FROM "{_GAME}" g LEFT JOIN "{_SEAT}" s ON s."game_id" = g."id" AND s."position" = %(position)s '
+    f'AND s."bot" = \'\' WHERE g."id" = %(game)s'
+)
+TOUCH_SQL = (
+    f'UPDATE "{_SEAT}" SET "last_seen_at" = %(now)s WHERE "game_id" = %(game)s '
+    f'AND "position" = %(position)s AND "bot" = \'\''
+)
+
+
 # --- the table's tablets -----------------------------------------------------------------------
+
+
+def _aware(value: datetime) -> datetime:
+    # SQLite hands raw datetimes back naive (stored in UTC); PostgreSQL gives them aware.
+    return value if timezone.is_aware(value) else timezone.make_aware(value, UTC)
+
+
+def _db_time(value: datetime):
+    # Raw SQL bypasses the field's conversion (SQLite stores naive UTC text).
+    return connection.ops.adapt_datetimefield_value(value)
+
+
+def seat_poll_seen(*, game_id: int, position: int, now: datetime) -> tuple | None:
+    """A tablet's poll (games.polling): stamp the seat's presence (Seat.last_seen_at, at most
+    every PRESENCE_RESOLUTION seconds) and read the game's (version, status, timer_deadline,
+    bot_due_at); None for an unknown game. One statement on PostgreSQL, which skips a seat
+    row a move holds (the next poll stamps it); on SQLite a second one when the stamp is old.
+    """
+    params = {
+        "game": game_id,
+        "position": position,
+        "now": _db_time(now),
+        "stale": _db_time(now - timedelta(seconds=PRESENCE_RESOLUTION)),
+    }
+    postgres = connection.vendor == "postgresql"
+    with connection.cursor() as cursor:
+        cursor.execute(POLL_SQL_POSTGRES if postgres else POLL_SQL, params)
+        row = cursor.fetchone()
+        if row is None:
+            return None
+        version, status, deadline, bot_due, seat_id, seen = (
+            _aware(v) if isinstance(v, datetime) else v for v in row
+        )
+        if seat_id is not None and (
+            seen is None or (now - seen).total_seconds() >= PRESENCE_RESOLUTION
+        ):
+            cursor.execute(TOUCH_SQL, params)
+    return version, status, deadline, bot_due
 
 
 def table_visit(*, game: Game, seat: Seat, now: datetime | None = None) -> Game:
@@ -27,8 +90,6 @@ def table_visit(*, game: Game, seat: Seat, now: datetime | None = None) -> Game:
     (due_moves_apply). Returns the game as it is now. The game row is locked only when the
     clock or a due move needs it.
     """
-    from games.polling import PRESENCE_RESOLUTION
-
     now = now or timezone.now()
     seen, started = seat.last_seen_at, game.started_at
     first_sight = started is not None and (seen is None or seen < started)

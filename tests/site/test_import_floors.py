@@ -151,8 +151,7 @@ def test_the_engine_imports_nothing_of_the_project_nor_django():
         f"{module_name(p)}:{line} -> {target}"
         for p in files
         for line, target in imports_of(p, known)
-        if target.split(".")[0] not in sys.stdlib_module_names
-        and part_of(target) != "engine"
+        if target.split(".")[0] not in sys.stdlib_module_names and part_of(target) != "engine"
     ]
     assert outside == []
 
@@ -161,7 +160,7 @@ def test_every_production_module_has_a_part():
     assert [module_name(p) for p in production_files() if part_of(module_name(p)) is None] == []
 
 
-def test_the_scan_sees_a_lazy_import_and_a_relative_one(tmp_path):
+def test_the_scan_sees_a_lazy_import_and_a_relative_one():
     """A check that cannot fail is a defect: the scan finds an import inside a function and
     resolves a relative import to the part it names."""
     games = ROOT / "games" / "services" / "base.py"
