@@ -213,7 +213,7 @@ class KavetAxesHandler(AxesDatabaseHandler):
         cool_off = get_cool_off(request) or timedelta(0)
         with transaction.atomic():
             flood = (
-                SignInFlood.objects.select_for_update()
+                SignInFlood.objects.select_for_update(no_key=True)
                 .filter(address=address, last_at__gte=now - cool_off)
                 .first()
             )
