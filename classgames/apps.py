@@ -9,11 +9,18 @@ class ClassgamesConfig(AppConfig):
     verbose_name = _("Class games")
 
     def ready(self) -> None:
-        from classrooms.demo.alive import demo_keep_alive
-        from games.signals import class_game_shown
+        from classrooms import pages
+        from games.signals import game_over, games_erased
 
-        def keep_the_demo_alive(sender, *, session, now=None, **kwargs) -> None:
-            demo_keep_alive(session=session, now=now)
+        from . import permissions, selectors, services  # noqa: F401  (permissions: its models' rules)
 
-        # The class board (games) shows a class game: the demo's plays on there too.
-        class_game_shown.connect(keep_the_demo_alive, weak=False, dispatch_uid="demo_keep_alive")
+        def class_game_over(sender, *, session_id, **kwargs) -> None:
+            services.session_after_game_change(session_id=session_id)
+
+        def sessions_erase(sender, *, before, school, dry_run, **kwargs) -> dict[str, int]:
+            return services.sessions_erase_before(before=before, school=school, dry_run=dry_run)
+
+        pages.panel(pages.TEACHER_HOME)(selectors.teacher_home_panel)
+        pages.panel(pages.CLASS_PAGE)(selectors.class_page_panel)
+        game_over.connect(class_game_over, weak=False, dispatch_uid="classgames.game_over")
+        games_erased.connect(sessions_erase, weak=False, dispatch_uid="classgames.games_erased")

@@ -12,6 +12,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllow
 from django.shortcuts import render
 
 from classrooms import permissions
+from games import permissions as game_permissions
 from games.models import Game
 from games.selectors import student_of
 
@@ -22,7 +23,9 @@ DONE = (Game.Status.FINISHED, Game.Status.ABANDONED)
 
 def student_replay(request: HttpRequest, pk: int) -> HttpResponse:
     """A child replays one of their own finished games (from "My last games")."""
-    game, seat = permissions.game_for_seat(user=request.user, game_id=pk)  # 404 for anyone else
+    game, seat = game_permissions.game_for_seat(
+        user=request.user, game_id=pk
+    )  # 404 for anyone else
     if game.status not in DONE:
         raise Http404("this game is not over")
     if request.method != "GET":

@@ -5,10 +5,11 @@ from __future__ import annotations
 import hashlib
 import json
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Count, Prefetch, QuerySet
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from classrooms import permissions
 from classrooms.grouping import rules_summary
 from classrooms.models import Classroom
 from games import engine
@@ -142,6 +143,11 @@ def live_table(game, now) -> dict:
     """Everything the live view shows for one table, from the stored state (no query)."""
     seats = name_seats(game.seats.all())  # prefetched; computer players numbered, no query
     rules = (game.config or {}).get("rules", {})
+    finished = game.status in (Game.Status.FINISHED, Game.Status.ABANDONED)
+    view = None
+    if game.state:
+        view = engine.seat_view(engine.GameState.from_dict(game.state), None)
+    by_position = {s.position: s for s in seats}
     table: dict = {
         "game": game,
         "label": str(game),
@@ -154,24 +160,34 @@ def live_table(game, now) -> dict:
         "challenge": None,
         "pending": "",
         "flags": [],
-        "seats": [],
-        "finished": game.status in (Game.Status.FINISHED, Game.Status.ABANDONED),
+        "seats": _live_seats(seats, view, finished),
+        "finished": finished,
     }
-    view = None
-    if game.state:
-        view = engine.seat_view(engine.GameState.from_dict(game.state), None)
-    by_position = {s.position: s for s in seats}
+    table["humans"] = [s for s in table["seats"] if not s["bot"]]
+    if view:
+        table["cards"] = _card_labels(view.get("table") or [])
+        table["draw_count"] = view.get("draw_count")
+        table.update(_live_phase(view, by_position))
+    # Flags: a table that has not moved for long, a student who has not played for a while.
+    if game.status == Game.Status.RUNNING:
+        table["flags"] = _live_flags(game, seats, by_position, view, now)
+    return table
+
+
+def _live_seats(seats, view: dict | None, finished: bool) -> list[dict]:
+    """Each seat of a live table: name, score, cards held, events and skips owed."""
     active = view["active"] if view else None
     phase = view["phase"] if view else None
+    rows = []
     for position, seat in enumerate(seats):
         seat_data = view["seats"][position] if view and position < len(view["seats"]) else {}
-        table["seats"].append(
+        rows.append(
             {
                 "seat": seat,
                 "position": seat.position,
                 "name": seat.display_name,
                 "bot": seat.bot,
-                "is_active": phase == "turn" and active == seat.position and not table["finished"],
+                "is_active": phase == "turn" and active == seat.position and not finished,
                 "score": seat.score
                 if seat.score is not None
                 else (seat_data.get("score", 0) if seat_data else 0),
@@ -179,83 +195,94 @@ def live_table(game, now) -> dict:
                 "held": len(seat_data.get("held") or []),
                 "events": [c.get("label") for c in seat_data.get("events") or []],
                 # A skip still owed when the game ends is never served (R4.7): not shown.
-                "skips": 0 if table["finished"] else seat_data.get("skips", 0),
+                "skips": 0 if finished else seat_data.get("skips", 0),
             }
         )
-    table["humans"] = [s for s in table["seats"] if not s["bot"]]
-    if view:
-        table["cards"] = _card_labels(view.get("table") or [])
-        table["draw_count"] = view.get("draw_count")
-        pending = view.get("pending")
-        challenge = view.get("challenge")
+    return rows
 
-        def name(position) -> str:
-            return by_position[position].display_name if position in by_position else "?"
 
-        if phase == "turn" and active is not None:
-            table["phase_text"] = _("%(name)s's turn") % {"name": name(active)}
-        elif phase == "window" and pending:
-            if pending.get("kind") == "announce":
-                table["phase_text"] = _(
-                    "%(name)s announced — the others may call “Kavet 'm eus!”"
-                ) % {"name": name(pending.get("seat"))}
-                table["pending"] = as_printed(pending.get("text", ""))
-            else:
-                table["phase_text"] = _(
-                    "%(name)s said “nothing to do” — the others may call “Kavet 'm eus!”"
-                ) % {"name": name(pending.get("seat"))}
-        elif phase in ("challenge", "chwech_offer", "chwech_announce") and challenge:
-            table["challenge"] = _("Kavet 'm eus! %(challenger)s challenges %(challenged)s") % {
-                "challenger": name(challenge.get("challenger")),
-                "challenged": name(challenge.get("challenged")),
+def _live_phase(view: dict, by_position: dict) -> dict:
+    """What the table is waiting for, in words: whose turn, an announcement open to challenge,
+    a challenge under way, or the game over."""
+    phase, active = view["phase"], view["active"]
+    pending = view.get("pending")
+    challenge = view.get("challenge")
+    said: dict = {}
+
+    def name(position) -> str:
+        return by_position[position].display_name if position in by_position else "?"
+
+    if phase == "turn" and active is not None:
+        said["phase_text"] = _("%(name)s's turn") % {"name": name(active)}
+    elif phase == "window" and pending:
+        if pending.get("kind") == "announce":
+            said["phase_text"] = _("%(name)s announced — the others may call “Kavet 'm eus!”") % {
+                "name": name(pending.get("seat"))
             }
-            if pending and pending.get("kind") == "announce":
-                table["pending"] = as_printed(pending.get("text", ""))
-        elif phase == "over":
-            table["phase_text"] = _("Game over")
-    # Flags: a table that has not moved for long, a student who has not played for a while.
-    if game.status == Game.Status.RUNNING:
-        last = game.last_move_at or game.started_at
-        if last is not None and (now - last).total_seconds() > STUCK_AFTER_SECONDS:
-            table["flags"].append(
-                ngettext(
-                    "No move for %(n)s minute",
-                    "No move for %(n)s minutes",
-                    _minutes((now - last).total_seconds()),
-                )
-                % {"n": _minutes((now - last).total_seconds())}
+            said["pending"] = as_printed(pending.get("text", ""))
+        else:
+            said["phase_text"] = _(
+                "%(name)s said “nothing to do” — the others may call “Kavet 'm eus!”"
+            ) % {"name": name(pending.get("seat"))}
+    elif phase in ("challenge", "chwech_offer", "chwech_announce") and challenge:
+        said["challenge"] = _("Kavet 'm eus! %(challenger)s challenges %(challenged)s") % {
+            "challenger": name(challenge.get("challenger")),
+            "challenged": name(challenge.get("challenged")),
+        }
+        if pending and pending.get("kind") == "announce":
+            said["pending"] = as_printed(pending.get("text", ""))
+    elif phase == "over":
+        said["phase_text"] = _("Game over")
+    return said
+
+
+def _live_flags(game, seats, by_position: dict, view: dict | None, now) -> list[str]:
+    """A running table's warnings: no move for long, a child who has not played for a while,
+    a tablet gone quiet."""
+    active = view["active"] if view else None
+    phase = view["phase"] if view else None
+    flags = []
+    last = game.last_move_at or game.started_at
+    if last is not None and (now - last).total_seconds() > STUCK_AFTER_SECONDS:
+        flags.append(
+            ngettext(
+                "No move for %(n)s minute",
+                "No move for %(n)s minutes",
+                _minutes((now - last).total_seconds()),
             )
-        phase_start = getattr(game, "phase_started_at", None) or last
-        if (
-            phase == "turn"
-            and active in by_position
-            and not by_position[active].bot
-            and phase_start is not None
-            and (now - phase_start).total_seconds() > IDLE_AFTER_SECONDS
-        ):
-            seconds = (now - phase_start).total_seconds()
-            table["flags"].append(
-                ngettext(
-                    "%(name)s has not played for %(n)s minute",
-                    "%(name)s has not played for %(n)s minutes",
-                    _minutes(seconds),
-                )
-                % {"name": by_position[active].display_name, "n": _minutes(seconds)}
+            % {"n": _minutes((now - last).total_seconds())}
+        )
+    phase_start = getattr(game, "phase_started_at", None) or last
+    if (
+        phase == "turn"
+        and active in by_position
+        and not by_position[active].bot
+        and phase_start is not None
+        and (now - phase_start).total_seconds() > IDLE_AFTER_SECONDS
+    ):
+        seconds = (now - phase_start).total_seconds()
+        flags.append(
+            ngettext(
+                "%(name)s has not played for %(n)s minute",
+                "%(name)s has not played for %(n)s minutes",
+                _minutes(seconds),
             )
-        for seat in seats:
-            if seat.bot or seat.last_seen_at is None:
-                continue
-            quiet = (now - seat.last_seen_at).total_seconds()
-            if quiet > TABLET_QUIET_SECONDS:
-                table["flags"].append(
-                    ngettext(
-                        "%(name)s's tablet has been quiet for %(n)s minute",
-                        "%(name)s's tablet has been quiet for %(n)s minutes",
-                        _minutes(quiet),
-                    )
-                    % {"name": seat.display_name, "n": _minutes(quiet)}
+            % {"name": by_position[active].display_name, "n": _minutes(seconds)}
+        )
+    for seat in seats:
+        if seat.bot or seat.last_seen_at is None:
+            continue
+        quiet = (now - seat.last_seen_at).total_seconds()
+        if quiet > TABLET_QUIET_SECONDS:
+            flags.append(
+                ngettext(
+                    "%(name)s's tablet has been quiet for %(n)s minute",
+                    "%(name)s's tablet has been quiet for %(n)s minutes",
+                    _minutes(quiet),
                 )
-    return table
+                % {"name": seat.display_name, "n": _minutes(quiet)}
+            )
+    return flags
 
 
 def live_tables(session, now) -> list[dict]:
@@ -461,3 +488,27 @@ def games_of_student(student, *, since=None, until=None, limit: int = 20) -> lis
     if until is not None:
         games = games.filter(finished_at__lt=until)
     return list(games.distinct().order_by("-finished_at", "-pk")[:limit])
+
+
+# --- what this app adds to the teachers' pages of classrooms (classrooms.pages) ---------------
+
+
+def teacher_home_panel(user) -> dict:
+    """The teacher's home: the class games running in the classes this user may see."""
+    sessions = (
+        permissions.readable(user, ClassSession)
+        .filter(status__in=[ClassSession.Status.RUNNING, ClassSession.Status.PAUSED])
+        .select_related("classroom")
+        .annotate(n_games=Count("games", distinct=True))
+        .order_by("-created_at")
+    )
+    return {"sessions": list(sessions)}
+
+
+def class_page_panel(classroom: Classroom, students) -> dict:
+    """A class's page: its latest class games, and "Play now" (who is present, one tap each,
+    and the one-tap start)."""
+    return {
+        "sessions": list(class_sessions_of(classroom)[:5]),
+        "play_now": play_now_context(classroom, students),
+    }

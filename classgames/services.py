@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.utils.translation import gettext as _
 
 from classrooms.grouping import PlannedTable, table_rules, tables_check, tables_propose
@@ -23,6 +24,7 @@ from games.services import (
     game_pause,
     game_resume,
     game_start,
+    games_over_before,
     seat_replace_by_bot,
 )
 
@@ -238,8 +240,9 @@ def class_session_end(*, session, by: User | None = None) -> int:
 def session_after_game_change(*, session_id: int | None) -> bool:
     """Mark the class game finished once every table has ended by itself; True if it did now.
 
-    games.services calls this after committing a change of a game's status (a table that ends
-    by itself, or is ended); the live view only reads. Idempotent: a second call changes nothing.
+    games.services tells it (games.signals.game_over) when a table has just ended, by itself or
+    ended, in that transaction; the live view only reads. Idempotent: a second call changes
+    nothing.
     """
     if session_id is None:
         return False
@@ -261,3 +264,33 @@ def class_seat_replace(*, game, position: int, strength: str, by: User | None = 
         return seat_replace_by_bot(game=game, position=position, strength=strength, by=by)
     except GameError as exc:
         raise ValidationError(exc.message, code=exc.code) from exc
+
+
+def sessions_erase_before(*, before, school=None, dry_run: bool = False) -> dict[str, int]:
+    """Delete the class games created before `before` that have no table left (retention, after
+    games.services.games_erase_before: games.signals.games_erased); the rows deleted per label.
+
+    dry_run counts those whose every table is erased too, and changes nothing.
+    """
+    over = games_over_before(before)
+    sessions = ClassSession.objects.filter(created_at__lt=before).exclude(
+        Exists(Game.objects.filter(session=OuterRef("pk")).exclude(over))
+    )
+    if school is not None:
+        sessions = sessions.filter(classroom__school=school)
+    label = ClassSession._meta.label
+    if dry_run:
+        return {label: sessions.count()}
+    counts = {label: 0}
+    with transaction.atomic():
+        ids = list(
+            sessions.select_for_update(no_key=False, of=("self",)).values_list("pk", flat=True)
+        )
+        # Locked now: a table added since the first read keeps its class game (and itself).
+        empty = ClassSession.objects.filter(pk__in=ids).exclude(
+            Exists(Game.objects.filter(session=OuterRef("pk")))
+        )
+        _, deleted = empty.delete()
+    for name, n in deleted.items():
+        counts[name] = counts.get(name, 0) + n
+    return counts

@@ -1,5 +1,6 @@
-"""URLs of the class-game pages; classrooms/urls.py includes them in the "classrooms" namespace,
-so their names stay "classrooms:session_live" and so on."""
+"""URLs of the class-game pages; the site's urls (kavet_site/urls.py) include them in the
+"classrooms" namespace, beside the class pages, so their names stay "classrooms:session_live"
+and so on."""
 
 from django.urls import path
 

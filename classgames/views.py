@@ -18,7 +18,6 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from classrooms import permissions
-from classrooms.demo.alive import demo_keep_alive
 from classrooms.forms import ClassGameSettingsForm, tables_from_post
 from classrooms.grouping import (
     BOT_STRENGTHS,
@@ -31,9 +30,12 @@ from classrooms.grouping import (
     tables_propose,
 )
 from classrooms.selectors import class_students, signed_in_ids
+from games import permissions as game_permissions
 from games.selectors import name_seats
 from games.services import game_tick, page_due
+from games.signals import class_game_shown
 
+from . import permissions as class_game_permissions
 from . import selectors, services
 from .models import ClassSession
 
@@ -203,7 +205,7 @@ def play_now(request: HttpRequest, pk: int) -> HttpResponse:
 @permissions.staff_required
 def session_live(request: HttpRequest, pk: int) -> HttpResponse:
     """Every table of a class game on one screen; HTMX polls it and gets 204 when nothing moved."""
-    session = permissions.session_get(request.user, pk)
+    session = class_game_permissions.session_get(request.user, pk)
     now = timezone.now()
     pulse = selectors.session_pulse(session)
     # The policy of every page showing a running game (games.services.due_moves_apply): a
@@ -214,8 +216,9 @@ def session_live(request: HttpRequest, pk: int) -> HttpResponse:
     for game_id, _version, status, deadline, bot_due in pulse:
         if page_due(status=status, timer_deadline=deadline, bot_due_at=bot_due, now=now):
             applied = bool(game_tick(game_id=game_id, now=now)) or applied
-    # The demo's class game plays on while someone looks (classrooms.demo.alive).
-    applied = bool(demo_keep_alive(session=session, now=now)) or applied
+    # The demo's class game plays on while someone looks (classrooms.demo: games.signals).
+    shown = class_game_shown.send(sender=ClassSession, session=session, now=now)
+    applied = any(moved for _receiver, moved in shown) or applied
     if applied:
         pulse = selectors.session_pulse(session)
     fingerprint = selectors.session_fingerprint(pulse, now)
@@ -243,7 +246,7 @@ def session_live(request: HttpRequest, pk: int) -> HttpResponse:
 @permissions.staff_required
 @require_POST
 def session_control(request: HttpRequest, pk: int) -> HttpResponse:
-    session = permissions.session_get(request.user, pk)
+    session = class_game_permissions.session_get(request.user, pk)
     action = request.POST.get("action")
     if action == "pause":
         n = services.class_session_pause(session=session, by=request.user)
@@ -269,8 +272,8 @@ def session_control(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def seat_replace(request: HttpRequest, pk: int, gid: int) -> HttpResponse:
     """Replace an absent student by a computer player in the middle of a game (R8)."""
-    session = permissions.session_get(request.user, pk)
-    game = permissions.game_get(request.user, gid)
+    session = class_game_permissions.session_get(request.user, pk)
+    game = game_permissions.game_get(request.user, gid)
     if game.session_id != session.pk:
         raise Http404("no such table in this class game")
     try:
@@ -328,7 +331,7 @@ def history(request: HttpRequest, pk: int) -> HttpResponse:
 
 @permissions.staff_required
 def game_replay(request: HttpRequest, pk: int) -> HttpResponse:
-    game = permissions.game_get(request.user, pk)
+    game = game_permissions.game_get(request.user, pk)
     replay = selectors.game_replay(game, players=selectors.replay_names(game))
     return render(
         request,

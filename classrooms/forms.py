@@ -289,6 +289,19 @@ class ClassGameSettingsForm(forms.Form):
         }
 
 
+def _table_numbers(raws, max_tables: int) -> set[int]:
+    """The tables a student was sent to: the numbers posted that name a table (0: not playing)."""
+    numbers = set()
+    for raw in raws:
+        try:
+            number = int(raw)
+        except (TypeError, ValueError):
+            continue
+        if 1 <= number <= max_tables:
+            numbers.add(number)
+    return numbers
+
+
 def tables_from_post(data, students) -> tuple[list, dict]:
     """The tables as the teacher arranged them on the page.
 
@@ -308,14 +321,7 @@ def tables_from_post(data, students) -> tuple[list, dict]:
         return by_number[number]
 
     for student in students:
-        numbers = set()
-        for raw in data.getlist(f"table_{student.pk}"):
-            try:
-                number = int(raw)
-            except (TypeError, ValueError):
-                continue
-            if 1 <= number <= max_tables:
-                numbers.add(number)
+        numbers = _table_numbers(data.getlist(f"table_{student.pk}"), max_tables)
         if len(numbers) > 1:
             doubles[student] = sorted(numbers)
         for number in sorted(numbers)[:1]:

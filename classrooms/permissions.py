@@ -4,7 +4,15 @@
 row they may change (or act on as staff). Either takes a queryset instead of a model and narrows
 it. Views, selectors, reports and the admin all start from here, so a foreign id is a 404 like a
 missing one. A model without a rule is refused (LookupError): a new model is closed until it is
-given one here.
+given one.
+
+This module is the shared base and the rules of the people's models (schools, accounts, classes,
+students, parents). Each app above declares the rules of its own models in its permissions
+module with `rules(Model, read=..., manage=...)`, built from the filters here (`in_classroom`,
+`of_student_readable`...), and loads it in its AppConfig.ready: games.permissions (games,
+seats, moves, plays, practice goals), classgames.permissions (class games),
+classrooms.reports.permissions and classrooms.reports.mail.permissions. So this module imports
+no app above it.
 
 The rules:
 - a teacher reads and manages the classes they teach, a school admin every class of the school;
@@ -26,12 +34,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, Model, OuterRef, Q, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 
-from classgames.models import ClassSession
-from games.models import Game, Move, Play, PracticeGoal, Seat
-
 from .models import Classroom, LevelChange, ParentLink, School, Student, TeacherInvite, User
-from .reports.mail.models import EmailPreference, WeeklyEmail
-from .reports.models import LevelRecommendation, ParentInvite, ReportJob, WeeklyReport, WeekTally
 
 STAFF_ROLES = (User.Role.TEACHER, User.Role.SCHOOL_ADMIN)
 View = Callable[..., HttpResponse]
@@ -48,6 +51,46 @@ def _role(user, *roles: str) -> bool:
 
 def is_school_admin(user) -> bool:
     return bool(_role(user, User.Role.SCHOOL_ADMIN) and user.school_id)
+
+
+# --- who someone is: the one place that reads a role ------------------------------------------
+
+
+def is_staff(user) -> bool:
+    """A teacher or a school admin."""
+    return getattr(user, "role", None) in STAFF_ROLES
+
+
+def is_parent(user) -> bool:
+    return getattr(user, "role", None) == User.Role.PARENT
+
+
+def is_student(user) -> bool:
+    """Signed in as a child (on a tablet)."""
+    return bool(getattr(user, "is_authenticated", False)) and (
+        getattr(user, "role", None) == User.Role.STUDENT
+    )
+
+
+def picks_teachers(user) -> bool:
+    """A school admin puts the school's teachers on a class (a teacher may not pick colleagues)."""
+    return getattr(user, "role", None) == User.Role.SCHOOL_ADMIN
+
+
+def teaches_what_they_create(user) -> bool:
+    """A teacher who creates a class teaches it (a school admin may create it for others)."""
+    return getattr(user, "role", None) == User.Role.TEACHER
+
+
+def may_reset_password(user) -> bool:
+    """Teachers and parents reset their password by email; children have none, and school
+    admins are reset by the site's administrators."""
+    return getattr(user, "role", None) in (User.Role.TEACHER, User.Role.PARENT)
+
+
+def is_admin_of_school(user, school_id: int | None) -> bool:
+    """The admin of this very school (invites its teachers, erases its students)."""
+    return getattr(user, "role", None) == User.Role.SCHOOL_ADMIN and user.school_id == school_id
 
 
 # --- the filters, one per model ----------------------------------------------------------------
@@ -84,16 +127,6 @@ def report_students(user) -> QuerySet[Student]:
     if getattr(user, "role", None) == User.Role.PARENT:
         return children(user)
     return staff_students(user)
-
-
-def own_seats(user) -> Q:
-    """The seats this user sits at: a student sees only the games they play in."""
-    if (
-        not getattr(user, "is_authenticated", False)
-        or getattr(user, "role", "") != User.Role.STUDENT
-    ):
-        return NOTHING
-    return Q(student__user=user, game__school_id=user.school_id)
 
 
 def teachers_of_school(user) -> QuerySet[User]:
@@ -138,7 +171,7 @@ def _classroom(user) -> Q:
     return Q(pk__in=staff_classrooms(user).values("pk"))
 
 
-def _in_classroom(user) -> Q:
+def in_classroom(user) -> Q:
     return Q(classroom__in=staff_classrooms(user))
 
 
@@ -150,78 +183,44 @@ def _student_managed(user) -> Q:
     return Q(pk__in=staff_students(user).values("pk"))
 
 
-def _of_student_readable(user) -> Q:
+def of_student_readable(user) -> Q:
     return Q(student__in=report_students(user).values("pk"))
 
 
-def _of_student_managed(user) -> Q:
+def of_student_managed(user) -> Q:
     return Q(student__in=staff_students(user).values("pk"))
-
-
-def _game_managed(user) -> Q:
-    return Q(classroom__in=staff_classrooms(user))
-
-
-def _game_readable(user) -> Q:
-    return _game_managed(user) | Q(pk__in=Seat.objects.filter(own_seats(user)).values("game_id"))
-
-
-def _seat_managed(user) -> Q:
-    return Q(game__classroom__in=staff_classrooms(user))
-
-
-def _seat_readable(user) -> Q:
-    return _seat_managed(user) | own_seats(user)
-
-
-def _move_readable(user) -> Q:
-    return Q(game__in=Game.objects.filter(_game_readable(user)).values("pk"))
-
-
-def _job(user) -> Q:
-    """A build request, seen only by someone who may still see its student and its class."""
-    return (Q(student__isnull=True) | Q(student__in=staff_students(user).values("pk"))) & (
-        Q(classroom__isnull=True) | Q(classroom__in=staff_classrooms(user).values("pk"))
-    )
 
 
 Rule = Callable[[object], Q]
 
-READABLE: dict[type[Model], Rule] = {
-    School: _school,
-    User: _accounts,
-    TeacherInvite: _invites,
-    Classroom: _classroom,
-    Student: _student_readable,
-    LevelChange: _of_student_managed,
-    ParentLink: _of_student_managed,
-    ClassSession: _in_classroom,
-    PracticeGoal: _in_classroom,
-    Game: _game_readable,
-    Seat: _seat_readable,
-    Move: _move_readable,
-    # A parent reads their own child's moves (behind the figures of the child's report).
-    Play: _of_student_readable,
-    WeeklyReport: _of_student_readable,
-    WeekTally: _of_student_managed,
-    ReportJob: _job,
-    # A parent's own email settings and sent-log: theirs alone.
-    EmailPreference: lambda user: Q(parent=user),
-    WeeklyEmail: lambda user: Q(parent=user),
-    LevelRecommendation: _of_student_managed,
-    ParentInvite: _of_student_managed,
-}
+# Filled by the rules() of each app (this module's at its end, the others' in their ready()).
+READABLE: dict[type[Model], Rule] = {}
+MANAGEABLE: dict[type[Model], Rule] = {}
 
-MANAGEABLE: dict[type[Model], Rule] = {
-    **READABLE,
-    School: _admin_school,
-    Student: _student_managed,
-    Game: _game_managed,
-    Seat: _seat_managed,
-    Move: lambda user: Q(game__in=Game.objects.filter(_game_managed(user)).values("pk")),
-    Play: _of_student_managed,
-    WeeklyReport: _of_student_managed,
-}
+
+def rules(model: type[Model], *, read: Rule, manage: Rule | None = None) -> None:
+    """Declare who may read a model's rows and who may change them (the reading rule if none)."""
+    READABLE[model] = read
+    MANAGEABLE[model] = manage or read
+
+
+# Row getters an app above declares with getter(), for the callers that reach them through this
+# module by name (permissions.session_get in games/board.py and games/stream.py: the class-game
+# pages the games app serves). Every other caller imports the app's own permissions module.
+GETTERS: dict[str, Callable] = {}
+
+
+def getter(function: Callable) -> Callable:
+    """Offer an app's row getter as permissions.<its name> (see GETTERS)."""
+    GETTERS[function.__name__] = function
+    return function
+
+
+def __getattr__(name: str):
+    try:
+        return GETTERS[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
 
 
 def _narrow(rules: dict[type[Model], Rule], user, model_or_qs) -> QuerySet:
@@ -297,78 +296,9 @@ def child_get(user, pk: int) -> Student:
     )
 
 
-def session_get(user, pk: int) -> ClassSession:
-    return get_manageable_or_404(
-        user, ClassSession.objects.select_related("classroom"), what="class game", pk=pk
-    )
-
-
-def game_get(user, pk: int) -> Game:
-    """A table of a class the user teaches (the teacher's replay and controls)."""
-    return get_manageable_or_404(
-        user, Game.objects.select_related("classroom", "session"), what="game", pk=pk
-    )
-
-
-def seats_for_user(*, user) -> QuerySet[Seat]:
-    """The seats this user sits at: a student sees only the games they play in."""
-    return Seat.objects.filter(own_seats(user))
-
-
-def game_for_seat(*, user, game_id: int) -> tuple[Game, Seat]:
-    """The game and this user's seat at it; 404 for a game they do not sit at."""
-    seat = (
-        seats_for_user(user=user)
-        .select_related("game")
-        .filter(game_id=game_id)
-        .order_by("position")
-        .first()
-    )
-    if seat is None:
-        raise Http404("no such game")
-    return seat.game, seat
-
-
-def table_for_seat(*, user, game_id: int) -> tuple[Game, Seat, list[Seat]]:
-    """game_for_seat with the whole table, in one statement: the game (and its class), this
-    user's seat at it and every seat, for the table's board; 404 for a game they do not sit at."""
-    mine = Seat.objects.filter(own_seats(user), game_id=OuterRef("game_id"))
-    seats = list(
-        Seat.objects.filter(Exists(mine), game_id=game_id)
-        .select_related("game__classroom", "student")
-        .order_by("position")
-    )
-    seat = next((s for s in seats if s.student is not None and s.student.user_id == user.pk), None)
-    if seat is None:
-        raise Http404("no such game")
-    game = seat.game
-    for other in seats:
-        other.game = game  # one game object for the whole table
-    return game, seat, seats
-
-
-def job_get(user, pk: int) -> ReportJob:
-    """A build request, seen only by someone who may still see its student or class."""
-    return get_readable_or_404(
-        user, ReportJob.objects.select_related("classroom", "student"), what="job", pk=pk
-    )
-
-
-def recommendation_get(user, pk: int) -> LevelRecommendation:
-    return get_manageable_or_404(
-        user, LevelRecommendation.objects.select_related("student"), what="recommendation", pk=pk
-    )
-
-
 def parent_link_get(user, pk: int) -> ParentLink:
     return get_manageable_or_404(
         user, ParentLink.objects.select_related("student", "parent"), what="link", pk=pk
-    )
-
-
-def parent_invite_get(user, pk: int) -> ParentInvite:
-    return get_manageable_or_404(
-        user, ParentInvite.objects.select_related("student"), what="invitation", pk=pk
     )
 
 
@@ -385,7 +315,7 @@ def staff_required(view: View) -> View:
     @login_required
     @wraps(view)
     def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        if getattr(request.user, "role", None) not in STAFF_ROLES:
+        if not is_staff(request.user):
             raise PermissionDenied
         return view(request, *args, **kwargs)
 
@@ -403,3 +333,14 @@ def admin_required(view: View) -> View:
         return view(request, *args, **kwargs)
 
     return wrapper
+
+
+# --- the rules of the people's models ----------------------------------------------------------
+
+rules(School, read=_school, manage=_admin_school)
+rules(User, read=_accounts)
+rules(TeacherInvite, read=_invites)
+rules(Classroom, read=_classroom)
+rules(Student, read=_student_readable, manage=_student_managed)
+rules(LevelChange, read=of_student_managed)
+rules(ParentLink, read=of_student_managed)

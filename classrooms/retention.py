@@ -17,6 +17,8 @@ Play data is:
   lie wholly before the cut-off, and the level recommendations made before it (their evidence
   is counted from the plays) (classrooms.reports.retention).
 
+Each app erases its own rows, told by signals.retention_due (this module imports none of them).
+
 Not play data, and never erased here: schools, accounts, classes, students, their levels and
 level history, parent links and invites, email preferences. The
 students of an archived class are erased by the existing erase flow
@@ -36,7 +38,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from . import signals
 from .models import School
+from .selectors import school_tz
 from .services import school_year_check, school_year_current
 
 # A school year runs from 1 August to 31 July: school_year_current starts a new year in
@@ -96,15 +100,11 @@ def cutoff_date(today: date) -> date:
 
 def school_today(school: School, now: datetime | None = None) -> date:
     """Today's date at the school (each school has its own time zone)."""
-    from .reports.selectors import school_tz
-
     return (now or timezone.now()).astimezone(school_tz(school)).date()
 
 
 def school_cutoff(school: School, day: date) -> datetime:
     """The first moment of `day` at the school: games are compared with it."""
-    from .reports.selectors import school_tz
-
     return datetime.combine(day, time(), tzinfo=school_tz(school))
 
 
@@ -175,21 +175,21 @@ def retention_erase(
     which never erases anything early. Runs in short transactions of its own (each batch of
     games locked first): do not call it inside a transaction.
     """
-    from games.services import games_erase_before
-
-    from .reports.retention import emails_erase_before, reports_erase_before
-
     erased = Erased(dry_run=dry_run)
     cutoffs = set()
     for school in School.objects.order_by("pk"):
         day = before or cutoff_date(school_today(school, now))
         cutoffs.add(day)
-        erased.add(
-            games_erase_before(before=school_cutoff(school, day), school=school, dry_run=dry_run)
-        )
-        erased.add(reports_erase_before(school=school, before=day, dry_run=dry_run))
+        moment = school_cutoff(school, day)
+        _erase(erased, school=school, day=day, moment=moment, dry_run=dry_run)
     if not cutoffs:
         cutoffs.add(before or cutoff_date(timezone.localdate(now)))
-    erased.add(emails_erase_before(before=min(cutoffs), dry_run=dry_run))
+    _erase(erased, school=None, day=min(cutoffs), moment=None, dry_run=dry_run)
     erased.cutoffs = sorted(cutoffs)
     return erased
+
+
+def _erase(erased: Erased, **due) -> None:
+    """The apps above erase their rows past the cut-off (signals.retention_due)."""
+    for _receiver, counts in signals.retention_due.send(sender=School, **due):
+        erased.add(counts or {})

@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from django.conf import settings
 from django.db.models import Count, QuerySet
 
-from classgames.models import ClassSession
-
 from . import permissions
-from .models import Classroom, LevelChange, Student, TeacherInvite, User
+from .models import Classroom, LevelChange, School, Student, TeacherInvite, User
+from .pages import TEACHER_HOME, panels_context
 from .pictures import encode
+
+
+def school_tz(school: School) -> ZoneInfo:
+    """The school's time zone (the site's when the school's is unknown)."""
+    try:
+        return ZoneInfo(school.time_zone)
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo(settings.TIME_ZONE)
+
 
 # --- pages ---------------------------------------------------------------------------------
 
@@ -25,14 +35,8 @@ def teacher_home(user) -> dict:
     )
     active = [c for c in classes if c.archived_at is None]
     archived = [c for c in classes if c.archived_at is not None]
-    sessions = (
-        permissions.readable(user, ClassSession)
-        .filter(status__in=[ClassSession.Status.RUNNING, ClassSession.Status.PAUSED])
-        .select_related("classroom")
-        .annotate(n_games=Count("games", distinct=True))
-        .order_by("-created_at")
-    )
-    return {"classes": active, "archived": archived, "sessions": list(sessions)}
+    # The class games running in them: classgames adds them (pages.TEACHER_HOME).
+    return {"classes": active, "archived": archived, **panels_context(TEACHER_HOME, user)}
 
 
 def teachers_of_school(user) -> QuerySet[User]:
@@ -74,11 +78,6 @@ def classrooms_to_move_to(user, *, student: Student) -> QuerySet[Classroom]:
         .exclude(pk=student.classroom_id)
         .order_by("-school_year", "name")
     )
-
-
-# The push stream (games/stream.py) checks a class game with the page's own rule; it still
-# imports it from here until it imports classrooms.permissions.session_get.
-session_get = permissions.session_get
 
 
 def signed_in_ids(user, classroom: Classroom, *, now) -> set[int]:

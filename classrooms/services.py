@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from . import permissions, signals
 from .models import (
     Classroom,
     LevelChange,
@@ -140,10 +141,7 @@ def _classroom_name_check(
 def _teachers_check(*, school: School, teachers: Iterable[User]) -> list[User]:
     teachers = list(teachers)
     for teacher in teachers:
-        if teacher.school_id != school.pk or teacher.role not in (
-            User.Role.TEACHER,
-            User.Role.SCHOOL_ADMIN,
-        ):
+        if teacher.school_id != school.pk or not permissions.is_staff(teacher):
             raise ValidationError(
                 _("A class's teachers must work at its school."), code="teacher_foreign"
             )
@@ -171,7 +169,7 @@ def classroom_create(
     school_year = school_year_check(school_year)
     name = _classroom_name_check(school=school, name=name, school_year=school_year)
     teachers = _teachers_check(school=school, teachers=teachers)
-    if by is not None and by.role == User.Role.TEACHER and by not in teachers:
+    if by is not None and permissions.teaches_what_they_create(by) and by not in teachers:
         teachers.append(by)
     classroom = Classroom.objects.create(
         school=school,
@@ -527,13 +525,11 @@ def student_erase(*, student: Student, by: User | None = None) -> None:
 
     The games they played stay (the other children's scores are theirs), but the seat shows
     "—" and the player name is removed from each game's stored configuration and state
-    (games.services.student_games_erase, which locks those games first: the lock order of
-    every move, game before student). Their plays, level history and parent links go with
-    the student row (CASCADE).
+    (games.services.student_games_erase, told by signals.student_erasing, locks those games
+    first: the lock order of every move, game before student). Their plays, level history and
+    parent links go with the student row (CASCADE).
     """
-    from games.services import student_games_erase
-
-    student_games_erase(student=student, by=by)
+    signals.student_erasing.send(sender=Student, student=student, by=by)
     student = Student.objects.select_for_update(no_key=False).get(pk=student.pk)
     user_id = student.user_id
     student.delete()
@@ -615,7 +611,7 @@ def teacher_invite_create(
 
     The secret is shown once to the school admin and never stored in clear.
     """
-    if by.role != User.Role.SCHOOL_ADMIN or by.school_id != school.pk:
+    if not permissions.is_admin_of_school(by, school.pk):
         raise ValidationError(_("Only the school's admin can invite teachers."), code="forbidden")
     token = secrets.token_urlsafe(24)
     invite = TeacherInvite.objects.create(

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from kavet_site.auth_throttle import note_staff_address
 
-from .models import User
-
-STAFF_ROLES = (User.Role.TEACHER, User.Role.SCHOOL_ADMIN)
+from .permissions import is_staff
 
 
 def note_staff_signin(sender, request, user, **kwargs) -> None:
@@ -14,5 +12,5 @@ def note_staff_signin(sender, request, user, **kwargs) -> None:
 
     Parents sign in from home and children from the class tablets: neither is noted.
     """
-    if request is not None and user.role in STAFF_ROLES and user.school_id:
+    if request is not None and is_staff(user) and user.school_id:
         note_staff_address(school_id=user.school_id, request=request)

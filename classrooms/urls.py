@@ -2,8 +2,6 @@
 
 from django.urls import path
 
-from classgames.urls import urlpatterns as class_game_urls
-
 from . import views
 
 app_name = "classrooms"
@@ -31,6 +29,3 @@ urlpatterns = [
     path("teacher/invitations/<int:pk>/revoke/", views.invite_revoke, name="invite_revoke"),
     path("invitation/<str:token>/", views.invite_accept, name="invite_accept"),
 ]
-
-# The class-game pages live in classgames and keep their names in this namespace.
-urlpatterns += class_game_urls

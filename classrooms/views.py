@@ -18,9 +18,6 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
-from classgames import selectors as class_game_selectors
-from games.signin import signin_guessed, signin_locks, signin_unlock
-
 from . import permissions, selectors, services
 from .forms import (
     ClassroomCopyForm,
@@ -33,9 +30,10 @@ from .forms import (
     StudentMoveForm,
     StudentsPasteForm,
 )
-from .models import Classroom, NumberRange, Student, Tier, User
+from .models import Classroom, NumberRange, Student, Tier
+from .pages import CLASS_PAGE, panels_context
 from .pictures import PICTURES, pictures_of
-from .reports.views import proposal_contexts
+from .signin_locks import signin_guessed, signin_locks, signin_unlock
 
 
 def _errors(exc: ValidationError) -> list[str]:
@@ -77,7 +75,7 @@ def teacher_home(request: HttpRequest) -> HttpResponse:
 @permissions.staff_required
 def classroom_create(request: HttpRequest) -> HttpResponse:
     user = request.user
-    is_admin = user.role == User.Role.SCHOOL_ADMIN
+    is_admin = permissions.picks_teachers(user)
     teachers_qs = selectors.teachers_of_school(user) if is_admin else None
     form = ClassroomForm(
         request.POST or None,
@@ -113,7 +111,6 @@ def classroom_detail(request: HttpRequest, pk: int) -> HttpResponse:
     students = selectors.classroom_students(classroom)
     rows = [(s, pictures_of(s.picture_code)) for s in students]
     guessed = signin_guessed(students)
-    sessions = list(class_game_selectors.class_sessions_of(classroom)[:5])
     return render(
         request,
         "classrooms/classroom_detail.html",
@@ -121,15 +118,13 @@ def classroom_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "classroom": classroom,
             "rows": rows,
             "n_students": len(students),
-            "sessions": sessions,
             "teachers": list(classroom.teachers.all()),
-            # Open level proposals where the teacher looks, decided here as in the reports.
-            "proposals": proposal_contexts(classroom),
             # Someone is trying these children's pictures (classrooms/_signin_alerts.html).
             "signin_alerts": [s for s in students if s.pk in guessed],
-            # "Play now": who is present (one tap each) and the one-tap start.
-            "play_now": class_game_selectors.play_now_context(classroom, students),
             "tab": "students",
+            # The class games of the class and "Play now" (classgames), the open level
+            # proposals where the teacher looks (reports): pages.CLASS_PAGE.
+            **panels_context(CLASS_PAGE, classroom, students),
         },
     )
 
@@ -138,7 +133,7 @@ def classroom_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def classroom_edit(request: HttpRequest, pk: int) -> HttpResponse:
     user = request.user
     classroom = permissions.classroom_get(user, pk)
-    is_admin = user.role == User.Role.SCHOOL_ADMIN
+    is_admin = permissions.picks_teachers(user)
     teachers_qs = selectors.teachers_of_school(user) if is_admin else None
     initial = {
         "name": classroom.name,

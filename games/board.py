@@ -21,6 +21,7 @@ from classrooms import permissions
 from classrooms.models import Classroom
 
 from . import board_selectors as selectors
+from . import permissions as game_permissions
 from . import services
 from .models import Game
 from .signals import class_game_shown
@@ -49,7 +50,7 @@ def _unchanged(request: HttpRequest, game) -> bool:
 def board_table(request: HttpRequest, game_id: int) -> HttpResponse:
     """One table, big enough to read from the back of the room; HTMX asks for the board again
     when the push channel tells of a change at this table (or every few seconds without it)."""
-    game = _due_moves_applied(permissions.game_get(request.user, game_id))  # else 404
+    game = _due_moves_applied(game_permissions.game_get(request.user, game_id))  # else 404
     if _unchanged(request, game):
         return HttpResponse(status=204)
     ctx = selectors.board_table_context(game=game)

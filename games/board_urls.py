@@ -1,4 +1,5 @@
-"""URLs of the class board (games/board.py), included by games/urls.py under /board/."""
+"""URLs of the class board (games/board.py, on the class games' floor), included by the site's
+urls (kavet_site/urls.py) under /board/, in the "games" namespace beside the tables."""
 
 from django.urls import path
 

@@ -1,7 +1,7 @@
 """A game, its seats, its append-only list of moves, and what each student played.
 
 The engine's state (games.engine) is stored as JSON on the game row; `version` counts the
-moves applied. Only games/services.py changes these rows, under a row lock.
+moves applied. Only games/services/ changes these rows, under a row lock.
 """
 
 from __future__ import annotations
@@ -265,7 +265,7 @@ class PracticeGoal(models.Model):
 class Tablet(models.Model):
     """A tablet id the server handed out (signed in the tablet's cookie), and when it was last seen.
 
-    An id not seen for games.signin.TABLET_DAYS is forgotten: a cookie naming it (or an id the
+    An id not seen for games.tablets.TABLET_DAYS is forgotten: a cookie naming it (or an id the
     server never handed out) is a new tablet, so ids hoarded long ago are worth nothing.
     """
 

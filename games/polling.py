@@ -6,10 +6,11 @@ the user (`poll_token`); `poll_unchanged` trusts it to answer only ever "nothing
 with no session, no user and no rendering. Anything else goes through the view's full path.
 
 The same query stamps the seat's presence (Seat.last_seen_at, at most every PRESENCE_RESOLUTION
-seconds), which the teacher's live view reads for "the tablet has gone quiet". That is a
-presence stamp, not game state: the poll never changes a game and never applies a due move —
-a move that is due (games.tasks.page_due_grace() late) makes the answer "changed", and the view
-then applies it through the one service (services.due_moves_apply).
+seconds), which the teacher's live view reads for "the tablet has gone quiet": the services run
+it (seat_poll_seen), the one writer of seats. That is a presence stamp, not game state: the poll
+never changes a game and never applies a due move — a move that is due
+(games.tasks.page_due_grace() late) makes the answer "changed", and the view then applies it
+through the one service (services.due_moves_apply).
 
 - PostgreSQL: one statement, `WITH touched AS (UPDATE seat ... FOR UPDATE SKIP LOCKED ...)
   SELECT game ...`: a seat row held by a move in progress is skipped (the next poll stamps it),
@@ -21,39 +22,14 @@ then applies it through the one service (services.due_moves_apply).
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 from django.core.signing import BadSignature, Signer
-from django.db import connection
 from django.http import HttpRequest
 from django.utils import timezone
 
-from .models import Game, Seat
+from .models import Game
+from .services import page_due, seat_poll_seen
 
 POLL_SIGNER = Signer(salt="kavet.games.poll")
-# Seconds between two presence stamps of one seat: a write on every poll would cost.
-PRESENCE_RESOLUTION = 30
-
-_GAME = Game._meta.db_table
-_SEAT = Seat._meta.db_table
-
-POLL_SQL_POSTGRES = (
-    f'WITH touched AS (UPDATE "{_SEAT}" SET "last_seen_at" = %(now)s WHERE "id" IN ('
-    f'SELECT "id" FROM "{_SEAT}" WHERE "game_id" = %(game)s AND "position" = %(position)s '
-    f'AND "bot" = \'\' AND ("last_seen_at" IS NULL OR "last_seen_at" < %(stale)s) '
-    f'FOR NO KEY UPDATE SKIP LOCKED) RETURNING "id") '
-    f'SELECT "version", "status", "timer_deadline", "bot_due_at", NULL, NULL FROM "{_GAME}" '
-    f'WHERE "id" = %(game)s'
-)
-POLL_SQL = (
-    f'SELECT g."version", g."status", g."timer_deadline", g."bot_due_at", s."id", s."last_seen_at" '
-    f'FROM "{_GAME}" g LEFT JOIN "{_SEAT}" s ON s."game_id" = g."id" AND s."position" = %(position)s '
-    f'AND s."bot" = \'\' WHERE g."id" = %(game)s'
-)
-TOUCH_SQL = (
-    f'UPDATE "{_SEAT}" SET "last_seen_at" = %(now)s WHERE "game_id" = %(game)s '
-    f'AND "position" = %(position)s AND "bot" = \'\''
-)
 
 
 def poll_token(game: Game, seat_position: int, user_id: int) -> str:
@@ -70,16 +46,6 @@ def poll_token_read(token: str) -> tuple[int, int, int] | None:
         return None
 
 
-def _aware(value: datetime) -> datetime:
-    # SQLite hands raw datetimes back naive (stored in UTC); PostgreSQL gives them aware.
-    return value if timezone.is_aware(value) else timezone.make_aware(value, UTC)
-
-
-def _db_time(value: datetime):
-    # Raw SQL bypasses the field's conversion (SQLite stores naive UTC text).
-    return connection.ops.adapt_datetimefield_value(value)
-
-
 def poll_unchanged(request: HttpRequest, game_id: int) -> bool:
     """True when the poll may be answered 204: the table is as this tablet last saw it.
 
@@ -91,30 +57,13 @@ def poll_unchanged(request: HttpRequest, game_id: int) -> bool:
     if read is None or read[0] != game_id:
         return False
     now = timezone.now()
-    params = {
-        "game": game_id,
-        "position": read[1],
-        "now": _db_time(now),
-        "stale": _db_time(now - timedelta(seconds=PRESENCE_RESOLUTION)),
-    }
-    postgres = connection.vendor == "postgresql"
-    with connection.cursor() as cursor:
-        cursor.execute(POLL_SQL_POSTGRES if postgres else POLL_SQL, params)
-        row = cursor.fetchone()
-        if row is None:
-            return False
-        version, status, deadline, bot_due, seat_id, seen = (
-            _aware(v) if isinstance(v, datetime) else v for v in row
-        )
-        if seat_id is not None and (
-            seen is None or (now - seen).total_seconds() >= PRESENCE_RESOLUTION
-        ):
-            cursor.execute(TOUCH_SQL, params)
+    game = seat_poll_seen(game_id=game_id, position=read[1], now=now)
+    if game is None:
+        return False
+    version, status, deadline, bot_due = game
     if status == Game.Status.RUNNING and (
         (deadline and deadline <= now) or (bot_due and bot_due <= now)
     ):
-        from games.services import page_due  # only when something is due: not on every poll
-
         if page_due(status=status, timer_deadline=deadline, bot_due_at=bot_due, now=now):
             return False
     return request.GET.get("v") == str(version) and request.GET.get("s") == status

@@ -379,6 +379,26 @@ class RedisBridge:
         if thread is not None:
             thread.join(timeout=5)
 
+    def _lost(self, ready: threading.Event) -> None:
+        """Redis is gone: this process's streams would hear only this process, and their
+        tablets would see the other processes' moves at the 10 s safety poll. They end now; a
+        tablet's next stream is refused while Redis is down (games.stream), so it polls every
+        2 s until the stream works again."""
+        self._tried = True
+        if ready.is_set():
+            ready.clear()
+            self.local.lost_messages()
+
+    def _hand_on(self, message: dict | None) -> None:
+        """A message heard on the channel, to this process's streams."""
+        if message is None or message.get("type") != "message":
+            return
+        change = _decode(message["data"])
+        if isinstance(change, list):
+            self.local.replace_streams(change)
+        elif change is not None:
+            self.local.deliver(change)
+
     def _listen(self) -> None:
         import redis
 
@@ -405,24 +425,10 @@ class RedisBridge:
                 self._tried = True
                 ready.set()
                 while not stop.is_set():
-                    message = pubsub.get_message(timeout=1.0)
-                    if message is None or message.get("type") != "message":
-                        continue
-                    change = _decode(message["data"])
-                    if isinstance(change, list):
-                        self.local.replace_streams(change)
-                    elif change is not None:
-                        self.local.deliver(change)
+                    self._hand_on(pubsub.get_message(timeout=1.0))
             except redis.RedisError as exc:
                 failures += 1
-                self._tried = True
-                if ready.is_set():
-                    # Redis is gone: this process's streams would hear only this process, and
-                    # their tablets would see the other processes' moves at the 10 s safety
-                    # poll. They end now; a tablet's next stream is refused while Redis is down
-                    # (games.stream), so it polls every 2 s until the stream works again.
-                    ready.clear()
-                    self.local.lost_messages()
+                self._lost(ready)
                 log.warning("push: Redis subscriber lost (%s); retrying", exc)
                 stop.wait(min(5.0, 0.2 * 2 ** min(failures, 5)))
             finally:

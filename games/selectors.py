@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 
+from classrooms import permissions
 from classrooms.models import Student, User
 from games import board_cache, engine
 from games.engine import events as ev
@@ -60,7 +61,7 @@ def player_names(game: Game, seats: Sequence[Seat] | None = None) -> list[str]:
 
 
 def student_of(user: User) -> Student | None:
-    if not user.is_authenticated or getattr(user, "role", "") != User.Role.STUDENT:
+    if not permissions.is_student(user):
         return None
     return (
         Student.objects.select_related("classroom", "classroom__school").filter(user=user).first()

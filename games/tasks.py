@@ -16,20 +16,21 @@ from __future__ import annotations
 
 import logging
 
-from celery import shared_task
+from celery import current_app, shared_task
 from django.conf import settings
 from django.db import transaction
 
 from games import services
+from kavet_site.queue import enqueue
 
 log = logging.getLogger(__name__)
 
 
 def runs_in_process() -> bool:
     """True when tasks run eagerly in the request (the embedded default): no worker, no beat."""
-    from kavet_site.celery import app
-
-    return bool(app.conf.task_always_eager or getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False))
+    return bool(
+        current_app.conf.task_always_eager or getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False)
+    )
 
 
 # Seconds past its due time before a page applies a due move itself where workers run: the
@@ -54,8 +55,6 @@ def schedule_bot(*, game_id: int, pause: float | None) -> None:
     """
     if pause is None or runs_in_process():
         return
-    from kavet_site.celery import enqueue
-
     transaction.on_commit(lambda: enqueue(game_tick_task, (game_id,), countdown=pause + 0.05))
 
 
@@ -86,11 +85,11 @@ def sweep_due_games() -> int:
 
 @shared_task(name="games.tasks.sweep_tablets", ignore_result=True)
 def sweep_tablets() -> int:
-    """Daily (beat): tablet ids not seen for games.signin.TABLET_DAYS are forgotten.
+    """Daily (beat): tablet ids not seen for games.tablets.TABLET_DAYS are forgotten.
 
     Reads already treat them as new tablets; this keeps the registry small and drops which
     children a long-gone tablet once signed in.
     """
-    from games.signin import tablets_sweep
+    from games.tablets import tablets_sweep
 
     return tablets_sweep()

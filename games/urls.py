@@ -18,7 +18,6 @@ urlpatterns = [
     path("play/<int:game_id>/stop/", views.practice_stop, name="practice_stop"),
     path("how-to-play/", include("games.howto")),  # how to play, for children and teachers
     path("push/", include("games.stream_urls")),  # server-sent events (games/stream.py)
-    path("board/", include("games.board_urls")),  # the class board (games/board.py)
     path("", include("games.practice_urls")),  # practice goals (games/practice_views.py)
     path("", include("games.tutorial_urls")),  # "Learn to play" (games/tutorial_views.py)
 ]

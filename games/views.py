@@ -8,8 +8,8 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from classrooms import permissions
 from games import board_cache, selectors, services
+from games import permissions as game_permissions
 from games.forms import MoveRefused, PracticeForm, parse_move, seen_version
 from games.polling import poll_token, poll_unchanged
 from games.wording import events_sentences, refusal_message
@@ -72,7 +72,7 @@ def practice_start(request: HttpRequest) -> HttpResponse:
 @require_POST
 def practice_stop(request: HttpRequest, game_id: int) -> HttpResponse:
     """A student may stop their own practice game (never a class game)."""
-    game, seat = permissions.game_for_seat(user=request.user, game_id=game_id)
+    game, seat = game_permissions.game_for_seat(user=request.user, game_id=game_id)
     if game.kind != Game.Kind.PRACTICE:
         raise Http404("only practice games can be stopped by a student")
     try:
@@ -104,7 +104,7 @@ def table(request: HttpRequest, game_id: int) -> HttpResponse:
         and poll_unchanged(request, game_id)
     ):
         return HttpResponse(status=204)
-    game, seat, seats = permissions.table_for_seat(user=request.user, game_id=game_id)
+    game, seat, seats = game_permissions.table_for_seat(user=request.user, game_id=game_id)
     read = (game.version, game.status)
     game = services.table_visit(game=game, seat=seat)
     since = _since(request) if request.htmx else None
@@ -133,7 +133,7 @@ def table_move(request: HttpRequest, game_id: int) -> HttpResponse:
     The post is read at the boundary (games.forms.parse_move): bounded in size and depth, typed.
     One that can't be a move answers 422 with the engine's refusal on the table; nothing changes.
     """
-    game, seat = permissions.game_for_seat(user=request.user, game_id=game_id)
+    game, seat = game_permissions.game_for_seat(user=request.user, game_id=game_id)
     seen = seen_version(request.POST)
     status = 200
     try:
@@ -176,7 +176,7 @@ def table_move(request: HttpRequest, game_id: int) -> HttpResponse:
 @require_GET
 def table_moves(request: HttpRequest, game_id: int) -> HttpResponse:
     """What happened so far at this table, in words (the log a child can read back)."""
-    game, seat = permissions.game_for_seat(user=request.user, game_id=game_id)
+    game, seat = game_permissions.game_for_seat(user=request.user, game_id=game_id)
     players = selectors.player_names(game)
     log = [
         (m.number, events_sentences(m.events, players))

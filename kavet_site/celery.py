@@ -2,9 +2,9 @@
 
 Also two pieces of resilience:
 
-- `enqueue()`: publish a task, and when the broker is unreachable log it and carry on — the
-  state that needs the job is in the database and a beat sweep finds it again
-  (games.tasks.sweep_due_games, classrooms.reports.tasks.sweep_report_jobs).
+- `enqueue()` (kavet_site.queue, re-exported here): publish a task, and when the broker is
+  unreachable log it and carry on — the state that needs the job is in the database and a beat
+  sweep finds it again (games.tasks.sweep_due_games, classrooms.reports.tasks.sweep_report_jobs).
 - A work-around for celery 5.7.0 + kombu 5.7.0 (see `_patch_kombu_redis_detached_transport`):
   without it a worker holding a delayed (ETA/countdown) or unacknowledged task dies for good
   when Redis drops.
@@ -21,11 +21,17 @@ import os
 from celery import Celery, bootsteps
 from celery.worker.consumer import Consumer as CeleryConsumer
 
+from kavet_site.queue import PUBLISH_ERRORS, enqueue
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kavet_site.settings")
+
+__all__ = ("PUBLISH_ERRORS", "app", "enqueue", "ping")
 
 log = logging.getLogger("kavet_site.celery")
 
 app = Celery("kavet_site")
+# The apps find it as celery.current_app from any thread (they never import this module).
+app.set_default()
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
@@ -117,41 +123,6 @@ class BrokerConnected(bootsteps.StartStopStep):
 
 
 app.steps["consumer"].add(BrokerConnected)
-
-# What a failed publish raises: kombu wraps the transport's errors, but keep redis' own too.
-try:
-    from kombu.exceptions import OperationalError as _KombuOperationalError
-    from redis.exceptions import RedisError as _RedisError
-
-    PUBLISH_ERRORS: tuple[type[BaseException], ...] = (
-        _KombuOperationalError,
-        _RedisError,
-        ConnectionError,
-        TimeoutError,
-        OSError,
-    )
-except ImportError:  # pragma: no cover
-    PUBLISH_ERRORS = (ConnectionError, TimeoutError, OSError)
-
-
-def enqueue(task, args: tuple = (), kwargs: dict | None = None, **options) -> bool:
-    """Publish `task` now; False (logged, never raised) when the broker cannot take it.
-
-    For jobs whose need is recorded in the database, so that a beat sweep picks them up once
-    the broker is back: a page must not fail because the queue is down.
-    """
-    try:
-        task.apply_async(args, kwargs or {}, **options)
-    except PUBLISH_ERRORS as exc:
-        log.warning(
-            "could not queue %s%r (%s: %s); the beat sweep will pick it up",
-            task.name,
-            tuple(args),
-            type(exc).__name__,
-            exc,
-        )
-        return False
-    return True
 
 
 @app.task(name="kavet_site.ping")

@@ -50,7 +50,7 @@ def check_cache() -> dict:
 def check_broker() -> dict:
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return {"mode": "in-process"}
-    from kavet_site.celery import app
+    from celery import current_app as app
 
     # A pooled connection: a health probe every few seconds must not open a socket each time.
     with app.pool.acquire(block=True, timeout=2) as conn:

@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "classrooms.reports.mail",
     "games",
     "classgames",
+    "classrooms.demo",
     # Rate-limit counters in the database (they must hold while Redis is down).
     "kavet_site.throttles",
     # Password-login throttling (per account and per client); keep it last (axes' docs).
@@ -266,7 +267,7 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         "schedule": crontab(minute=50),
     },
     "tablets-sweep": {
-        # Daily: tablet ids not seen for 90 days are forgotten (games.signin.TABLET_DAYS).
+        # Daily: tablet ids not seen for 90 days are forgotten (games.tablets.TABLET_DAYS).
         "task": "games.tasks.sweep_tablets",
         "schedule": crontab(minute=40, hour=2),
     },

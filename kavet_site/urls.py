@@ -5,7 +5,13 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from . import auth_forms, health, views
+from classgames import urls as class_game_urls
+from classrooms import auth_forms
+from classrooms import urls as classroom_urls
+from games import board_urls
+from games import urls as game_urls
+
+from . import health, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -38,8 +44,10 @@ urlpatterns = [
         name="admin_password_reset",
     ),
     path("admin/", admin.site.urls),
-    path("", include("classrooms.urls")),
-    path("", include("games.urls")),
+    # The class pages and the class-game pages share the "classrooms" namespace (their names).
+    path("", include((classroom_urls.urlpatterns + class_game_urls.urlpatterns, "classrooms"))),
+    # The tables and the class board (a class-game page: games/board_urls.py) share "games".
+    path("", include((game_urls.urlpatterns + [path("board/", include(board_urls))], "games"))),
     path("reports/", include("classrooms.reports.urls")),
 ]
 

@@ -32,7 +32,7 @@ from .simulate import Player, _players, _tables, class_game_start, live_refresh
 
 # The flag in ClassSession.settings that marks the demo's running class game.
 DEMO_FLAG = "demo_live"
-DEMO_SCHOOL_SLUG = "demo"  # classrooms.demo._accounts
+DEMO_SCHOOL_SLUG = "demo"  # classrooms.demo.school._accounts
 # A seat whose tablet had the table open this recently is played by that tablet, not the demo.
 REAL_TABLET_SECONDS = 60
 # Left alone longer than this, the game is brought to now instead of played through at once.

@@ -8,9 +8,8 @@ from contextvars import ContextVar
 from datetime import date, datetime, time
 from zoneinfo import ZoneInfo
 
+from celery import current_app as app
 from django.utils import timezone
-
-from kavet_site.celery import app
 
 
 class DemoClock:

@@ -15,10 +15,11 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
 
+from classgames import permissions as class_game_permissions
 from classgames import selectors as class_game_selectors
 from classgames.models import ClassSession
 from classrooms import permissions
-from classrooms.models import Student, User
+from classrooms.models import Student
 from games import tasks
 from games.models import Game
 from games.services import due_moves_apply
@@ -111,7 +112,7 @@ def child_moves(request: HttpRequest, student_id: int) -> HttpResponse:
     """A figure of the parent's report, opened: this child's moves only, the others unnamed."""
     child = permissions.child_get(request.user, student_id)
     week_start = _report_week(request, child)
-    staff = request.user.role in (User.Role.TEACHER, User.Role.SCHOOL_ADMIN)
+    staff = permissions.is_staff(request.user)
     week = week_start.isoformat()
     return _figure_page(
         request,
@@ -151,7 +152,7 @@ def class_moves(request: HttpRequest, classroom_id: int) -> HttpResponse:
 def live_skills(request: HttpRequest, session_id: int) -> HttpResponse:
     """Children × skills of a class game, filling in as moves are made. Like the live view it
     hears the push channel and polls with the tables' fingerprint: 204 when nothing moved."""
-    session = permissions.session_get(request.user, session_id)
+    session = class_game_permissions.session_get(request.user, session_id)
     now = timezone.now()
     if tasks.runs_in_process():  # the live view's policy (classgames.views.session_live)
         for game in session.games.filter(status=Game.Status.RUNNING):
@@ -177,7 +178,7 @@ def live_skills(request: HttpRequest, session_id: int) -> HttpResponse:
 @permissions.staff_required
 def live_cell(request: HttpRequest, session_id: int, student_id: int, skill: str) -> HttpResponse:
     """The moves behind one cell of the live grid: one child, one skill, in this class game."""
-    session = permissions.session_get(request.user, session_id)
+    session = class_game_permissions.session_get(request.user, session_id)
     student = (
         permissions.manageable(request.user, Student)
         .filter(pk=student_id, seats__game__session=session)

@@ -6,16 +6,15 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from django.conf import settings
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from classrooms import permissions
-from classrooms.models import Classroom, ParentLink, School, Student, User
+from classrooms.models import Classroom, ParentLink, Student, User
+from classrooms.selectors import school_tz  # noqa: F401  (the reports read it here)
 
 from .models import LevelRecommendation, ParentInvite, ReportJob, WeeklyReport
 from .progress import (
@@ -25,14 +24,6 @@ from .progress import (
     SKILL_SHORT,
     SKILLS,
 )
-
-
-def school_tz(school: School) -> ZoneInfo:
-    try:
-        return ZoneInfo(school.time_zone)
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo(settings.TIME_ZONE)
-
 
 # --- reports ---------------------------------------------------------------------------------
 

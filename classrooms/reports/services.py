@@ -14,6 +14,7 @@ from django.db.models import Count, Max, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from classrooms import permissions
 from classrooms import services as classroom_services
 from classrooms.models import Classroom, LevelChange, ParentLink, Student, User
 from classrooms.names import name_check
@@ -537,7 +538,7 @@ def _invite_open(code: str) -> ParentInvite:
 @transaction.atomic
 def parent_invite_redeem(*, code: str, parent: User) -> ParentLink:
     """Link a parent's account to the child of a code; the code is then spent."""
-    if parent.role != User.Role.PARENT:
+    if not permissions.is_parent(parent):
         raise ValidationError(
             _("Only a parent account can be linked to a child."), code="not_parent"
         )
@@ -595,6 +596,6 @@ def parent_link_revoke(*, link: ParentLink, by: User) -> None:
 
 def student_erase(*, student: Student, by: User) -> None:
     """Erase a child everywhere; their reports, advice and parent codes go with them (CASCADE)."""
-    if by.role != User.Role.SCHOOL_ADMIN or by.school_id != student.classroom.school_id:
+    if not permissions.is_admin_of_school(by, student.classroom.school_id):
         raise ValidationError(_("Only the school's admin can erase a student."), code="not_admin")
     classroom_services.student_erase(student=student, by=by)

@@ -19,7 +19,7 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from classrooms.models import School, Student
-from kavet_site.celery import PUBLISH_ERRORS
+from kavet_site.queue import PUBLISH_ERRORS, enqueue
 
 from . import services
 from .models import ReportJob, WeeklyReport
@@ -166,8 +166,6 @@ def build_class_reports(
 def queue_report_job(job: ReportJob) -> bool:
     """Publish the build of a request (the same message report_job_create sends); False if the
     broker cannot take it — logged, and sweep_report_jobs tries again."""
-    from kavet_site.celery import enqueue
-
     if job.student_id:
         return enqueue(
             build_student_report, (job.student_id, job.week_start.isoformat()), {"job_id": job.pk}

@@ -31,6 +31,7 @@ from classrooms.names import name_for_display
 from kavet_site.clientip import client_bucket
 from kavet_site.throttles import counters
 
+from . import permissions as report_permissions
 from . import selectors, services
 from .charts import report_charts
 from .models import WeeklyReport
@@ -42,7 +43,7 @@ CODE_TRIES_WINDOW = 15 * 60
 
 
 def _is_staff(user: User) -> bool:
-    return user.role in (User.Role.TEACHER, User.Role.SCHOOL_ADMIN)
+    return permissions.is_staff(user)
 
 
 def _week_param(request: HttpRequest) -> date | None:
@@ -103,7 +104,7 @@ def parent_home(request: HttpRequest) -> HttpResponse:
     """A parent's children, each with a link to their latest report; a form to add a child."""
     if _is_staff(request.user):
         return redirect("reports:class_list")
-    if request.user.role != User.Role.PARENT:
+    if not permissions.is_parent(request.user):
         return redirect("home")
     return render(
         request, "reports/parent_home.html", {"children": selectors.parent_children(request.user)}
@@ -112,7 +113,7 @@ def parent_home(request: HttpRequest) -> HttpResponse:
 
 def join(request: HttpRequest) -> HttpResponse:
     """A parent creates an account with the code the teacher gave them."""
-    if request.user.is_authenticated and request.user.role == User.Role.PARENT:
+    if request.user.is_authenticated and permissions.is_parent(request.user):
         return redirect(
             reverse("reports:parent_home")
             + (
@@ -175,7 +176,7 @@ def _codes(error: ValidationError) -> list[str]:
 @require_POST
 def link_child(request: HttpRequest) -> HttpResponse:
     """A parent with an account adds another child with a new code."""
-    if request.user.role != User.Role.PARENT:
+    if not permissions.is_parent(request.user):
         raise Http404("parents only")
     code = request.POST.get("code", "")
     if _has_junk(code):
@@ -268,7 +269,7 @@ def child_report_pdf(request: HttpRequest, student_id: int) -> HttpResponse:
 
 @login_required
 def class_list(request: HttpRequest) -> HttpResponse:
-    if request.user.role == User.Role.PARENT:
+    if permissions.is_parent(request.user):
         return redirect("reports:parent_home")
     classes = (
         permissions.readable(request.user, Classroom)
@@ -444,7 +445,7 @@ def recommendation_decide(request: HttpRequest, rec_id: int, decision: str) -> H
     """One tap: accept (the level changes) or dismiss a level proposal."""
     if decision not in ("accept", "dismiss"):
         raise Http404("no such decision")
-    rec = permissions.recommendation_get(request.user, rec_id)
+    rec = report_permissions.recommendation_get(request.user, rec_id)
     try:
         rec = services.recommendation_decide(
             recommendation=rec, accept=decision == "accept", by=request.user
@@ -542,7 +543,7 @@ def _monday(day: date | None) -> date | None:
 @login_required
 def job(request: HttpRequest, job_id: int) -> HttpResponse:
     """The progress of a build request: the whole page, or the bar for HTMX polling."""
-    job = permissions.job_get(request.user, job_id)
+    job = report_permissions.job_get(request.user, job_id)
     context = selectors.job_progress(job)
     if request.htmx:
         return _progress(request, context)
@@ -566,7 +567,7 @@ def invite_create(request: HttpRequest, student_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def invite_revoke(request: HttpRequest, invite_id: int) -> HttpResponse:
-    invite = permissions.parent_invite_get(request.user, invite_id)
+    invite = report_permissions.parent_invite_get(request.user, invite_id)
     services.parent_invite_revoke(invite=invite, by=request.user)
     messages.success(request, _("The code can no longer be used."))
     return redirect("reports:student", student_id=invite.student_id)

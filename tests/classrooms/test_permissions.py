@@ -6,16 +6,18 @@ import pytest
 from django.urls import URLPattern, reverse
 
 from classgames.models import ClassSession
+from classgames.urls import urlpatterns as class_game_urlpatterns
 from classrooms import permissions
 from classrooms.models import Classroom, Student, TeacherInvite
 from classrooms.services import teacher_invite_create
-from classrooms.urls import urlpatterns
+from classrooms.urls import urlpatterns as classroom_urlpatterns
 from games.models import Game
 from tests import factories
 from tests.classrooms.conftest import finished_game_rows
 
 PUBLIC = {"invite_accept"}  # opened from an e-mailed link, before any sign-in
 ADMIN_ONLY = {"invites", "invite_revoke"}
+urlpatterns = classroom_urlpatterns + class_game_urlpatterns  # one namespace, "classrooms"
 PATTERNS = {p.name: p for p in urlpatterns if isinstance(p, URLPattern)}
 NAMES = sorted(PATTERNS)
 # Patterns that carry an id or a token: the ones a guess can aim at.

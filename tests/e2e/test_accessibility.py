@@ -16,6 +16,7 @@ import pytest
 from classrooms.reports import services as report_services
 from games import services
 from games.models import Play
+from games.services import timers
 from tests import factories
 from tests.e2e.helpers import fresh, move, open_table, sign_in_context
 from tests.reports.plays import one_move, paris
@@ -116,8 +117,8 @@ def visit(page, url: str, status: int = 200) -> None:
 
 @pytest.mark.parametrize("size", list(VIEWPORTS))
 def test_the_table_in_every_phase(new_context, live_server, monkeypatch, size):
-    monkeypatch.setattr(services, "_bot_delay", lambda strength, rng: 600.0)
-    monkeypatch.setattr(services, "WINDOW_ANSWER_DELAY", (600.0, 600.0))
+    monkeypatch.setattr(timers, "_bot_delay", lambda strength, rng: 600.0)
+    monkeypatch.setattr(timers, "WINDOW_ANSWER_DELAY", (600.0, 600.0))
     school = factories.school()
     classroom = factories.classroom(school=school)
     anna = factories.student(classroom=classroom, name="Anna", picture_code="0-1-2")
@@ -167,7 +168,7 @@ def test_the_table_in_every_phase(new_context, live_server, monkeypatch, size):
 @pytest.fixture
 def running_class(monkeypatch):
     """A teacher's class with a class game running (one table, Anna and Bo) and two mistakes."""
-    monkeypatch.setattr(services, "_bot_delay", lambda strength, rng: 600.0)
+    monkeypatch.setattr(timers, "_bot_delay", lambda strength, rng: 600.0)
     school = factories.school()
     teacher = factories.teacher(school=school, username="yann", password=PASSWORD)
     room = factories.classroom(school=school, teachers=[teacher])

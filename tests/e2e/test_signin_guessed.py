@@ -11,8 +11,8 @@ from django.test import Client
 from django.urls import reverse
 from playwright.sync_api import expect
 
+from classrooms import signin_locks
 from classrooms.pictures import PICTURES, decode, encode
-from games import signin
 from tests import factories
 from tests.e2e.helpers import sign_in_context
 
@@ -27,7 +27,7 @@ def _tap(page, student, code: str) -> None:
 
 def _guess_from_other_tablets(classroom, student) -> None:
     wrong = (encode(p) for p in permutations(range(16), 3) if encode(p) != student.picture_code)
-    for n in range(signin.STRANGER_TRIES):
+    for n in range(signin_locks.STRANGER_TRIES):
         guesser = Client(REMOTE_ADDR=f"198.51.100.{n}")
         guesser.post(reverse("games:tablet_signin"), {"code": classroom.code})
         *first, last = decode(next(wrong))

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from classrooms.reports import services as report_services
-from games import services
+from games.services import timers
 from tests import factories
 from tests.e2e.helpers import move, sign_in_context
 from tests.reports.plays import one_move, paris
@@ -46,7 +46,7 @@ def signed_in(new_context, live_server, user, viewport=DESKTOP):
 def test_the_live_grid_fills_in_during_the_game_and_opens_the_moves(
     new_context, live_server, monkeypatch
 ):
-    monkeypatch.setattr(services, "_bot_delay", lambda strength, rng: 600.0)
+    monkeypatch.setattr(timers, "_bot_delay", lambda strength, rng: 600.0)
     school = factories.school()
     teacher = factories.teacher(school=school)
     room = factories.classroom(school=school, teachers=[teacher])

@@ -17,6 +17,7 @@ from playwright.sync_api import expect
 
 from games import engine, services
 from games.models import Game, Play
+from games.services import timers
 from tests import factories
 from tests.e2e.helpers import fresh
 
@@ -111,8 +112,8 @@ def test_two_students_and_a_computer_play_to_the_end(
     # The computer player would answer this window within a few seconds, and it may spot the
     # miss too: give it a long pause here, so that the scripted challenge is Bo's.
     with monkeypatch.context() as slow_computer:
-        slow_computer.setattr(services, "_bot_delay", lambda strength, rng: 15.0)
-        slow_computer.setattr(services, "WINDOW_ANSWER_DELAY", (15.0, 15.0))
+        slow_computer.setattr(timers, "_bot_delay", lambda strength, rng: 15.0)
+        slow_computer.setattr(timers, "WINDOW_ANSWER_DELAY", (15.0, 15.0))
         a.click("button.act-nothing")
         # 2. Bo calls "Kavet 'm eus!" at once (before the computer player's pause is over) ...
         b.reload()

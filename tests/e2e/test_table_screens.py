@@ -17,6 +17,7 @@ from playwright.sync_api import expect
 
 from games import services
 from games.models import Move, Play
+from games.services import timers
 from tests import factories
 from tests.e2e.helpers import fresh, move, open_table, sign_in_context
 
@@ -37,8 +38,8 @@ T_2_3_5 = [card(2), card(3), card(5)]
 @pytest.fixture
 def table(monkeypatch):
     """A table of Anna, Bo and a computer player that waits (so the states hold still)."""
-    monkeypatch.setattr(services, "_bot_delay", lambda strength, rng: 600.0)
-    monkeypatch.setattr(services, "WINDOW_ANSWER_DELAY", (600.0, 600.0))
+    monkeypatch.setattr(timers, "_bot_delay", lambda strength, rng: 600.0)
+    monkeypatch.setattr(timers, "WINDOW_ANSWER_DELAY", (600.0, 600.0))
     school = factories.school()
     classroom = factories.classroom(school=school)
     anna = factories.student(classroom=classroom, name="Anna", picture_code="0-1-2")

@@ -10,7 +10,8 @@ from django.utils import timezone
 
 from games import services
 from games.models import Game, Move, Seat
-from games.polling import PRESENCE_RESOLUTION, poll_token
+from games.polling import poll_token
+from games.services import PRESENCE_RESOLUTION
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true", "HTTP_X_KAVET_POLL": "1"}

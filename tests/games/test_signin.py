@@ -8,7 +8,8 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
-from games import signin
+from classrooms import signin_locks
+from games import signin, tablets
 
 pytestmark = pytest.mark.django_db
 
@@ -72,7 +73,7 @@ def test_a_student_of_another_class_is_not_on_this_tablet(client, school, classr
 
 def test_wrong_tries_are_limited_per_student(client, classroom, anna):
     remember_class(client, classroom)
-    for _ in range(signin.STUDENT_TRIES):
+    for _ in range(signin_locks.STUDENT_TRIES):
         tap(client, anna, 5, 6, 7)
     locked = tap(client, anna, 0, 1, 2)  # even the right pictures wait now
     assert "Too many tries" in locked.content.decode()
@@ -87,7 +88,7 @@ def test_wrong_tries_are_limited_per_tablet(client, classroom):
         for i in range(4)
     ]
     remember_class(client, classroom)
-    for i in range(signin.TABLET_TRIES):
+    for i in range(signin_locks.TABLET_TRIES):
         tap(client, kids[i % 4], 15, 14, 13)
     page = client.get(reverse("games:tablet_pictures", args=[kids[3].pk])).content.decode()
     assert "Too many tries" in page and "disabled" in page
@@ -167,38 +168,38 @@ def test_the_tablet_id_is_signed_by_the_server(client, classroom):
     from django.test import RequestFactory
 
     remember_class(client, classroom)
-    value = client.cookies[signin.TABLET_COOKIE].value
+    value = client.cookies[tablets.TABLET_COOKIE].value
     request = RequestFactory().get("/")
-    request.COOKIES[signin.TABLET_COOKIE] = value
-    ident = signin.tablet_id(request)
+    request.COOKIES[tablets.TABLET_COOKIE] = value
+    ident = tablets.tablet_id(request)
     assert ident and ident != value and value.startswith(ident + ":")
     request = RequestFactory().get("/")
-    request.COOKIES[signin.TABLET_COOKIE] = ident  # the id without the server's signature
-    assert signin.tablet_id(request) is None
+    request.COOKIES[tablets.TABLET_COOKIE] = ident  # the id without the server's signature
+    assert tablets.tablet_id(request) is None
 
 
 @pytest.mark.parametrize("tamper", ["drop", "forge", "garble"])
 def test_rotating_or_forging_the_tablet_cookie_gives_no_extra_tries(
     client, classroom, monkeypatch, tamper
 ):
-    monkeypatch.setattr(signin, "MINT_TRIES", 3)
+    monkeypatch.setattr(tablets, "MINT_TRIES", 3)
 
     def rotate(c):
         if tamper == "drop":
-            c.cookies.pop(signin.TABLET_COOKIE, None)
+            c.cookies.pop(tablets.TABLET_COOKIE, None)
         elif tamper == "forge":
-            c.cookies[signin.TABLET_COOKIE] = f"forged-tablet-id-{time.time_ns()}"
+            c.cookies[tablets.TABLET_COOKIE] = f"forged-tablet-id-{time.time_ns()}"
         else:  # a real signed value with its signature changed
             value = (
-                c.cookies[signin.TABLET_COOKIE].value
-                if signin.TABLET_COOKIE in c.cookies
+                c.cookies[tablets.TABLET_COOKIE].value
+                if tablets.TABLET_COOKIE in c.cookies
                 else "a:b"
             )
-            c.cookies[signin.TABLET_COOKIE] = value[:-2] + ("xy" if value[-2:] != "xy" else "zw")
+            c.cookies[tablets.TABLET_COOKIE] = value[:-2] + ("xy" if value[-2:] != "xy" else "zw")
 
     looked_at = _wrong_code_until_refused(client, 200, between=rotate)
     # Three new ids, then the address's shared one: never more than that many tries.
-    assert looked_at == 3 * 1 + signin.TABLET_TRIES
+    assert looked_at == 3 * 1 + signin_locks.TABLET_TRIES
     rotate(client)
     refused = client.post(reverse("games:tablet_signin"), {"code": classroom.code})
     assert (
@@ -207,24 +208,24 @@ def test_rotating_or_forging_the_tablet_cookie_gives_no_extra_tries(
 
 
 def test_a_kept_cookie_gets_its_own_tries_and_no_more(client, classroom):
-    assert _wrong_code_until_refused(client, 100) == signin.TABLET_TRIES
+    assert _wrong_code_until_refused(client, 100) == signin_locks.TABLET_TRIES
     refused = client.post(reverse("games:tablet_signin"), {"code": classroom.code})
     assert "Too many tries" in refused.content.decode()
 
 
 def test_rotating_the_cookie_gives_no_extra_picture_tries(client, classroom, anna, monkeypatch):
-    monkeypatch.setattr(signin, "MINT_TRIES", 2)
+    monkeypatch.setattr(tablets, "MINT_TRIES", 2)
     remember_class(client, classroom)  # minted id number 1
     tries = 0
     for _ in range(60):
-        client.cookies.pop(signin.TABLET_COOKIE, None)
+        client.cookies.pop(tablets.TABLET_COOKIE, None)
         page = tap(client, anna, 5, 6, 7).content.decode()
-        if "Too many tries" in page and tries >= signin.STUDENT_TRIES:
+        if "Too many tries" in page and tries >= signin_locks.STUDENT_TRIES:
             break
         tries += 1
     # id 2 gives 5 tries, then every further request shares the address's id: 5 more at most.
-    assert tries <= 2 * signin.STUDENT_TRIES
-    client.cookies.pop(signin.TABLET_COOKIE, None)
+    assert tries <= 2 * signin_locks.STUDENT_TRIES
+    client.cookies.pop(tablets.TABLET_COOKIE, None)
     assert "Too many tries" in tap(client, anna, 0, 1, 2).content.decode()
 
 
@@ -232,7 +233,7 @@ def test_a_classmate_guessing_on_another_tablet_does_not_keep_the_child_out(clas
     from django.test import Client
 
     tablet_a, tablet_b = remember_class(Client(), classroom), remember_class(Client(), classroom)
-    for _ in range(signin.STUDENT_TRIES):
+    for _ in range(signin_locks.STUDENT_TRIES):
         tap(tablet_a, anna, 5, 6, 7)
     assert "Too many tries" in tap(tablet_a, anna, 0, 1, 2).content.decode()  # the guesser waits
     signed_in = tap(tablet_b, anna, 0, 1, 2)
@@ -243,7 +244,7 @@ def test_a_classmate_guessing_on_another_tablet_does_not_keep_the_child_out(clas
 
 def test_the_right_pictures_after_a_few_wrong_ones_work(client, classroom, anna):
     remember_class(client, classroom)
-    for _ in range(signin.STUDENT_TRIES - 1):
+    for _ in range(signin_locks.STUDENT_TRIES - 1):
         tap(client, anna, 5, 6, 7)
     assert tap(client, anna, 0, 1, 2).status_code == 302
 
@@ -255,7 +256,7 @@ def _lock_anna(classroom, anna):
     from django.test import Client
 
     tablet = remember_class(Client(), classroom)
-    for _ in range(signin.STUDENT_TRIES):
+    for _ in range(signin_locks.STUDENT_TRIES):
         tap(tablet, anna, 5, 6, 7)
     assert "Too many tries" in tap(tablet, anna, 0, 1, 2).content.decode()
     return tablet
@@ -272,7 +273,7 @@ def test_the_teacher_sees_the_pause_and_lifts_it_in_one_tap(client, teacher, cla
     response = client.post(unlock)
     assert response.status_code == 302 and response.url == edit
     assert "Sign-in is paused" not in client.get(edit).content.decode()
-    assert signin.signin_locks(anna) == 0
+    assert signin_locks.signin_locks(anna) == 0
     assert tap(tablet, anna, 0, 1, 2).status_code == 302  # on the very tablet that was paused
 
 
@@ -289,7 +290,7 @@ def test_a_teacher_of_another_school_cannot_lift_the_pause(client, classroom, an
         client.get(reverse("classrooms:student_edit", args=[classroom.pk, anna.pk])).status_code
         == 404
     )
-    assert signin.signin_locks(anna) == 1
+    assert signin_locks.signin_locks(anna) == 1
     assert "Too many tries" in tap(tablet, anna, 0, 1, 2).content.decode()
 
 
@@ -301,7 +302,7 @@ def test_a_student_or_a_parent_cannot_lift_the_pause(client, classroom, anna, bo
     for user in (bo.user, factories.parent()):
         client.force_login(user)
         assert client.post(unlock).status_code in (302, 403, 404)
-        assert signin.signin_locks(anna) == 1
+        assert signin_locks.signin_locks(anna) == 1
 
 
 # --- junk in the forms ------------------------------------------------------------------------
@@ -368,11 +369,11 @@ def test_the_tablet_cookies_are_httponly_lax_and_secure_in_production(
 ):
     settings.KAVET_COOKIE_SECURE = secure
     response = client.post(reverse("games:tablet_signin"), {"code": classroom.code})
-    for name in (signin.CLASS_COOKIE, signin.TABLET_COOKIE):
+    for name in (signin.CLASS_COOKIE, tablets.TABLET_COOKIE):
         morsel = response.cookies[name]
         assert morsel["httponly"] is True and morsel["samesite"] == "Lax"
         assert bool(morsel["secure"]) is secure
-        assert int(morsel["max-age"]) == signin.COOKIE_AGE
+        assert int(morsel["max-age"]) == tablets.COOKIE_AGE
 
 
 def test_production_settings_make_the_tablet_cookies_secure():

@@ -12,15 +12,16 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from classrooms import signin_locks
 from classrooms.pictures import decode, encode
-from games import signin
+from games import signin, tablets
 from games.models import Tablet, TabletSignin
 from kavet_site.throttles import counters
 from tests import factories
 
 pytestmark = pytest.mark.django_db
 
-WINDOW = timedelta(seconds=signin.TRY_WINDOW)
+WINDOW = timedelta(seconds=signin_locks.TRY_WINDOW)
 
 
 class Clock:
@@ -81,7 +82,7 @@ def wrong_codes(student):
 def checked(monkeypatch, clock, mael) -> list:
     """When each wrong guess at Maël's pictures was compared with them (the one comparison)."""
     times: list = []
-    real = signin._is_their_code
+    real = tablets._is_their_code
 
     def spy(student, pictures):
         right = real(student, pictures)
@@ -89,7 +90,7 @@ def checked(monkeypatch, clock, mael) -> list:
             times.append(clock.now)
         return right
 
-    monkeypatch.setattr(signin, "_is_their_code", spy)
+    monkeypatch.setattr(tablets, "_is_their_code", spy)
     return times
 
 
@@ -134,9 +135,9 @@ def test_the_attack_checks_at_most_ten_guesses_per_five_minutes_and_the_child_st
             clock.advance(seconds=60)
     assert refused_right == 6
     # The attack did reach the bound, and never went past it over any five minutes...
-    assert most_within_a_window(checked) == signin.STRANGER_TRIES
+    assert most_within_a_window(checked) == signin_locks.STRANGER_TRIES
     # ... nor past the day's: 3,360 codes would take months at this rate.
-    assert len(checked) == signin.STRANGER_DAY_TRIES
+    assert len(checked) == signin_locks.STRANGER_DAY_TRIES
 
 
 def test_tries_at_the_same_moment_never_share_a_slot(transactional_db):
@@ -167,10 +168,10 @@ def test_tries_at_the_same_moment_never_share_a_slot(transactional_db):
 
 
 def test_a_right_try_from_a_new_tablet_gives_its_slot_back(classroom, mael, clock, checked):
-    for n in range(signin.STRANGER_TRIES + 3):  # a class of new tablets: each signs Maël in
+    for n in range(signin_locks.STRANGER_TRIES + 3):  # a class of new tablets: each signs Maël in
         assert signs_in(tablet(classroom, f"192.0.2.{n + 20}"), mael)
-    assert not signin.strangers_paused(mael)
-    assert signin.signin_guessed([mael]) == set()
+    assert not signin_locks.strangers_paused(mael)
+    assert signin_locks.signin_guessed([mael]) == set()
 
 
 def test_the_childs_own_tablet_is_one_that_signed_them_in(classroom, mael, bo, clock):
@@ -179,7 +180,7 @@ def test_the_childs_own_tablet_is_one_that_signed_them_in(classroom, mael, bo, c
     other = tablet(classroom, "192.0.2.11")
     assert signs_in(other, bo)  # a tablet Bo uses is no tablet of Maël's
     codes = wrong_codes(mael)
-    for _i in range(signin.STRANGER_TRIES):
+    for _i in range(signin_locks.STRANGER_TRIES):
         guess(tablet(classroom, "192.0.2.12"), mael, next(codes))
     assert not signs_in(other, mael)
     assert signs_in(own, mael)
@@ -188,7 +189,7 @@ def test_the_childs_own_tablet_is_one_that_signed_them_in(classroom, mael, bo, c
 
 def test_a_paused_child_sees_a_friendly_page_with_pictures(classroom, mael, clock):
     codes = wrong_codes(mael)
-    for _i in range(signin.STRANGER_TRIES):
+    for _i in range(signin_locks.STRANGER_TRIES):
         guess(tablet(classroom, "192.0.2.12"), mael, next(codes))
     new = tablet(classroom, "192.0.2.13")
     page = new.get(reverse("games:tablet_pictures", args=[mael.pk])).content.decode()
@@ -205,30 +206,30 @@ def test_hoarded_ids_expire_and_unknown_ids_are_new_tablets(classroom, mael, clo
     own = tablet(classroom)
     assert signs_in(own, mael)
     ident = Tablet.objects.get().ident
-    clock.advance(days=signin.TABLET_DAYS - 30)
+    clock.advance(days=tablets.TABLET_DAYS - 30)
     assert signs_in(own, mael)  # seen: the id stays known for TABLET_DAYS from now
-    clock.advance(days=signin.TABLET_DAYS - 1)
+    clock.advance(days=tablets.TABLET_DAYS - 1)
     assert Tablet.objects.filter(pk=ident).exists()
-    assert signin.tablets_sweep() == 0
+    assert tablets.tablets_sweep() == 0
     clock.advance(days=2)
     # Not seen for TABLET_DAYS: the id is no id any more, and no tablet of Maël's.
     page = own.get(reverse("games:tablet_pictures", args=[mael.pk]))
     assert page.status_code == 200
-    assert signin.tablets_sweep() >= 1
+    assert tablets.tablets_sweep() >= 1
     assert not Tablet.objects.filter(pk=ident).exists()
     assert not TabletSignin.objects.exists()
     own.post(reverse("games:tablet_signin"), {"code": classroom.code})
-    assert own.cookies[signin.TABLET_COOKIE].value.split(":")[0] != ident  # a new id
+    assert own.cookies[tablets.TABLET_COOKIE].value.split(":")[0] != ident  # a new id
 
 
 def test_an_id_the_server_never_handed_out_is_a_new_tablet(classroom, clock):
     from django.core.signing import get_cookie_signer
 
     client = Client()
-    forged = get_cookie_signer(salt=signin.TABLET_COOKIE + signin.TABLET_SALT).sign("A" * 24)
-    client.cookies[signin.TABLET_COOKIE] = forged
+    forged = get_cookie_signer(salt=tablets.TABLET_COOKIE + tablets.TABLET_SALT).sign("A" * 24)
+    client.cookies[tablets.TABLET_COOKIE] = forged
     client.post(reverse("games:tablet_signin"), {"code": classroom.code})
-    given = client.cookies[signin.TABLET_COOKIE].value.split(":")[0]
+    given = client.cookies[tablets.TABLET_COOKIE].value.split(":")[0]
     assert given != "A" * 24 and Tablet.objects.filter(pk=given).exists()
 
 
@@ -237,9 +238,9 @@ def test_an_id_the_server_never_handed_out_is_a_new_tablet(classroom, clock):
 
 def _guess_until_paused(classroom, mael):
     codes = wrong_codes(mael)
-    for n in range(signin.STRANGER_TRIES):
+    for n in range(signin_locks.STRANGER_TRIES):
         guess(tablet(classroom, f"198.51.100.{n}"), mael, next(codes))
-    assert signin.strangers_paused(mael)
+    assert signin_locks.strangers_paused(mael)
 
 
 def test_the_teacher_is_warned_and_gives_new_pictures_in_one_tap(
@@ -265,7 +266,7 @@ def test_the_teacher_is_warned_and_gives_new_pictures_in_one_tap(
     refused = Client(enforce_csrf_checks=True)
     refused.force_login(teacher)
     assert refused.post(reset).status_code == 403  # without the page's CSRF token
-    assert signin.strangers_paused(mael)
+    assert signin_locks.strangers_paused(mael)
 
     response = client.post(reset, follow=True)
     mael.refresh_from_db()
@@ -291,7 +292,7 @@ def test_the_warning_goes_by_itself_after_the_window(client, teacher, classroom,
     client.force_login(teacher)
     detail = reverse("classrooms:classroom_detail", args=[classroom.pk])
     assert "Someone is trying" in client.get(detail).content.decode()
-    clock.advance(seconds=signin.TRY_WINDOW + 1)
+    clock.advance(seconds=signin_locks.TRY_WINDOW + 1)
     assert "Someone is trying" not in client.get(detail).content.decode()
     assert signs_in(tablet(classroom, "192.0.2.60"), mael)  # the pause is over too
 
@@ -304,7 +305,7 @@ def test_lifting_the_pause_on_the_student_page_clears_the_warning(
     edit = reverse("classrooms:student_edit", args=[classroom.pk, mael.pk])
     assert "Someone is trying Maël's pictures." in client.get(edit).content.decode()
     client.post(reverse("classrooms:student_signin_unlock", args=[classroom.pk, mael.pk]))
-    assert not signin.strangers_paused(mael)
+    assert not signin_locks.strangers_paused(mael)
     detail = reverse("classrooms:classroom_detail", args=[classroom.pk])
     assert "Someone is trying" not in client.get(detail).content.decode()
 
@@ -313,10 +314,10 @@ def test_the_day_cap_warns_the_teacher_until_the_day_is_over(
     client, teacher, classroom, mael, clock
 ):
     codes = wrong_codes(mael)
-    for n in range(signin.STRANGER_DAY_TRIES):  # the last one uses up the day
+    for n in range(signin_locks.STRANGER_DAY_TRIES):  # the last one uses up the day
         guess(tablet(classroom, f"198.51.100.{n % 250}"), mael, next(codes))
         clock.advance(seconds=31)  # slow enough never to fill the five-minute slots
-    assert signin.strangers_paused(mael)
+    assert signin_locks.strangers_paused(mael)
     client.force_login(teacher)
     detail = reverse("classrooms:classroom_detail", args=[classroom.pk])
     clock.advance(hours=12)  # the night passes: the teacher sees it in the morning
@@ -340,7 +341,7 @@ def test_another_schools_teacher_cannot_reset_or_see_the_warning(
         client.get(reverse("classrooms:classroom_detail", args=[classroom.pk])).status_code == 404
     )
     mael.refresh_from_db()
-    assert mael.picture_code == code and signin.strangers_paused(mael)
+    assert mael.picture_code == code and signin_locks.strangers_paused(mael)
 
 
 # --- wrong class codes per address ------------------------------------------------------------
@@ -397,5 +398,5 @@ def test_the_registry_is_swept_daily_and_forgets_an_erased_child(classroom, mael
     assert TabletSignin.objects.filter(student=mael).exists()
     student_erase(student=mael)
     assert not TabletSignin.objects.exists() and Tablet.objects.count() == 1
-    clock.advance(days=signin.TABLET_DAYS + 1)
+    clock.advance(days=tablets.TABLET_DAYS + 1)
     assert sweep_tablets() == 1 and not Tablet.objects.exists()

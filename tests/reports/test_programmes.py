@@ -201,7 +201,7 @@ def test_the_pdf_names_the_programme(reported, school, client):
 
 
 def test_the_demo_school_follows_the_french_programme(db):
-    from classrooms.demo import demo_school_build
+    from classrooms.demo.school import demo_school_build
 
     summary = demo_school_build(history=False)
     assert summary.school.programme == "fr"

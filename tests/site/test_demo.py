@@ -12,8 +12,8 @@ from django.db.models import F, Max, Sum
 from django.utils import timezone
 
 from classgames.models import ClassSession
-from classrooms.demo import DEMO_PASSWORD
 from classrooms.demo.data import LIVE_MIN_MOVES
+from classrooms.demo.school import DEMO_PASSWORD
 from classrooms.models import Classroom, LevelChange, ParentLink, School, Student, User
 from classrooms.reports.models import LevelRecommendation, WeeklyReport
 from classrooms.services import CLASS_CODE_ALPHABET

@@ -178,11 +178,11 @@ def test_broken_links_never_give_a_500(client, path):
         assert not response.context["validlink"]
 
 
-# --- asking is rate-limited (kavet_site.auth_forms) ---------------------------------------------
+# --- asking is rate-limited (classrooms.auth_forms) ---------------------------------------------
 
 
 def test_an_address_asked_for_too_often_gets_the_same_page_and_no_more_emails(client, school):
-    from kavet_site.auth_forms import RESET_EMAIL_TRIES
+    from classrooms.auth_forms import RESET_EMAIL_TRIES
 
     factories.teacher(school=school, email="flooded@school.example")
     pages = [
@@ -194,7 +194,7 @@ def test_an_address_asked_for_too_often_gets_the_same_page_and_no_more_emails(cl
 
 
 def test_one_client_asking_too_often_is_told_to_wait_in_its_language(client, school):
-    from kavet_site.auth_forms import RESET_CLIENT_TRIES
+    from classrooms.auth_forms import RESET_CLIENT_TRIES
 
     factories.teacher(school=school, email="real@school.example")
     for i in range(RESET_CLIENT_TRIES):

@@ -13,6 +13,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from classrooms import signin_locks
 from games import signin
 from kavet_site.throttles import counters
 from kavet_site.throttles.models import Counter
@@ -123,13 +124,13 @@ def test_with_redis_down_wrong_pictures_still_pause_the_sign_in(redis_down, clas
             so_far = f"{so_far}-{pick}" if so_far else str(pick)
         return response
 
-    for _ in range(signin.STUDENT_TRIES - 1):
+    for _ in range(signin_locks.STUDENT_TRIES - 1):
         assert "Those are not your pictures" in tap(5, 6, 7).content.decode()
     assert "Too many tries" in tap(5, 6, 7).content.decode()  # the last wrong try says so
     locked = tap(0, 1, 2)  # even the right pictures wait now, Redis or not
     assert locked.status_code == 200 and "Too many tries" in locked.content.decode()
-    assert signin.signin_locks(anna) == 1
-    signin.signin_unlock(anna)  # the teacher's one tap works without Redis too
+    assert signin_locks.signin_locks(anna) == 1
+    signin_locks.signin_unlock(anna)  # the teacher's one tap works without Redis too
     signed_in = tap(0, 1, 2)
     assert signed_in.status_code == 204 and signed_in["HX-Redirect"] == reverse(
         "games:student_home"
@@ -139,7 +140,7 @@ def test_with_redis_down_wrong_pictures_still_pause_the_sign_in(redis_down, clas
 @pytest.mark.django_db
 def test_with_redis_down_wrong_class_codes_are_still_counted(redis_down, classroom):
     tablet = Client()
-    for _ in range(signin.TABLET_TRIES):
+    for _ in range(signin_locks.TABLET_TRIES):
         tablet.post(reverse("games:tablet_signin"), {"code": "NOPE42"})
     refused = tablet.post(reverse("games:tablet_signin"), {"code": classroom.code})
     assert "Too many tries" in refused.content.decode()

@@ -9,3 +9,6 @@ class ReportsMailConfig(AppConfig):
     label = "reports_mail"
     verbose_name = _("Report emails")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from . import permissions  # noqa: F401  (the rules of this app's models)

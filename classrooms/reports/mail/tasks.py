@@ -48,7 +48,7 @@ def schedule_weekly_emails(now: str | None = None) -> dict[str, int]:
     Returns the counts: queued, not_queued (broker down), no_email, failed (in-process only).
     """
     from classrooms.models import User
-    from kavet_site.celery import enqueue
+    from kavet_site.queue import enqueue
 
     from . import selectors
 

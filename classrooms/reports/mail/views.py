@@ -11,7 +11,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
-from classrooms.models import User
+from classrooms import permissions
 
 from . import selectors, services
 
@@ -44,7 +44,7 @@ def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def email_settings(request: HttpRequest) -> HttpResponse:
     """A parent switches the weekly email on or off."""
-    if request.user.role != User.Role.PARENT:
+    if not permissions.is_parent(request.user):
         return redirect("home")
     if request.method == "POST":
         choice = request.POST.get("weekly")

@@ -25,11 +25,11 @@ from django.http import HttpResponseRedirect
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from classrooms.models import User
 from kavet_site.clientip import client_bucket
 from kavet_site.throttles import counters
 
-RESETTABLE_ROLES = (User.Role.TEACHER, User.Role.PARENT)
+from . import permissions
+
 RESET_WINDOW = 60 * 60
 RESET_EMAIL_TRIES = 3  # a lost first email, a second try, one more: then wait the hour
 RESET_CLIENT_TRIES = 20  # a whole school staff room behind one address
@@ -37,7 +37,7 @@ RESET_CLIENT_TRIES = 20  # a whole school staff room behind one address
 
 class KavetPasswordResetForm(PasswordResetForm):
     def get_users(self, email):
-        return (user for user in super().get_users(email) if user.role in RESETTABLE_ROLES)
+        return (user for user in super().get_users(email) if permissions.may_reset_password(user))
 
     def send_mail(
         self,

@@ -7,7 +7,7 @@ import time
 from django.core.management.base import BaseCommand
 from django.urls import reverse
 
-from classrooms.demo import DEMO_PASSWORD, DemoSummary, demo_school_build, pictures_words
+from classrooms.demo.school import DEMO_PASSWORD, DemoSummary, demo_school_build, pictures_words
 from classrooms.models import Student
 from classrooms.reports.models import WeeklyReport
 from games.models import Game, Play

@@ -1,0 +1,103 @@
+"""The clocks of a game: the computer players' pauses (R8.2) and the turn's time limits, stamped
+on the game row after every change (R4.9: the first turn waits for the tablet).
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta
+
+from games import engine
+
+from ..models import Game, Seat
+from .base import DEFAULT_BOT_DELAY, _bots, first_turn_grace
+
+WINDOW_ANSWER_DELAY = (1.0, 3.0)
+
+
+def _bot_delay(strength: str, rng: random.Random) -> float:
+    delay = getattr(engine, "bot_delay", None)
+    if delay is not None:
+        return float(delay(strength, rng))
+    low, high = DEFAULT_BOT_DELAY.get(strength, (3.0, 6.0))
+    return rng.uniform(low, high)
+
+
+def _bot_actors(state, bots: dict[int, str]) -> list[int]:
+    """Computer seats that have something to do now, in the order they would answer."""
+    n = state.n_seats
+    if state.phase == "window" and state.pending is not None:
+        start = state.pending["seat"]
+        order = [(start + i) % n for i in range(1, n)]
+    else:
+        order = list(range(n))
+    return [s for s in order if s in bots and engine.legal_moves(state, s)]
+
+
+def _first_turn_waits(game: Game, state, seats: dict[int, Seat]) -> Seat | None:
+    """The first player's seat while its turn clock waits for their tablet (R4.9), else None.
+
+    Only the opening turn of a game (nothing played since the start), only a student's seat
+    whose tablet has not opened the table since the start.
+    """
+    timer = state.timer if state is not None else None
+    if (
+        timer is None
+        or timer.get("kind") != "turn"
+        or game.started_at is None
+        or state.timer_started != 0
+    ):  # the opening turn: nothing played before it
+        return None
+    seat = seats.get(timer.get("seat"))
+    if seat is None or seat.bot or seat.student_id is None:
+        return None
+    opened = seat.last_seen_at
+    if opened is not None and opened >= game.started_at:
+        return None
+    return seat
+
+
+def _turn_deadline(game: Game, state, seats: dict[int, Seat], now: datetime) -> datetime:
+    """R4.9 and a fair start: the first turn's clock runs from max(start, the first player's
+
+    tablet opening the table), or from the end of the grace period when it never opens, so a
+    child still signing in does not lose their first turn and an absent one does not stall
+    the table. Every other time limit runs from now.
+    """
+    seconds = timedelta(seconds=state.timer["seconds"])
+    waiting = _first_turn_waits(game, state, seats)
+    if waiting is None:
+        return now + seconds
+    grace_end = game.started_at + timedelta(seconds=first_turn_grace())
+    return max(now, grace_end) + seconds
+
+
+def _stamp_deadlines(
+    game: Game, before, after, seats: dict[int, Seat], now: datetime
+) -> float | None:
+    """Set when the running time limit ends and when a computer player acts; the bot's pause."""
+    bots = _bots(seats)
+    timer = after.timer if after is not None else None
+    new_phase = before is None or after.timer_started != before.timer_started
+    if new_phase:
+        game.phase_started_at = now
+    if timer is None:
+        game.timer_deadline = None
+    elif new_phase or game.timer_deadline is None:
+        game.timer_deadline = _turn_deadline(game, after, seats, now)
+    actors = _bot_actors(after, bots) if after is not None and not after.is_over else []
+    if not actors:
+        game.bot_due_at = None
+        return None
+    rng = random.Random(f"{game.seed}/delay/{after.version}")
+    pause = _bot_delay(bots[actors[0]], rng)
+    if after.phase == "window":
+        # Judging someone else's announcement is quicker than finding one's own: a child
+        # playing computers should not sit through the whole window after every operation.
+        pause = min(pause, rng.uniform(*WINDOW_ANSWER_DELAY))
+    if game.timer_deadline is not None:
+        # A computer player answers before its own time runs out, like a person would.
+        left = (game.timer_deadline - now).total_seconds()
+        pause = max(0.5, min(pause, left - 1.0))
+    game.bot_due_at = now + timedelta(seconds=pause)
+    return pause
