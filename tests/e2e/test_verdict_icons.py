@@ -1,6 +1,6 @@
 """The referee's verdict on the tablet carries a tick or a cross before its word (QA report: a
 child who cannot read yet saw "Wrong!" and "Right!" only as coloured words). Screen readers are
-not given the sign: they read the word."""
+not given the sign: they read the word. The "Reconnecting…" banner shows an hourglass too."""
 
 from __future__ import annotations
 
@@ -54,3 +54,31 @@ def test_the_verdict_shows_a_tick_or_a_cross(
     assert mark in sign(page, ".ruling .verdict-word")
     # The sign is drawn, not said: the accessible name is the word alone.
     assert verdict.evaluate("e => e.textContent") == word
+
+
+def test_the_reconnecting_banner_shows_an_hourglass(new_context, live_server, monkeypatch):
+    monkeypatch.setattr(services, "_bot_delay", lambda strength, rng: 600.0)
+    school = factories.school()
+    classroom = factories.classroom(school=school)
+    anna = factories.student(classroom=classroom, name="Anna", picture_code="0-1-2")
+    game = services.game_create(
+        school=school,
+        classroom=classroom,
+        label="T1",
+        draw_order=[card(2), card(3), card(5), card(1), card(6), card(7), card(4)],
+        players=[{"student": anna}, {"bot": "easy", "name": "Robo"}],
+        settings={"challenge_window": 120, "turn_time": 0, "challenge_time": 120},
+    )
+    services.game_start(game=game)
+    context = new_context(viewport={"width": 1024, "height": 768})
+    sign_in_context(context, live_server, anna.user)
+    page = context.new_page()
+    open_table(page, live_server, game)
+    context.set_offline(True)
+    banner = page.locator("#net-banner")
+    expect(banner).to_be_visible(timeout=15_000)
+    picture = banner.evaluate("e => getComputedStyle(e, '::before').backgroundImage")
+    assert picture.startswith('url("data:image/svg+xml')  # drawn offline too, no fetch
+    assert banner.evaluate("e => e.getBoundingClientRect().width") > 0
+    context.set_offline(False)
+    expect(banner).to_be_hidden(timeout=15_000)
