@@ -254,15 +254,19 @@ def report_pdf(context: dict[str, Any]) -> bytes:
     ]
     words = []
     if week.get("games") or week.get("announcements"):
-        words.append(
-            ngettext(
-                "%(n)d game played, about %(m)d min (an estimate).",
-                "%(n)d games played, about %(m)d min (an estimate).",
-                week.get("games", 0),
+        if week.get("games"):
+            words.append(
+                ngettext(
+                    "%(n)d game played, about %(m)d min (an estimate).",
+                    "%(n)d games played, about %(m)d min (an estimate).",
+                    week["games"],
+                )
+                % {"n": week["games"], "m": week.get("minutes", 0)}
             )
-            % {"n": week.get("games", 0), "m": week.get("minutes", 0)}
-        )
-        words.append(operations_right_sentence(week.get("right", 0), week.get("announcements", 0)))
+        if week.get("announcements"):
+            words.append(operations_right_sentence(week.get("right", 0), week["announcements"]))
+        else:  # said in words, as on the page and in the weekly email, never "0 of 0"
+            words.append(_("No operation announced this week."))
         words.append(
             ngettext(
                 "%(n)d card won in tricks.", "%(n)d cards won in tricks.", week.get("cards_won", 0)
