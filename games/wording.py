@@ -72,6 +72,9 @@ def refusal_message(code: str | None, params: dict[str, Any] | None = None) -> s
         "bot_seat": _("A computer player is playing for you now."),
         "empty": _("Tap some cards first."),
     }
+    if code == "card_unavailable" and card not in ("", None) and p.get("written"):
+        # A number the child wrote (typed, not a card tapped): it may never have been there.
+        return _("There is no %(card)s card on the table.") % {"card": card}
     if code == "card_unavailable" and card not in ("", None) and not str(card).isdigit():
         return _("There is no %(card)s card to use.") % {"card": card}
     return texts.get(code or "", _("That is not possible right now."))

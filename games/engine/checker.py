@@ -263,9 +263,10 @@ def _match_cards(
             candidates = by_value.get(key, [])
             free = [p for p in candidates if p not in taken]
             if not free:
-                raise ParseFailure(
-                    "card_reused" if candidates else "card_unavailable", card=str(key)
-                )
+                if candidates:
+                    raise ParseFailure("card_reused", card=str(key))
+                # A number written that no card on the table shows (never there, or taken).
+                raise ParseFailure("card_unavailable", card=str(key), written=True)
             position = free[0]
         if key == "X":
             if x_order is None:

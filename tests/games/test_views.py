@@ -106,6 +106,22 @@ def test_a_forged_seat_in_the_post_is_ignored(client, table, bo):
     assert table.version == 0
 
 
+def test_a_written_number_with_no_card_says_so_in_the_childs_language(client, table, anna):
+    # R3.5 invalid: "7 + 2 = 9" typed where no 7 or 9 lies: the message names the number and
+    # says it is not on the table (not "any more": it may never have been there); nothing changes.
+    response = post_move(tablet(client, anna), table, 0, type="announce", text="7 + 2 = 9")
+    assert "There is no 7 card on the table." in response.content.decode()
+    response = client.post(
+        reverse("games:table_move", args=[table.pk]),
+        {"seen_version": 0, "type": "announce", "text": "7 + 2 = 9"},
+        HTTP_ACCEPT_LANGUAGE="fr",
+        **HX,
+    )
+    assert "Il n&#x27;y a pas de carte 7 sur la table." in response.content.decode()
+    table.refresh_from_db()
+    assert table.version == 0
+
+
 def test_a_card_not_on_the_table_gets_a_message_and_changes_nothing(client, table, anna):
     payload = json.dumps(tokens(card(2), "+", card(3), "=", card(9)))
     response = post_move(tablet(client, anna), table, 0, type="announce", tokens=payload)
