@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from games import services
+from games.services import timers
 from tests import factories
 from tests.e2e.helpers import move, open_table, sign_in_context
 
@@ -28,8 +29,8 @@ def sign(page, selector: str) -> str:
 def test_the_verdict_shows_a_tick_or_a_cross(
     new_context, live_server, monkeypatch, said, word, mark
 ):
-    monkeypatch.setattr(services, "_bot_delay", lambda strength, rng: 600.0)
-    monkeypatch.setattr(services, "WINDOW_ANSWER_DELAY", (600.0, 600.0))
+    monkeypatch.setattr(timers, "_bot_delay", lambda strength, rng: 600.0)
+    monkeypatch.setattr(timers, "WINDOW_ANSWER_DELAY", (600.0, 600.0))
     school = factories.school()
     classroom = factories.classroom(school=school)
     anna = factories.student(classroom=classroom, name="Anna", picture_code="0-1-2")
@@ -57,7 +58,7 @@ def test_the_verdict_shows_a_tick_or_a_cross(
 
 
 def test_the_reconnecting_banner_shows_an_hourglass(new_context, live_server, monkeypatch):
-    monkeypatch.setattr(services, "_bot_delay", lambda strength, rng: 600.0)
+    monkeypatch.setattr(timers, "_bot_delay", lambda strength, rng: 600.0)
     school = factories.school()
     classroom = factories.classroom(school=school)
     anna = factories.student(classroom=classroom, name="Anna", picture_code="0-1-2")
