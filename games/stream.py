@@ -121,7 +121,10 @@ class _Table:
         if newest < self.version:
             return b""  # older than what was sent (a late message): never go back
         self.version = newest
-        return _event(newest)
+        # Two changes at the newest version (a move, then a pause at that version) stay two
+        # events: the mover's tablet sets one event at its move's version aside as its own
+        # (static/js/table.js), and must still hear the other. Older versions fold into it.
+        return _event(newest) * min(2, sum(1 for c in changes if c.version == newest))
 
 
 class _Session:

@@ -536,3 +536,15 @@ def test_while_redis_is_down_a_stream_is_refused_so_the_tablet_polls(
     client.force_login(teacher)
     live = reverse("games:session_stream", args=[session.pk])
     assert client.get(live).status_code == 204
+
+
+def test_a_pause_at_the_version_of_a_move_heard_in_one_batch_stays_its_own_event():
+    # R4.9: a move and the teacher's pause at its version, heard together, are two events:
+    # the mover's tablet takes one at its move's version as its own and must fetch for the other.
+    table = stream._Table(0)
+    both = [push.Change(game_id=1, version=1), push.Change(game_id=1, version=1)]
+    assert table.apply(both) == stream._event(1) * 2
+    # Older versions fold into the newest; a late one sends nothing.
+    later = [push.Change(game_id=1, version=2), push.Change(game_id=1, version=3)]
+    assert table.apply(later) == stream._event(3)
+    assert table.apply([push.Change(game_id=1, version=2)]) == b""
