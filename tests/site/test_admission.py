@@ -7,24 +7,7 @@ import asyncio
 import threading
 
 from kavet_site.admission import AdmissionGate
-
-
-def run(coro):
-    """On an event loop of its own, in a thread (the browser tests keep one in the main thread)."""
-    result: dict = {}
-
-    def target() -> None:
-        try:
-            result["value"] = asyncio.run(asyncio.wait_for(coro, 10))
-        except BaseException as exc:  # handed back to the test's thread
-            result["error"] = exc
-
-    thread = threading.Thread(target=target)
-    thread.start()
-    thread.join(30)
-    if "error" in result:
-        raise result["error"]
-    return result["value"]
+from tests.loops import run
 
 
 class SlowApp:
