@@ -16,7 +16,11 @@ never passes through the gate, so a flood of streams leaves them their pooled co
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+
+from asgiref.sync import ThreadSensitiveContext
 
 
 class _Slots:
@@ -150,9 +154,6 @@ class SharedThreads:
     """
 
     def __init__(self, app, *, prefix: str, threads: int = 4) -> None:
-        import itertools
-        from concurrent.futures import ThreadPoolExecutor
-
         self.app = app
         self.prefix = prefix
         self._executors = [
@@ -164,7 +165,5 @@ class SharedThreads:
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http" or not scope.get("path", "").startswith(self.prefix):
             return await self.app(scope, receive, send)
-        from asgiref.sync import ThreadSensitiveContext
-
         async with ThreadSensitiveContext(executor=next(self._turn)):
             return await self.app(scope, receive, send)
