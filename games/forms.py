@@ -143,30 +143,10 @@ def parse_move(data: Mapping[str, Any]) -> dict[str, Any]:
         return {"type": "chwech", "use": kind == "chwech_yes"}  # R7.7: the second chance
     if kind not in PLAYER_MOVES - {"chwech"}:
         raise MoveRefused("bad_move")
-    move: dict[str, Any] = {"type": kind}
     if kind != "announce":
-        return move
-    text = _field(data, "text").strip()
-    raw_tokens = _field(data, "tokens").strip()
-    if text:
-        if len(text) > MAX_TEXT:
-            raise MoveRefused("input_too_long")
-        if not _clean_text(text):
-            raise MoveRefused("unknown_character")
-        move["text"] = text
-    elif raw_tokens:
-        tokens = _bounded_json(raw_tokens, MAX_TOKENS_CHARS)
-        if not isinstance(tokens, list):
-            raise MoveRefused("bad_move")
-        if not tokens:
-            return {"type": "announce", "empty": True}
-        if len(tokens) > MAX_TOKENS:
-            raise MoveRefused("input_too_long")
-        move["tokens"] = [_token(item) for item in tokens]
-        move["x_values"] = _x_values(
-            _bounded_json(_field(data, "x_values").strip() or "{}", MAX_X_VALUES_CHARS)
-        )
-    else:
+        return {"type": kind}
+    move = _announcement(data)
+    if move is None:
         return {"type": "announce", "empty": True}
     place = _field(data, "place").strip()
     if place:
@@ -174,6 +154,35 @@ def parse_move(data: Mapping[str, Any]) -> dict[str, Any]:
             raise MoveRefused("bad_move")
         move["place"] = place
     return move
+
+
+def _announcement(data: Mapping[str, Any]) -> dict[str, Any] | None:
+    """What was announced: typed text, or tapped tokens with the X cards' values (R3.4); None when
+    nothing was."""
+    text = _field(data, "text").strip()
+    if text:
+        if len(text) > MAX_TEXT:
+            raise MoveRefused("input_too_long")
+        if not _clean_text(text):
+            raise MoveRefused("unknown_character")
+        return {"type": "announce", "text": text}
+    raw_tokens = _field(data, "tokens").strip()
+    if not raw_tokens:
+        return None
+    tokens = _bounded_json(raw_tokens, MAX_TOKENS_CHARS)
+    if not isinstance(tokens, list):
+        raise MoveRefused("bad_move")
+    if not tokens:
+        return None
+    if len(tokens) > MAX_TOKENS:
+        raise MoveRefused("input_too_long")
+    return {
+        "type": "announce",
+        "tokens": [_token(item) for item in tokens],
+        "x_values": _x_values(
+            _bounded_json(_field(data, "x_values").strip() or "{}", MAX_X_VALUES_CHARS)
+        ),
+    }
 
 
 def seen_version(data: Mapping[str, Any]) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.template.loader import render_to_string
@@ -336,6 +336,78 @@ def _operation_shown(op: dict[str, Any] | None) -> dict[str, Any]:
     }
 
 
+@dataclass
+class _Ruling:
+    """One ruling read event by event (R3.5, R5): the announcement or "nothing to do" that opened
+    it, then the challenge, C'HWEC'H's second try (R7.7), the outcome, the consequences, the
+    lesson and the cards the panel points at."""
+
+    players: list[str]
+    position: int | None
+    texts: Any
+    main: dict[str, Any]
+    cards: list[int]
+    challenge: dict[str, Any] | None = None
+    second: dict[str, Any] | None = None
+    outcome: dict[str, Any] | None = None
+    lesson: dict[str, Any] | None = None
+    consequences: list[str] = field(default_factory=list)
+
+    def read(self, event: ev.Event) -> None:
+        match event:
+            case ev.ChallengeCalled():
+                self.challenge = {
+                    "seat": event.seat,
+                    "who": _player(self.players, event.seat),
+                    "mine": event.seat == self.position,
+                    "said": "",
+                    "gave_up": False,
+                    "verdict": None,
+                }
+            case ev.Announced(role="challenge") if self.challenge:
+                self.challenge["said"] = as_printed(event.text)
+            case ev.Announced(role="chwech"):
+                self.second = {"said": as_printed(event.text), "verdict": None}
+            case ev.SaidNothing(role="challenge") if self.challenge:
+                self.challenge["gave_up"] = True
+            case ev.Verdict():
+                self._verdict(event)
+            case ev.NothingRuled():
+                self.main["verdict"] = self.texts.nothing(event)
+                if not event.was_true and event.possible:
+                    self.lesson = _operation_shown(event.possible)
+                    self.cards = list(event.possible.get("cards") or [])
+            case ev.Lesson() if not self.lesson:
+                self.lesson = _operation_shown(event.operation)
+                self.cards = list((event.operation or {}).get("cards") or [])
+            case ev.ChallengeRuled():
+                self.outcome = self.texts.outcome(event)
+            case ev.TrickWon() | ev.CardsGiven() | ev.SkipDue():
+                sentence = self.texts.consequence(event)
+                if sentence:
+                    self.consequences.append(sentence)
+
+    def _verdict(self, event: ev.Verdict) -> None:
+        verdict = self.texts.verdict(event)
+        if event.role == "challenge" and self.challenge:
+            self.challenge["verdict"] = verdict
+            if event.ok:
+                self.cards = list(event.cards or [])
+            else:
+                self.cards += [c for c in event.cards or [] if c not in self.cards]
+        elif event.role == "chwech":
+            self.second = self.second or {"said": as_printed(event.text), "verdict": None}
+            self.second["verdict"] = verdict
+        else:
+            self.main["verdict"] = verdict
+
+    @property
+    def stage(self) -> str:
+        if self.outcome is not None or self.main["verdict"] is not None:
+            return "ruled"
+        return "challenged" if self.challenge else "checking"
+
+
 def ruling_panel(events: list[dict], players: list[str], position: int | None) -> dict | None:
     """The last ruling at the table, told causes first (R3.5, R5): what was said, by whom, the
     verdict with its reason, the challenge and its verdict, the outcome, then where the cards
@@ -344,94 +416,41 @@ def ruling_panel(events: list[dict], players: list[str], position: int | None) -
     `events` are the events of the recent moves in order; None when no ruling happened yet.
     """
     typed = [ev.event_from_dict(e) for e in events]
-    start = None
-    for i in range(len(typed) - 1, -1, -1):
-        if _starts_ruling(typed[i]):
-            start = i
-            break
+    start = next((i for i in range(len(typed) - 1, -1, -1) if _starts_ruling(typed[i])), None)
     if start is None:
         return None
-    story = typed[start:]
-    first = story[0]
+    first = typed[start]
     announced = isinstance(first, ev.Announced)
-    seat = first.seat
-    main: dict[str, Any] = {
-        "seat": seat,
-        "who": _player(players, seat),
-        "mine": seat == position,
-        "kind": "announce" if announced else "nothing",
-        "said": as_printed(first.text) if announced else "",
-        "timeout": bool(getattr(first, "timeout", False)),
-        "verdict": None,
-    }
-    cards: list[int] = list(first.cards or []) if announced else []
-    challenge: dict[str, Any] | None = None
-    second: dict[str, Any] | None = None  # C'HWEC'H's second try (R7.7)
-    outcome: dict[str, Any] | None = None
-    consequences: list[str] = []
-    lesson: dict[str, Any] | None = None
-    texts = ruling_texts(players)
-    for event in story[1:]:
-        match event:
-            case ev.ChallengeCalled():
-                challenge = {
-                    "seat": event.seat,
-                    "who": _player(players, event.seat),
-                    "mine": event.seat == position,
-                    "said": "",
-                    "gave_up": False,
-                    "verdict": None,
-                }
-            case ev.Announced(role="challenge") if challenge:
-                challenge["said"] = as_printed(event.text)
-            case ev.Announced(role="chwech"):
-                second = {"said": as_printed(event.text), "verdict": None}
-            case ev.SaidNothing(role="challenge") if challenge:
-                challenge["gave_up"] = True
-            case ev.Verdict():
-                verdict = texts.verdict(event)
-                if event.role == "challenge" and challenge:
-                    challenge["verdict"] = verdict
-                    if not event.ok:
-                        cards += [c for c in event.cards or [] if c not in cards]
-                    else:
-                        cards = list(event.cards or [])
-                elif event.role == "chwech":
-                    second = second or {"said": as_printed(event.text), "verdict": None}
-                    second["verdict"] = verdict
-                else:
-                    main["verdict"] = verdict
-            case ev.NothingRuled():
-                main["verdict"] = texts.nothing(event)
-                if not event.was_true and event.possible:
-                    lesson = _operation_shown(event.possible)
-                    cards = list(event.possible.get("cards") or [])
-            case ev.Lesson() if not lesson:
-                lesson = _operation_shown(event.operation)
-                cards = list((event.operation or {}).get("cards") or [])
-            case ev.ChallengeRuled():
-                outcome = texts.outcome(event)
-            case ev.TrickWon() | ev.CardsGiven() | ev.SkipDue():
-                sentence = texts.consequence(event)
-                if sentence:
-                    consequences.append(sentence)
-    if outcome is None and main["verdict"] is None:
-        stage = "challenged" if challenge else "checking"
-    else:
-        stage = "ruled"
+    ruling = _Ruling(
+        players=players,
+        position=position,
+        texts=ruling_texts(players),
+        main={
+            "seat": first.seat,
+            "who": _player(players, first.seat),
+            "mine": first.seat == position,
+            "kind": "announce" if announced else "nothing",
+            "said": as_printed(first.text) if announced else "",
+            "timeout": bool(getattr(first, "timeout", False)),
+            "verdict": None,
+        },
+        cards=list(first.cards or []) if announced else [],
+    )
+    for event in typed[start + 1 :]:
+        ruling.read(event)
     panel = {
-        "main": main,
-        "challenge": challenge,
-        "second": second,
-        "outcome": outcome,
-        "consequences": consequences,
-        "lesson": lesson,
-        "stage": stage,
-        "cards": cards,
+        "main": ruling.main,
+        "challenge": ruling.challenge,
+        "second": ruling.second,
+        "outcome": ruling.outcome,
+        "consequences": ruling.consequences,
+        "lesson": ruling.lesson,
+        "stage": ruling.stage,
+        "cards": ruling.cards,
         # The stored dicts, as they were: the key a tablet compares to know the panel changed.
         "key": zlib.crc32(json.dumps(events[start:], sort_keys=True, default=str).encode()),
     }
-    panel["speech"] = texts.speech(panel)
+    panel["speech"] = ruling.texts.speech(panel)
     return panel
 
 

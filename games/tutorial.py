@@ -180,41 +180,65 @@ def step_of(state: engine.GameState) -> Step:
     """The lesson's step, from the game's state alone (R9.2: the same moves, the same step)."""
     if state.is_over:
         return _step("done")
-    table = set(state.table)
-    phase, pending = state.phase, state.pending or {}
-    mine = pending.get("seat") == CHILD
     if state.piles[COMPUTER] or state.held[CHILD] or state.held[COMPUTER]:
         return _step("off")  # the computer won something: not the lesson's game any more
-    if phase == "turn" and state.active == CHILD:
-        if table == {1, 2, 3}:
-            return _step("announce")
-        if table == {4, 6, 9}:
-            return _step("nothing")
-        if table == {6, 7, 8} and state.skips[COMPUTER]:
-            return _step("skip")
-        if table == {6, 7, 8, X}:
-            return _step("x")
-        if UNAN in state.events_row[CHILD] and not engine.game.player_operation(state, CHILD):
-            return _step("event")
-    if phase == "window" and mine:
-        if pending.get("kind") == "announce" and set(pending.get("cards", [])) == {1, 2, 3}:
-            return _step("announce", waiting=True)
-        if pending.get("kind") == "nothing" and table == {4, 6, 9}:
-            return _step("nothing", waiting=True)
-        if pending.get("kind") == "nothing" and table == {6, 7, 8}:
-            return _step("skip", waiting=True)
-        if pending.get("kind") == "announce" and X in pending.get("cards", []):
-            return _step("x", waiting=True)
-        if pending.get("kind") == "nothing" and UNAN in state.events_row[CHILD]:
-            return _step("event", waiting=True)
-    if table == {4, 5, 6, 9}:
-        if phase == "turn" and state.active == COMPUTER:
-            return _step("challenge", waiting=True)
-        if phase == "window" and pending.get("seat") == COMPUTER:
-            return _step("challenge")
-        if phase == "challenge" and (state.challenge or {}).get("challenger") == CHILD:
-            return Step(key="challenge_show", number=3)
-    return _step("off")
+    table = set(state.table)
+    return (
+        _child_turn_step(state, table)
+        or _child_window_step(state, table)
+        or _challenge_step(state, table)
+        or _step("off")
+    )
+
+
+def _child_turn_step(state: engine.GameState, table: set[int]) -> Step | None:
+    """The child's turn: which lesson the cards on the table set up."""
+    if state.phase != "turn" or state.active != CHILD:
+        return None
+    if table == {1, 2, 3}:
+        return _step("announce")
+    if table == {4, 6, 9}:
+        return _step("nothing")
+    if table == {6, 7, 8} and state.skips[COMPUTER]:
+        return _step("skip")
+    if table == {6, 7, 8, X}:
+        return _step("x")
+    if UNAN in state.events_row[CHILD] and not engine.game.player_operation(state, CHILD):
+        return _step("event")
+    return None
+
+
+def _child_window_step(state: engine.GameState, table: set[int]) -> Step | None:
+    """The child has spoken and the window is open: the same lesson, waiting (R5.1)."""
+    pending = state.pending or {}
+    if state.phase != "window" or pending.get("seat") != CHILD:
+        return None
+    kind, cards = pending.get("kind"), pending.get("cards", [])
+    if kind == "announce" and set(cards) == {1, 2, 3}:
+        return _step("announce", waiting=True)
+    if kind == "nothing" and table == {4, 6, 9}:
+        return _step("nothing", waiting=True)
+    if kind == "nothing" and table == {6, 7, 8}:
+        return _step("skip", waiting=True)
+    if kind == "announce" and X in cards:
+        return _step("x", waiting=True)
+    if kind == "nothing" and UNAN in state.events_row[CHILD]:
+        return _step("event", waiting=True)
+    return None
+
+
+def _challenge_step(state: engine.GameState, table: set[int]) -> Step | None:
+    """The computer's wrong sum on 4, 5, 6, 9 and the child's "Kavet 'm eus!" (R5)."""
+    if table != {4, 5, 6, 9}:
+        return None
+    pending = state.pending or {}
+    if state.phase == "turn" and state.active == COMPUTER:
+        return _step("challenge", waiting=True)
+    if state.phase == "window" and pending.get("seat") == COMPUTER:
+        return _step("challenge")
+    if state.phase == "challenge" and (state.challenge or {}).get("challenger") == CHILD:
+        return Step(key="challenge_show", number=3)
+    return None
 
 
 # --- what the coach shows ----------------------------------------------------------------------
