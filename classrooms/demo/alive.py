@@ -131,12 +131,12 @@ def demo_play_on(*, session: ClassSession, now: datetime | None = None) -> int:
     if spec is None:
         return 0
     now = now or timezone.now()
-    running = list(Game.objects.filter(session=session, status=Game.Status.RUNNING))
+    running = list(session.games.filter(status=Game.Status.RUNNING))
     last = max((g.last_move_at or g.started_at for g in running if g.started_at), default=None)
     if last is not None and now - last > STALE_AFTER:
         live_refresh(session=session, now=now)
     applied = 0
-    for game in Game.objects.filter(session=session, status=Game.Status.RUNNING):
+    for game in session.games.filter(status=Game.Status.RUNNING):
         seats = {s.position: s for s in game.seats.all()}
         players = {
             position: player
@@ -144,7 +144,7 @@ def demo_play_on(*, session: ClassSession, now: datetime | None = None) -> int:
             if not _tablet_open(seats[position], now)
         }
         applied += _play_due(game, players, now, MAX_MOVES_PER_CALL - applied)
-    if not Game.objects.filter(session=session, status=Game.Status.RUNNING).exists():
+    if not session.games.filter(status=Game.Status.RUNNING).exists():
         session.refresh_from_db()
         if session.status == ClassSession.Status.FINISHED:
             _restart(session, spec)

@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 from django.db.models import F
 
 from classgames.models import ClassSession
-from classgames.services import session_after_game_change
+from classgames.services import class_table_start, session_after_game_change
 from classrooms.models import Classroom, Student, User
 from classrooms.services import levels_set
 from games import engine
@@ -182,18 +182,15 @@ def class_game_start(
     )
     games = []
     for number, players in enumerate(tables, start=1):
-        game = game_create(
-            school=classroom.school,
+        game = class_table_start(
+            session=session,
+            number=number,
             players=players,
             settings={**settings, "starter": 0},
-            created_by=by,
-            classroom=classroom,
-            session=session,
-            kind="class",
-            label=str(number),
+            by=by,
             seed=_seed(seed, number),
         )
-        games.append(game_start(game=game, by=by))
+        games.append(game)
     return session, games
 
 
@@ -337,7 +334,7 @@ def live_refresh(*, session: ClassSession, now: datetime) -> timedelta:
     move for 46 minutes". Every moment of the game moves by the same amount (its moves, plays,
     seats and clocks), so the game stays the one played; nothing else changes.
     """
-    games = Game.objects.filter(session=session, status=Game.Status.RUNNING)
+    games = session.games.filter(status=Game.Status.RUNNING)
     last = max((g.last_move_at for g in games if g.last_move_at), default=None)
     if last is None:
         return timedelta(0)
