@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, F, OuterRef
 from django.utils.translation import gettext as _
 
 from classrooms.grouping import PlannedTable, table_rules, tables_check, tables_propose
@@ -19,6 +19,7 @@ from classrooms.models import Classroom, Student, User
 from games.models import Game, Seat
 from games.services import (
     GameError,
+    game_clocks_shift,
     game_create,
     game_end,
     game_pause,
@@ -275,6 +276,17 @@ def session_after_game_change(*, session_id: int | None) -> bool:
         session.status = ClassSession.Status.FINISHED
         session.save(update_fields=["status"])
     return True
+
+
+@transaction.atomic
+def class_session_clocks_shift(*, session, shift) -> None:
+    """Every moment of a class game's running tables moved by `shift` (games.services, each
+    under its game's lock), and the class game's own start: the demo's running class game,
+    looked at later than it was built (classrooms.demo.simulate.live_refresh)."""
+    for game in _session_games(session):
+        if game.status == Game.Status.RUNNING:
+            game_clocks_shift(game_id=game.pk, shift=shift)
+    ClassSession.objects.filter(pk=session.pk).update(created_at=F("created_at") + shift)
 
 
 def class_seat_replace(*, game, position: int, strength: str, by: User | None = None):
