@@ -87,7 +87,7 @@ def play(session, moves_per_table: int) -> int:
     from games.models import Game, Move
     from games.services import game_tick
 
-    for game in Game.objects.filter(session=session):
+    for game in session.games:
         now = timezone.now()
         for _ in range(moves_per_table * 2):
             if Move.objects.filter(game=game).count() >= moves_per_table:
@@ -97,7 +97,7 @@ def play(session, moves_per_table: int) -> int:
                 game.refresh_from_db()
                 if game.status != Game.Status.RUNNING:
                     break
-    return Move.objects.filter(game__session=session).count()
+    return Move.objects.filter(game__class_table__session=session).count()
 
 
 def measure(client, url: str, runs: int, **headers) -> tuple[float, float, int, int]:

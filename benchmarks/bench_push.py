@@ -73,9 +73,9 @@ def seed(n_tables: int, per_session: int) -> dict:
     from django.utils.module_loading import import_string
 
     from classgames.models import ClassSession
+    from classgames.services import class_table_start
     from classrooms.models import Classroom, School, Student, User
     from classrooms.services import class_code_new
-    from games import services
     from games.models import Game
     from games.polling import poll_token
 
@@ -124,14 +124,12 @@ def seed(n_tables: int, per_session: int) -> dict:
                     )
                 )
                 k += 1
-            game = services.game_create(
-                school=school,
-                classroom=classroom,
+            game = class_table_start(
                 session=session,
+                number=1,
                 settings=settings_,
                 players=[{"student": s} for s in kids],
             )
-            game = services.game_start(game=game)
             seats = []
             for position, student in enumerate(kids):
                 cookie = session_cookie(
@@ -562,7 +560,7 @@ def mover(
             continue
         version = game.version + 1
         if publish:
-            push.table_changed(game_id=table["game"], version=version, session_id=table["session"])
+            push.table_changed(game_id=table["game"], version=version, group=table["session"])
         log.append(
             {
                 "game": table["game"],

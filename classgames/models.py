@@ -1,10 +1,16 @@
-"""A class game: the tables a teacher set up together, one games.Game per table."""
+"""A class game: the tables a teacher set up together, one games.Game per table.
+
+The link between a class game and its tables lives here (ClassTable), on the class games'
+floor: the games floor below knows no class game (README "Layout").
+"""
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+
+from games.models import Game
 
 
 class ClassSession(models.Model):
@@ -33,6 +39,36 @@ class ClassSession(models.Model):
 
     def __str__(self) -> str:
         return f"Session {self.pk} ({self.status})"
+
+    @property
+    def games(self):
+        """Its tables' games (games.Game), through their ClassTable rows: a queryset."""
+        return Game.objects.filter(class_table__session=self)
+
+
+class ClassTable(models.Model):
+    """A table of a class game: its games.Game, and the class game it is one of.
+
+    Written with the game, in the transaction that creates it (classgames.services), and never
+    changed after: a game is a table of one class game, or of none (a practice game).
+    """
+
+    game = models.OneToOneField(
+        Game, on_delete=models.CASCADE, primary_key=True, related_name="class_table"
+    )
+    session = models.ForeignKey(ClassSession, on_delete=models.CASCADE, related_name="tables")
+
+    def __str__(self) -> str:
+        return f"Game {self.game_id} of session {self.session_id}"
+
+
+def session_id_of(game: Game) -> int | None:
+    """The class game a game is a table of (None: of none), with no query when the game was read
+    with its class_table (games.signals.table_group: the game row under its lock, game_get)."""
+    try:
+        return game.class_table.session_id
+    except ClassTable.DoesNotExist:
+        return None
 
 
 class ClassAttendance(models.Model):

@@ -28,12 +28,8 @@ from .models import ClassAttendance, ClassSession
 
 
 def class_sessions_of(classroom: Classroom) -> QuerySet[ClassSession]:
-    """A class's class games, newest first, each with its tables."""
-    return (
-        ClassSession.objects.filter(classroom=classroom)
-        .prefetch_related(Prefetch("games", queryset=Game.objects.order_by("pk")))
-        .order_by("-created_at")
-    )
+    """A class's class games, newest first."""
+    return ClassSession.objects.filter(classroom=classroom).order_by("-created_at")
 
 
 # --- "Play now": who is present, and the class's usual settings -------------------------------
@@ -119,9 +115,9 @@ LIVE_REFRESH_BUCKET_SECONDS = 20
 def session_pulse(session) -> list[tuple]:
     """One small query: what changes between two polls (id, version, status, deadlines)."""
     return list(
-        Game.objects.filter(session=session)
-        .order_by("pk")
-        .values_list("pk", "version", "status", "timer_deadline", "bot_due_at")
+        session.games.order_by("pk").values_list(
+            "pk", "version", "status", "timer_deadline", "bot_due_at"
+        )
     )
 
 
@@ -288,8 +284,7 @@ def _live_flags(game, seats, by_position: dict, view: dict | None, now) -> list[
 def live_tables(session, now) -> list[dict]:
     """Every table of a class game: two queries whatever the number of tables or moves."""
     games = (
-        Game.objects.filter(session=session)
-        .order_by("pk")
+        session.games.order_by("pk")
         .defer("draw_order")
         .prefetch_related(Prefetch("seats", queryset=Seat.objects.order_by("position")))
     )
@@ -499,7 +494,7 @@ def teacher_home_panel(user) -> dict:
         permissions.readable(user, ClassSession)
         .filter(status__in=[ClassSession.Status.RUNNING, ClassSession.Status.PAUSED])
         .select_related("classroom")
-        .annotate(n_games=Count("games", distinct=True))
+        .annotate(n_games=Count("tables", distinct=True))
         .order_by("-created_at")
     )
     return {"sessions": list(sessions)}

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, F, OuterRef
 from django.utils.translation import gettext as _
 
 from classrooms.grouping import PlannedTable, table_rules, tables_check, tables_propose
@@ -19,6 +19,7 @@ from classrooms.models import Classroom, Student, User
 from games.models import Game, Seat
 from games.services import (
     GameError,
+    game_clocks_shift,
     game_create,
     game_end,
     game_pause,
@@ -29,7 +30,7 @@ from games.services import (
 )
 
 from . import selectors
-from .models import ClassAttendance, ClassSession
+from .models import ClassAttendance, ClassSession, ClassTable
 
 OVER = (Game.Status.FINISHED, Game.Status.ABANDONED)
 
@@ -55,6 +56,34 @@ def _already_playing(tables: Sequence) -> list[str]:
         % {"name": name}
         for name in names
     ]
+
+
+@transaction.atomic
+def class_table_start(
+    *,
+    session: ClassSession,
+    number: int,
+    players: list[dict],
+    settings: dict,
+    by: User | None = None,
+    seed: int | None = None,
+) -> Game:
+    """Table `number` of a class game: its game (games.services), linked to the class game
+    before its first news (the push names the class game from the link), then started."""
+    classroom = session.classroom
+    game = game_create(
+        school=classroom.school,
+        players=players,
+        settings=settings,
+        created_by=by,
+        classroom=classroom,
+        kind="class",
+        # The number only: Game.display_label says "Table 3" in the reader's language.
+        label=str(number),
+        seed=seed,
+    )
+    ClassTable.objects.create(game=game, session=session)
+    return game_start(game=game, by=by)
 
 
 @transaction.atomic
@@ -101,18 +130,9 @@ def class_session_start(
             "starter": rng.randrange(len(players)) if starter == "random" else 0,
         }
         try:
-            game = game_create(
-                school=classroom.school,
-                players=players,
-                settings=table_settings,
-                created_by=by,
-                classroom=classroom,
-                session=session,
-                kind="class",
-                # The number only: Game.display_label says "Table 3" in the reader's language.
-                label=str(number),
+            class_table_start(
+                session=session, number=number, players=players, settings=table_settings, by=by
             )
-            game_start(game=game, by=by)
         except GameError as exc:
             raise ValidationError(
                 _("Table %(number)s: %(reason)s") % {"number": number, "reason": exc.message},
@@ -193,7 +213,7 @@ def _play_now(*, classroom: Classroom, by: User | None, rng: random.Random | Non
 
 
 def _session_games(session):
-    return list(Game.objects.filter(session=session).order_by("pk"))
+    return list(session.games.order_by("pk"))
 
 
 def _session_tables_apply(session, statuses: Sequence[str], action, by: User | None) -> int:
@@ -250,12 +270,23 @@ def session_after_game_change(*, session_id: int | None) -> bool:
         session = ClassSession.objects.select_for_update(no_key=True).filter(pk=session_id).first()
         if session is None or session.status == ClassSession.Status.FINISHED:
             return False
-        statuses = list(Game.objects.filter(session=session).values_list("status", flat=True))
+        statuses = list(session.games.values_list("status", flat=True))
         if not statuses or any(s not in OVER for s in statuses):
             return False
         session.status = ClassSession.Status.FINISHED
         session.save(update_fields=["status"])
     return True
+
+
+@transaction.atomic
+def class_session_clocks_shift(*, session, shift) -> None:
+    """Every moment of a class game's running tables moved by `shift` (games.services, each
+    under its game's lock), and the class game's own start: the demo's running class game,
+    looked at later than it was built (classrooms.demo.simulate.live_refresh)."""
+    for game in _session_games(session):
+        if game.status == Game.Status.RUNNING:
+            game_clocks_shift(game_id=game.pk, shift=shift)
+    ClassSession.objects.filter(pk=session.pk).update(created_at=F("created_at") + shift)
 
 
 def class_seat_replace(*, game, position: int, strength: str, by: User | None = None):
@@ -274,7 +305,7 @@ def sessions_erase_before(*, before, school=None, dry_run: bool = False) -> dict
     """
     over = games_over_before(before)
     sessions = ClassSession.objects.filter(created_at__lt=before).exclude(
-        Exists(Game.objects.filter(session=OuterRef("pk")).exclude(over))
+        Exists(Game.objects.filter(class_table__session=OuterRef("pk")).exclude(over))
     )
     if school is not None:
         sessions = sessions.filter(classroom__school=school)
@@ -288,7 +319,7 @@ def sessions_erase_before(*, before, school=None, dry_run: bool = False) -> dict
         )
         # Locked now: a table added since the first read keeps its class game (and itself).
         empty = ClassSession.objects.filter(pk__in=ids).exclude(
-            Exists(Game.objects.filter(session=OuterRef("pk")))
+            Exists(ClassTable.objects.filter(session=OuterRef("pk")))
         )
         _, deleted = empty.delete()
     for name, n in deleted.items():

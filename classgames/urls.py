@@ -4,7 +4,7 @@ and so on."""
 
 from django.urls import path
 
-from . import replay_views, views
+from . import replay_views, stream, views
 
 _class = "teacher/classes/<int:pk>/"
 
@@ -24,6 +24,8 @@ urlpatterns = [
         views.seat_replace,
         name="seat_replace",
     ),
+    # Under /push/ with the tables' streams (kavet_site.asgi's admission gate is in front).
+    path("push/session/<int:session_id>/", stream.session_stream, name="session_stream"),
     path("teacher/games/<int:pk>/replay/", views.game_replay, name="game_replay"),
     # A child's own finished game, from the tablet's home; a parent's, from the child's report.
     path("me/games/<int:pk>/replay/", replay_views.student_replay, name="student_replay"),

@@ -37,7 +37,7 @@ from games.signals import class_game_shown
 
 from . import permissions as class_game_permissions
 from . import selectors, services
-from .models import ClassSession
+from .models import ClassSession, session_id_of
 
 
 def _errors(exc: ValidationError) -> list[str]:
@@ -274,7 +274,7 @@ def seat_replace(request: HttpRequest, pk: int, gid: int) -> HttpResponse:
     """Replace an absent student by a computer player in the middle of a game (R8)."""
     session = class_game_permissions.session_get(request.user, pk)
     game = game_permissions.game_get(request.user, gid)
-    if game.session_id != session.pk:
+    if session_id_of(game) != session.pk:
         raise Http404("no such table in this class game")
     try:
         position = int(request.POST.get("position", ""))

@@ -204,9 +204,10 @@ def rules(model: type[Model], *, read: Rule, manage: Rule | None = None) -> None
     MANAGEABLE[model] = manage or read
 
 
-# Row getters an app above declares with getter(), for the callers that reach them through this
-# module by name (permissions.session_get in games/board.py and games/stream.py: the class-game
-# pages the games app serves). Every other caller imports the app's own permissions module.
+# Row getters an app above declares with getter(), for callers that would reach them through
+# this module by name (permissions.session_get). The class-game pages in games/ import
+# classgames.permissions now (games/board.py is on the class games' floor, and the class game's
+# stream is classgames/stream.py); every caller imports the app's own permissions module.
 GETTERS: dict[str, Callable] = {}
 
 

@@ -17,6 +17,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
+from classgames import permissions as class_game_permissions
+from classgames.models import session_id_of
 from classrooms import permissions
 from classrooms.models import Classroom
 
@@ -108,7 +110,7 @@ def board_session(request: HttpRequest, session_id: int) -> HttpResponse:
     """The tables of a class game on the projector: the class code and its QR code for the
     tablets to join, and each child's name lit up once they sit at their table. HTMX asks
     again on the push channel's news (or every few seconds); 204 while nothing changed."""
-    session = permissions.session_get(request.user, session_id)
+    session = class_game_permissions.session_get(request.user, session_id)
     for game in session.games.filter(status=Game.Status.RUNNING):
         _due_moves_applied(game)
     class_game_shown.send(sender=Game, session=session, now=None)
@@ -132,7 +134,7 @@ def board_session(request: HttpRequest, session_id: int) -> HttpResponse:
 @require_GET
 def board_session_mistakes(request: HttpRequest, session_id: int) -> HttpResponse:
     """The wrong and missed operations of one class game's tables, without a name."""
-    session = permissions.session_get(request.user, session_id)
+    session = class_game_permissions.session_get(request.user, session_id)
     mistakes = selectors.session_mistakes(request.user, session)
     return _mistakes_page(request, session=session, classroom=session.classroom, mistakes=mistakes)
 
@@ -163,5 +165,6 @@ def board_mistake(request: HttpRequest, play_id: int) -> HttpResponse:
         "mistake": selectors.mistake_moment(play, reveal=reveal),
         "reveal": reveal,
         "game": play.game,
+        "session_id": session_id_of(play.game),
     }
     return render(request, "games/board_mistake.html", ctx)

@@ -15,6 +15,7 @@ from django.db.models import Q, QuerySet
 from django.http import Http404
 from django.utils import timezone
 
+from classgames.models import ClassTable, session_id_of
 from classrooms import permissions
 from classrooms.models import Classroom
 from games import engine
@@ -33,7 +34,8 @@ def board_table_context(*, game: Game) -> dict[str, Any]:
     The same view model as the tablets' (games.selectors.table_context), with no seat: no
     legal moves, no held-card builder, no poll token.
     """
-    return table_context(game=game, seat=None)
+    # The class game it is a table of, if any: its stream and its tables (game_get read it).
+    return {**table_context(game=game, seat=None), "session_id": session_id_of(game)}
 
 
 def seated(seat: Seat, game: Game) -> bool:
@@ -51,7 +53,7 @@ def seated(seat: Seat, game: Game) -> bool:
 def board_session_tables(session) -> list[dict[str, Any]]:
     """The tables of a class game, for the board's chooser: label, status, players, and which
     children sit at their table already (their names light up as they do)."""
-    games = list(Game.objects.filter(session=session).order_by("pk").defer("draw_order", "state"))
+    games = list(session.games.order_by("pk").defer("draw_order", "state"))
     seats: dict[int, list[Seat]] = {}
     for seat in Seat.objects.filter(game__in=games).order_by("game", "position"):
         seats.setdefault(seat.game_id, []).append(seat)
@@ -85,18 +87,17 @@ def board_session_fingerprint(tables: list[dict[str, Any]]) -> str:
 
 def running_session_id(classroom: Classroom) -> int | None:
     """The class game going on in this class (its newest), if any: the class board shows it."""
-    game = (
-        Game.objects.filter(
-            classroom=classroom,
-            kind=Game.Kind.CLASS,
-            session__isnull=False,
+    table = (
+        ClassTable.objects.filter(
+            game__classroom=classroom,
+            game__kind=Game.Kind.CLASS,
             session__status__in=["running", "paused"],
         )
-        .order_by("-session__created_at", "-pk")
+        .order_by("-session__created_at", "-game_id")
         .only("session_id")
         .first()
     )
-    return game.session_id if game else None
+    return table.session_id if table else None
 
 
 def join_qr_svg(url: str) -> str:
@@ -164,7 +165,7 @@ def _rows(plays: QuerySet[Play]) -> list[MistakeRow]:
 
 def session_mistakes(user, session) -> list[MistakeRow]:
     """Every wrong or missed operation at the tables of one class game."""
-    return _rows(_mistakes(user, Game.objects.filter(session=session)))
+    return _rows(_mistakes(user, session.games))
 
 
 def classroom_mistakes_today(user, classroom: Classroom) -> list[MistakeRow]:

@@ -36,13 +36,6 @@ class Game(models.Model):
         on_delete=models.CASCADE,
         related_name="games",
     )
-    session = models.ForeignKey(
-        "classgames.ClassSession",
-        null=True,
-        blank=True,
-        on_delete=models.CASCADE,
-        related_name="games",
-    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

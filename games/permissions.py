@@ -24,6 +24,7 @@ from classrooms.permissions import (
 )
 
 from .models import Game, Move, Play, PracticeGoal, Seat
+from .signals import table_group
 
 
 def own_seats(user) -> Q:
@@ -62,9 +63,9 @@ def _move_managed(user) -> Q:
 
 def game_get(user, pk: int) -> Game:
     """A table of a class the user teaches (the teacher's replay and controls)."""
-    return get_manageable_or_404(
-        user, Game.objects.select_related("classroom", "session"), what="game", pk=pk
-    )
+    # With what names its group (games.signals.table_group): the class game, for its pages.
+    games = Game.objects.select_related("classroom", *table_group.related)
+    return get_manageable_or_404(user, games, what="game", pk=pk)
 
 
 def seats_for_user(*, user) -> QuerySet[Seat]:

@@ -2,7 +2,8 @@
 
 The one function the rest of the code calls is `table_changed`, after a change to a game has
 been committed (games.services calls it through `transaction.on_commit`). Watchers subscribe
-to a channel name (`table_channel`, `session_channel`) and wait for the next message.
+to a channel name (`table_channel`, `group_channel`: the tables watched together, a class
+game's, games.signals.table_group) and wait for the next message.
 
 Two fan-outs, the same two calls:
 
@@ -42,20 +43,20 @@ def table_channel(game_id: int) -> str:
     return f"kavet:table:{game_id}"
 
 
-def session_channel(session_id: int) -> str:
-    return f"kavet:session:{session_id}"
+def group_channel(group: int) -> str:
+    return f"kavet:group:{group}"
 
 
 @dataclass(frozen=True)
 class Change:
     game_id: int
     version: int
-    session_id: int | None = None
+    group: int | None = None  # the game's group (games.signals.table_group), opaque here
 
     def channels(self) -> list[str]:
         names = [table_channel(self.game_id)]
-        if self.session_id is not None:
-            names.append(session_channel(self.session_id))
+        if self.group is not None:
+            names.append(group_channel(self.group))
         return names
 
 
@@ -140,7 +141,7 @@ class _LocalHub:
     # --- publishing ---------------------------------------------------------------------------
 
     def deliver(self, change: Change) -> None:
-        """Hand a change to every watcher of its table and of its session in this process."""
+        """Hand a change to every watcher of its table and of its group in this process."""
         by_loop: dict[asyncio.AbstractEventLoop, list[Watcher]] = defaultdict(list)
         with self._cond:
             for channel in change.channels():
@@ -280,7 +281,7 @@ hub = _LocalHub()
 
 
 def _encode(change: Change) -> str:
-    return json.dumps([change.game_id, change.version, change.session_id])
+    return json.dumps([change.game_id, change.version, change.group])
 
 
 def _encode_replaced(stream_ids: list[str]) -> str:
@@ -296,11 +297,11 @@ def _decode(data: bytes | str) -> Change | list[str] | None:
             if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
                 raise ValueError("replaced: not a list of ids")
             return ids
-        game_id, version, session_id = message
+        game_id, version, group = message
         return Change(
             game_id=int(game_id),
             version=int(version),
-            session_id=None if session_id is None else int(session_id),
+            group=None if group is None else int(group),
         )
     except (ValueError, TypeError, KeyError):
         log.warning("push: ignored a malformed message %r", data[:100])
@@ -487,9 +488,9 @@ def ensure_listening() -> bool:
     return True
 
 
-def table_changed(*, game_id: int, version: int, session_id: int | None = None) -> None:
-    """Tell the game's tablets (and its class game's live view) that it is at `version` now."""
-    change = Change(game_id=game_id, version=version, session_id=session_id)
+def table_changed(*, game_id: int, version: int, group: int | None = None) -> None:
+    """Tell the game's tablets (and the watchers of its group) that it is at `version` now."""
+    change = Change(game_id=game_id, version=version, group=group)
     b = bridge()
     if b is None or not b.publish(change):
         # Without Redis (or with Redis down) the watchers of this process still hear it.

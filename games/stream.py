@@ -3,6 +3,9 @@
     GET /push/table/<game_id>/?t=<poll token>&v=<version seen>   (a seat's tablet)
     GET /push/session/<session_id>/?v=<version seen>              (the teacher's live view)
 
+The second is a group of tables watched together (games.signals.table_group): the app above
+serves it through `group_stream` (classgames.stream: a class game's tables).
+
 Each event is `id: V / event: table / data: {"version": V}`; the browser's EventSource sends
 the last id back as Last-Event-ID when it reconnects, and a client that is behind the database
 gets the current version at once. A comment every HEARTBEAT seconds keeps proxies from closing
@@ -29,7 +32,7 @@ A flood of streams from one tablet must not take the database from everyone else
 - games.streamcap caps the streams open per session and per address: the oldest is closed
   with a `bye` event (static/js/live.js then polls and does not reconnect).
 
-For a session, the event id is the sum of its games' versions (it only ever grows).
+For a group, the event id is the sum of its games' versions (it only ever grows).
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ import random
 import time
 import uuid
 import weakref
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 from django.contrib.auth import SESSION_KEY as AUTH_USER_KEY
 from django.core.handlers.asgi import ASGIRequest
@@ -127,8 +130,8 @@ class _Table:
         return _event(newest) * min(2, sum(1 for c in changes if c.version == newest))
 
 
-class _Session:
-    """What the teacher's stream says: which table moved, and the sum of the versions."""
+class _Group:
+    """What a group's stream (the teacher's) says: which table moved, and the sum of the versions."""
 
     def __init__(self, versions: dict[int, int]) -> None:
         self.versions = versions
@@ -209,7 +212,7 @@ def _sstream(
         if push.hub.epoch != epoch:
             break
         if change is not None:
-            # The sync hub keeps the latest change per channel; a session stream may skip an
+            # The sync hub keeps the latest change per channel; a group's stream may skip an
             # intermediate version of a table, never the newest one.
             cursor = count
             out = state.apply([change])
@@ -338,15 +341,21 @@ def table_stream(request: HttpRequest, game_id: int) -> HttpResponse:
         raise
 
 
-@require_GET
-def session_stream(request: HttpRequest, session_id: int) -> HttpResponse:
-    """The teacher's live view: a class game of a class they teach (else 404, as the page)."""
+def group_stream(
+    request: HttpRequest, group: int, versions: Callable[[HttpRequest], dict[int, int]]
+) -> HttpResponse:
+    """The stream of a group of tables (games.signals.table_group), for the app above's view.
+
+    `versions(request)` runs in the database block, for a signed-in user: it checks who may
+    watch the group (an Http404 or PermissionDenied goes up, as the page's) and answers its
+    tables' versions by game id.
+    """
     if _session_user(request) is None:
         return HttpResponseForbidden()  # signed out: nothing to read
     refused = _refuse_sync(request)
     if refused:
         return refused
-    channel = push.session_channel(session_id)
+    channel = push.group_channel(group)
     stream_id = uuid.uuid4().hex
     try:
         watcher, cursor = _subscribe(request, channel, stream_id)
@@ -356,14 +365,13 @@ def session_stream(request: HttpRequest, session_id: int) -> HttpResponse:
         try:  # the database block: its connection goes back before anything waits
             if not request.user.is_authenticated:
                 raise _Refused
-            session = permissions.session_get(request.user, session_id)  # else 404
-            versions = dict(Game.objects.filter(session=session).values_list("pk", "version"))
+            state = _Group(versions(request))
         finally:
             _release_database()
         return _respond(
             request,
             channel,
-            _Session(versions),
+            state,
             _client_version(request),
             watcher=watcher,
             cursor=cursor,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from classgames.models import ClassSession
+from classgames.models import ClassSession, ClassTable
 from classrooms.models import Classroom, School, Student, User
 from classrooms.services import class_code_new, student_create
 from games import services as game_services
@@ -92,10 +92,10 @@ def class_table(
     game = game_services.game_create(
         school=classroom.school,
         classroom=classroom,
-        session=session,
         label=label,
         players=[{"student": s} for s in students],
         settings={"turn_time": 120, "challenge_window": 0},
         draw_order=list(draw_order) if draw_order is not None else None,
     )
+    ClassTable.objects.create(game=game, session=session)  # as classgames.services links it
     return game_services.game_start(game=game)

@@ -16,7 +16,6 @@ classrooms.tasks.demo_keep_alive_sweep does it, and the pages write nothing.
 
 from __future__ import annotations
 
-import random
 from datetime import datetime, timedelta
 
 from django.utils import timezone
@@ -25,10 +24,10 @@ from classgames.models import ClassSession
 from classrooms.models import School, Student
 from games import engine, tasks
 from games.models import Game
-from games.services import game_tick, move_submit
+from games.services import game_tick
 
-from .data import DEMO_CLASSES, HISTORY_WEEKS, LIVE_SETTINGS, DemoClass
-from .simulate import Player, _players, _tables, class_game_start, live_refresh
+from .data import DEMO_CLASSES, HISTORY_WEEKS, DemoClass
+from .simulate import Player, _players, child_move, live_class_game_start, live_refresh
 
 # The flag in ClassSession.settings that marks the demo's running class game.
 DEMO_FLAG = "demo_live"
@@ -75,18 +74,7 @@ def _play_due(game: Game, players: dict[int, Player], now: datetime, budget: int
                 break
             applied += moved
             continue
-        player = players[position]
-        rng = random.Random(f"{game.seed}/child/{state.version}/{position}")
-        move = player.move(state, position, rng)
-        outcome = None
-        if move is not None:
-            outcome = move_submit(
-                game_id=game.pk,
-                seat=position,
-                move=move,
-                seen_version=game.version,
-                by=player.student.user,
-            )
+        outcome = child_move(game, state, position, players[position])
         if outcome is None or not outcome.applied:
             refused.add((state.version, position))
             continue
@@ -107,10 +95,10 @@ def _restart(session: ClassSession, spec: DemoClass) -> ClassSession | None:
     if any(word not in students for t in spec.live for word in t.split() if word[0] != "+"):
         return None  # the teacher removed a demo child: leave the class alone
     number = ClassSession.objects.filter(classroom=classroom).count()
-    new, _games = class_game_start(
+    new, _games = live_class_game_start(
+        spec=spec,
         classroom=classroom,
-        tables=_tables(spec.live, students),
-        settings=LIVE_SETTINGS,
+        students=students,
         by=session.created_by,
         seed=f"{spec.code}/live/{number}",
     )
@@ -131,12 +119,12 @@ def demo_play_on(*, session: ClassSession, now: datetime | None = None) -> int:
     if spec is None:
         return 0
     now = now or timezone.now()
-    running = list(Game.objects.filter(session=session, status=Game.Status.RUNNING))
+    running = list(session.games.filter(status=Game.Status.RUNNING))
     last = max((g.last_move_at or g.started_at for g in running if g.started_at), default=None)
     if last is not None and now - last > STALE_AFTER:
         live_refresh(session=session, now=now)
     applied = 0
-    for game in Game.objects.filter(session=session, status=Game.Status.RUNNING):
+    for game in session.games.filter(status=Game.Status.RUNNING):
         seats = {s.position: s for s in game.seats.all()}
         players = {
             position: player
@@ -144,7 +132,7 @@ def demo_play_on(*, session: ClassSession, now: datetime | None = None) -> int:
             if not _tablet_open(seats[position], now)
         }
         applied += _play_due(game, players, now, MAX_MOVES_PER_CALL - applied)
-    if not Game.objects.filter(session=session, status=Game.Status.RUNNING).exists():
+    if not session.games.filter(status=Game.Status.RUNNING).exists():
         session.refresh_from_db()
         if session.status == ClassSession.Status.FINISHED:
             _restart(session, spec)

@@ -8,20 +8,22 @@ from __future__ import annotations
 
 import random
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from django.db.models import F
-
 from classgames.models import ClassSession
-from classgames.services import session_after_game_change
+from classgames.services import (
+    class_session_clocks_shift,
+    class_table_start,
+    session_after_game_change,
+)
 from classrooms.models import Classroom, Student, User
 from classrooms.services import levels_set
 from games import engine
-from games.models import Game, Move, Play, Seat
-from games.services import game_create, game_start, game_tick, move_submit
+from games.models import Game
+from games.services import MoveOutcome, game_create, game_start, game_tick, move_submit
 
 from .clock import DemoClock, local_time
 from .data import (
@@ -127,24 +129,29 @@ def play(
             applied += game_tick(game_id=game_id, now=clock())
             game = Game.objects.get(pk=game_id)
             continue
-        player = players[position]
-        rng = random.Random(f"{game.seed}/child/{state.version}/{position}")
-        move = player.move(state, position, rng)
-        outcome = None
-        if move is not None:
-            outcome = move_submit(
-                game_id=game_id,
-                seat=position,
-                move=move,
-                seen_version=game.version,
-                by=player.student.user,
-            )
+        outcome = child_move(game, state, position, players[position])
         if outcome is None or not outcome.applied:
             refused.add((state.version, position))  # this child lets the time run out instead
             continue
         applied += 1
         game = outcome.game  # the row as move_submit saved it
     raise RuntimeError(f"demo game {game_id} did not end within {max_steps} steps")
+
+
+def child_move(game: Game, state, position: int, player: Player) -> MoveOutcome | None:
+    """The child at `position` answers as from their tablet: the engine's computer player
+    deciding from their seat's view, sent through move_submit (None: they let the time run out)."""
+    rng = random.Random(f"{game.seed}/child/{state.version}/{position}")
+    move = player.move(state, position, rng)
+    if move is None:
+        return None
+    return move_submit(
+        game_id=game.pk,
+        seat=position,
+        move=move,
+        seen_version=game.version,
+        by=player.student.user,
+    )
 
 
 def _seed(*parts: object) -> int:
@@ -182,19 +189,34 @@ def class_game_start(
     )
     games = []
     for number, players in enumerate(tables, start=1):
-        game = game_create(
-            school=classroom.school,
+        game = class_table_start(
+            session=session,
+            number=number,
             players=players,
             settings={**settings, "starter": 0},
-            created_by=by,
-            classroom=classroom,
-            session=session,
-            kind="class",
-            label=str(number),
+            by=by,
             seed=_seed(seed, number),
         )
-        games.append(game_start(game=game, by=by))
+        games.append(game)
     return session, games
+
+
+def live_class_game_start(
+    *, spec: DemoClass, classroom: Classroom, students: dict[str, Student], by: User, seed: str
+) -> tuple[ClassSession, list[Game]]:
+    """The demo's running class game at its tables (spec.live), with the live settings."""
+    tables = _tables(spec.live, students)
+    return class_game_start(
+        classroom=classroom, tables=tables, settings=LIVE_SETTINGS, by=by, seed=seed
+    )
+
+
+def side_by_side(games: list[Game], clock: DemoClock) -> Iterator[Game]:
+    """The tables of a class game, each played from the class game's start (side by side)."""
+    start = clock()
+    for game in games:
+        clock.set(start)
+        yield game
 
 
 def _players(game: Game, spec: DemoClass, week: int) -> dict[int, Player]:
@@ -244,10 +266,7 @@ def history_play(
             by=teacher,
             seed=f"{spec.code}/{lesson.week}/{lesson.weekday}",
         )
-        lesson_start = clock()
-        for game in games:
-            # The tables play side by side: each starts with the lesson.
-            clock.set(lesson_start)
+        for game in side_by_side(games, clock):
             play(game.pk, clock=clock, players=_players(game, spec, lesson.week))
         session_after_game_change(session_id=session.pk)
         weeks.add(monday)
@@ -296,16 +315,10 @@ def live_play(
         s.name: s for s in Student.objects.filter(classroom=classroom).select_related("user")
     }
     clock.set(now - timedelta(minutes=3))
-    session, games = class_game_start(
-        classroom=classroom,
-        tables=_tables(spec.live, students),
-        settings=LIVE_SETTINGS,
-        by=teacher,
-        seed=f"{spec.code}/live",
+    session, games = live_class_game_start(
+        spec=spec, classroom=classroom, students=students, by=teacher, seed=f"{spec.code}/live"
     )
-    start = clock()
-    for game in games:
-        clock.set(start)
+    for game in side_by_side(games, clock):
         players = _players(game, spec, HISTORY_WEEKS - 1)
 
         def waits_for_a_child(game: Game, state, applied: int, players=players) -> bool:
@@ -337,19 +350,12 @@ def live_refresh(*, session: ClassSession, now: datetime) -> timedelta:
     move for 46 minutes". Every moment of the game moves by the same amount (its moves, plays,
     seats and clocks), so the game stays the one played; nothing else changes.
     """
-    games = Game.objects.filter(session=session, status=Game.Status.RUNNING)
+    games = session.games.filter(status=Game.Status.RUNNING)
     last = max((g.last_move_at for g in games if g.last_move_at), default=None)
     if last is None:
         return timedelta(0)
     shift = now - LIVE_LAST_MOVE_AGO - last
     if shift <= timedelta(0):
         return timedelta(0)
-    clocks = ("started_at", "last_move_at", "phase_started_at", "created_at", "timer_deadline")
-    games.update(**{name: F(name) + shift for name in (*clocks, "bot_due_at")})  # NULL stays NULL
-    Move.objects.filter(game__in=games).update(created_at=F("created_at") + shift)
-    Play.objects.filter(game__in=games).update(at=F("at") + shift)
-    Seat.objects.filter(game__in=games, last_seen_at__isnull=False).update(
-        last_seen_at=F("last_seen_at") + shift
-    )
-    ClassSession.objects.filter(pk=session.pk).update(created_at=F("created_at") + shift)
+    class_session_clocks_shift(session=session, shift=shift)  # the floors' own writers
     return shift

@@ -257,7 +257,7 @@ class LiveGrid:
 
 def session_plays(session) -> Any:
     """Every recorded move of the children of a class game (its tables), oldest first."""
-    return Play.objects.filter(game__session=session).order_by("at", "pk")
+    return Play.objects.filter(game__class_table__session=session).order_by("at", "pk")
 
 
 def live_grid(session) -> LiveGrid:
@@ -265,7 +265,9 @@ def live_grid(session) -> LiveGrid:
     cell (the engine's attempts_of), and each child's latest mistake with the ruling's reason.
     Two queries for the grid, and three for the mistakes whatever the number of children."""
     students = list(
-        Student.objects.filter(seats__game__session=session).distinct().order_by("name")
+        Student.objects.filter(seats__game__class_table__session=session)
+        .distinct()
+        .order_by("name")
     )
     plays = list(session_plays(session).values(*LINE_FIELDS))
     cells: dict[int, dict[str, GridCell]] = {

@@ -181,7 +181,7 @@ def live_cell(request: HttpRequest, session_id: int, student_id: int, skill: str
     session = class_game_permissions.session_get(request.user, session_id)
     student = (
         permissions.manageable(request.user, Student)
-        .filter(pk=student_id, seats__game__session=session)
+        .filter(pk=student_id, seats__game__class_table__session=session)
         .first()
     )
     if student is None or skill not in SKILLS:

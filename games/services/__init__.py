@@ -24,7 +24,7 @@ move_submit`), which re-exports them:
 
 - base: the refusal (GameError), a move's outcome, the game row's lock, the news after commit;
 - setup: creating a game and its rules, start, pause, resume, end, a seat to a computer player;
-- timers: the computer players' pauses and the turn's time limits;
+- timers: the computer players' pauses and the turn's time limits, a game's clocks shifted;
 - moves: a player's move (move_submit) and the moves that fall due (game_tick);
 - plays: what each student did, recorded with every move for the reports;
 - seats: the table's tablets (a seat's visit, due moves applied by a page);
@@ -53,7 +53,7 @@ from .setup import (
     practice_create,
     seat_replace_by_bot,
 )
-from .timers import WINDOW_ANSWER_DELAY
+from .timers import WINDOW_ANSWER_DELAY, game_clocks_shift
 
 __all__ = (
     "DEFAULT_BOT_DELAY",
@@ -68,6 +68,7 @@ __all__ = (
     "due_game_ids",
     "due_moves_apply",
     "first_turn_grace",
+    "game_clocks_shift",
     "game_config_build",
     "game_create",
     "game_end",

@@ -59,9 +59,10 @@ class MoveOutcome:
 def _locked(game: Game | int) -> Game:
     pk = game.pk if isinstance(game, Game) else game
     # no_key: a move never changes the game's key, so seats and moves may still reference it.
-    # The class comes in the same statement (the board's reading-aloud setting), unlocked.
+    # The class comes in the same statement (the board's reading-aloud setting), unlocked, and
+    # so does what names the game's group (signals.table_group: the push needs no query).
     return (
-        Game.objects.select_related("classroom")
+        Game.objects.select_related("classroom", *signals.table_group.related)
         .select_for_update(no_key=True, of=("self",))
         .get(pk=pk)
     )
@@ -85,18 +86,16 @@ def _bots(seats: dict[int, Seat]) -> dict[int, str]:
 
 
 def _changed(game: Game) -> None:
-    """After commit, tell the table's tablets and the class game's live view (games.push).
+    """After commit, tell the table's tablets and the watchers of its group (games.push).
 
-    A table of a class game that has just ended tells its class game too, in the same
-    transaction (the game row locked first, then the session's): the class game is over
-    once every table is.
+    A table of a group (signals.table_group: a class game's) that has just ended tells the app
+    above too (signals.game_over), in the same transaction (the game row locked first): the
+    class game is over once every table is.
     """
-    game_id, version, session_id = game.pk, game.version, game.session_id
-    if session_id is not None and game.status in (Game.Status.FINISHED, Game.Status.ABANDONED):
-        signals.game_over.send(sender=Game, game_id=game_id, session_id=session_id)
-    transaction.on_commit(
-        lambda: push.table_changed(game_id=game_id, version=version, session_id=session_id)
-    )
+    game_id, version, group = game.pk, game.version, signals.table_group.of(game)
+    if group is not None and game.status in (Game.Status.FINISHED, Game.Status.ABANDONED):
+        signals.game_over.send(sender=Game, game_id=game_id, group=group)
+    transaction.on_commit(lambda: push.table_changed(game_id=game_id, version=version, group=group))
 
 
 def _config(game: Game):

@@ -11,6 +11,7 @@ from django.db.models import Subquery
 
 from classrooms.models import Student
 from games import engine
+from games.engine import events as ev
 from games.wording import TIMEOUT_CODE
 
 from ..models import Game, Move, Play, Seat
@@ -30,43 +31,77 @@ def _reaction_ms(game: Game, now: datetime) -> int | None:
     return max(0, int((now - start).total_seconds() * 1000))
 
 
-def _verdict_record(event: dict) -> dict:
-    """An announcement as a verdict event tells it."""
-    return {
-        "text": event["text"],
-        "ok": event["ok"],
-        "verdict": event,
-        "operation": event.get("operation"),
-        "cards": event.get("cards", []),
-    }
+def _pending_verdict(pending: dict) -> ev.Verdict:
+    """An announcement still in its challenge window (the state's pending claim, R5), read as
+    the verdict it will be told with."""
+    verdict = pending.get("verdict") or {}
+    return ev.Verdict(
+        seat=pending.get("seat"),
+        text=pending.get("text", ""),
+        ok=pending.get("ok"),
+        kind=verdict.get("kind"),
+        code=verdict.get("code"),
+        operation=pending.get("operation"),
+        cards=pending.get("cards") or [],
+    )
 
 
-def _announcement_record(after, events: list[dict], seat: int) -> dict | None:
+def _announcement_ruling(after, events: list[ev.Event], seat: int) -> ev.Verdict | None:
     """The engine's judged announcement: still pending in a window, or told in a verdict event."""
-    for event in events:
-        if (
-            event.get("type") == "verdict"
-            and event.get("seat") == seat
-            and event.get("role") != "turn"
-        ):
-            return _verdict_record(event)
+    verdicts = [e for e in events if isinstance(e, ev.Verdict) and e.seat == seat]
+    for verdict in verdicts:
+        if verdict.role != "turn":
+            return verdict
     pending = after.pending
     if pending and pending.get("kind") == "announce" and pending.get("seat") == seat:
-        return pending
-    for event in events:
-        if event.get("type") == "verdict" and event.get("seat") == seat:
-            return _verdict_record(event)
-    return None
+        return _pending_verdict(pending)
+    return verdicts[0] if verdicts else None
 
 
-def _nothing_record(after, events: list[dict], seat: int) -> dict | None:
+def _nothing_ruling(after, events: list[ev.Event], seat: int) -> ev.NothingRuled | None:
     pending = after.pending
     if pending and pending.get("kind") == "nothing" and pending.get("seat") == seat:
-        return pending
+        return ev.NothingRuled(
+            seat=seat, was_true=pending.get("was_true"), possible=pending.get("possible")
+        )
     for event in events:
-        if event.get("type") == "nothing_ruled" and event.get("seat") == seat:
+        if isinstance(event, ev.NothingRuled) and event.seat == seat:
             return event
     return None
+
+
+def _announce_play(event: ev.Announced, ruling: ev.Verdict | None, **base: Any) -> Play:
+    op = ruling.operation if ruling is not None else None
+    values = (op or {}).get("values") or []
+    return Play(
+        kind=Play.Kind.ANNOUNCE,
+        text=str(event.text)[:200],
+        ok=ruling.ok if ruling is not None else None,
+        verdict_kind=(ruling.kind if ruling is not None else None) or "",
+        code=(ruling.code if ruling is not None else None) or "",
+        operation=op,
+        # What the child computed, correct or wrong (the engine judges the operation).
+        skills=_skills(op or {"text": str(event.text)}),
+        n_cards=len((ruling.cards if ruling is not None else None) or values),
+        uses_x="X" in values,
+        **base,
+    )
+
+
+def _nothing_play(event: ev.SaidNothing, ruling: ev.NothingRuled | None, **base: Any) -> Play:
+    possible = (ruling.possible if ruling is not None else None) or {}
+    was_true = ruling.was_true if ruling is not None else None
+    return Play(
+        kind=Play.Kind.NOTHING,
+        # A timed-out turn is told in words where it is shown, in the reader's language.
+        code=TIMEOUT_CODE if event.timeout else "",
+        ok=was_true,
+        missed=was_true is False,
+        missed_operation=str(possible.get("text", ""))[:200],
+        operation=possible or None,
+        skills=_skills(possible) if was_true is False else [],
+        **base,
+    )
 
 
 def _record_plays(
@@ -74,19 +109,13 @@ def _record_plays(
     before,
     after,
     move: dict,
-    events: list[dict],
+    stored: list[dict],
     move_row: Move,
     seats: dict[int, Seat],
     now: datetime,
 ) -> None:
     rules = before.config.rules
-    base = {
-        "game": game,
-        "move": move_row,
-        "at": now,
-        "tier": rules.tier,
-        "number_range": rules.max_number,
-    }
+    events = ev.read_events(stored)
     reaction = _reaction_ms(game, now)
 
     def student_at(position: Any) -> Student | None:
@@ -95,90 +124,46 @@ def _record_plays(
 
     plays: list[Play] = []
     for event in events:
-        etype = event.get("type")
-        student = student_at(event.get("seat"))
+        if not isinstance(event, (ev.Announced, ev.SaidNothing, ev.ChallengeCalled)):
+            continue
+        student = student_at(event.seat)
         if student is None:
             continue
-        if etype == "announced":
-            record = _announcement_record(after, events, event["seat"]) or {}
-            op = record.get("operation")
-            verdict = record.get("verdict") or {}
-            values = (op or {}).get("values") or []
-            plays.append(
-                Play(
-                    student=student,
-                    kind=Play.Kind.ANNOUNCE,
-                    text=str(event.get("text", ""))[:200],
-                    ok=record.get("ok"),
-                    verdict_kind=verdict.get("kind") or "",
-                    code=verdict.get("code") or "",
-                    operation=op,
-                    # What the child computed, correct or wrong (the engine judges the operation).
-                    skills=_skills(op or {"text": str(event.get("text", ""))}),
-                    n_cards=len(record.get("cards") or values),
-                    uses_x="X" in values,
-                    reaction_ms=reaction,
-                    **base,
-                )
-            )
-        elif etype == "said_nothing" and event.get("role") == "turn":
-            record = _nothing_record(after, events, event["seat"]) or {}
-            possible = record.get("possible") or {}
-            was_true = record.get("was_true")
-            plays.append(
-                Play(
-                    student=student,
-                    kind=Play.Kind.NOTHING,
-                    # A timed-out turn is told in words where it is shown, in the reader's language.
-                    code=TIMEOUT_CODE if event.get("timeout") else "",
-                    ok=was_true,
-                    missed=was_true is False,
-                    missed_operation=str(possible.get("text", ""))[:200],
-                    operation=possible or None,
-                    skills=_skills(possible) if was_true is False else [],
-                    reaction_ms=reaction,
-                    **base,
-                )
-            )
-        elif etype == "challenge_called":
-            plays.append(
-                Play(
-                    student=student,
-                    kind=Play.Kind.CHALLENGE,
-                    text="Kavet 'm eus!",
-                    reaction_ms=reaction,
-                    **base,
-                )
-            )
+        base = {
+            "student": student,
+            "game": game,
+            "move": move_row,
+            "at": now,
+            "tier": rules.tier,
+            "number_range": rules.max_number,
+            "reaction_ms": reaction,
+        }
+        if isinstance(event, ev.Announced):
+            ruling = _announcement_ruling(after, events, event.seat)
+            plays.append(_announce_play(event, ruling, **base))
+        elif isinstance(event, ev.SaidNothing) and event.role == "turn":
+            ruling = _nothing_ruling(after, events, event.seat)
+            plays.append(_nothing_play(event, ruling, **base))
+        elif isinstance(event, ev.ChallengeCalled):
+            plays.append(Play(kind=Play.Kind.CHALLENGE, text="Kavet 'm eus!", **base))
     if plays:
         Play.objects.bulk_create(plays)
     for event in events:
-        if event.get("type") == "challenge_ruled":
-            outcome = event.get("outcome", "")[:10]
-            challenger = student_at(event.get("challenger"))
-            challenged = student_at(event.get("challenged"))
-            # The student's last unruled play of that kind, in one UPDATE each.
-            if challenger is not None:
-                last = (
-                    Play.objects.filter(
-                        game=game,
-                        student=challenger,
-                        kind=Play.Kind.CHALLENGE,
-                        challenge_outcome="",
-                    )
-                    .order_by("-at", "-pk")
-                    .values("pk")[:1]
-                )
-                Play.objects.filter(pk__in=Subquery(last)).update(challenge_outcome=outcome)
-            if challenged is not None:
-                last = (
-                    Play.objects.filter(
-                        game=game,
-                        student=challenged,
-                        kind__in=[Play.Kind.ANNOUNCE, Play.Kind.NOTHING],
-                        challenge_outcome="",
-                    )
-                    .order_by("-at", "-pk")
-                    .values("pk")[:1]
-                )
-                Play.objects.filter(pk__in=Subquery(last)).update(challenge_outcome=outcome)
+        if isinstance(event, ev.ChallengeRuled):
+            outcome = event.outcome[:10]
+            challenge = [Play.Kind.CHALLENGE]
+            _outcome_set(game, student_at(event.challenger), challenge, outcome)
+            claims = [Play.Kind.ANNOUNCE, Play.Kind.NOTHING]
+            _outcome_set(game, student_at(event.challenged), claims, outcome)
+
+
+def _outcome_set(game: Game, student: Student | None, kinds: list[str], outcome: str) -> None:
+    """A challenge's outcome on the student's last unruled play of those kinds, in one UPDATE."""
+    if student is None:
+        return
+    last = (
+        Play.objects.filter(game=game, student=student, kind__in=kinds, challenge_outcome="")
+        .order_by("-at", "-pk")
+        .values("pk")[:1]
+    )
+    Play.objects.filter(pk__in=Subquery(last)).update(challenge_outcome=outcome)

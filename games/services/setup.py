@@ -8,7 +8,6 @@ import random
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Model
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -139,7 +138,6 @@ def game_create(
     settings: dict,
     created_by: User | None = None,
     classroom: Classroom | None = None,
-    session: Model | None = None,  # the class game (classgames.ClassSession) it is a table of
     kind: str = "class",
     label: str = "",
     seed: int | None = None,
@@ -161,7 +159,6 @@ def game_create(
     game = Game.objects.create(
         school=school,
         classroom=classroom,
-        session=session,
         created_by=created_by,
         kind=kind,
         label=label[:40],

@@ -7,10 +7,13 @@ from __future__ import annotations
 import random
 from datetime import datetime, timedelta
 
+from django.db import transaction
+from django.db.models import F
+
 from games import engine
 
-from ..models import Game, Seat
-from .base import DEFAULT_BOT_DELAY, _bots, first_turn_grace
+from ..models import Game, Move, Play, Seat
+from .base import DEFAULT_BOT_DELAY, _bots, _locked, first_turn_grace
 
 WINDOW_ANSWER_DELAY = (1.0, 3.0)
 
@@ -101,3 +104,29 @@ def _stamp_deadlines(
         pause = max(0.5, min(pause, left - 1.0))
     game.bot_due_at = now + timedelta(seconds=pause)
     return pause
+
+
+# Every moment a game's rows hold: what game_clocks_shift moves (NULL stays NULL).
+GAME_CLOCKS = (
+    "created_at",
+    "started_at",
+    "last_move_at",
+    "phase_started_at",
+    "timer_deadline",
+    "bot_due_at",
+)
+
+
+def game_clocks_shift(*, game_id: int, shift: timedelta) -> None:
+    """Every moment of a game moved by `shift`: its clocks, its moves', plays' and seats' stamps,
+    under the game row's lock (the one writer). The game stays the one played, only later (the
+    demo's running game, built once and looked at later: classrooms.demo.simulate.live_refresh);
+    no news: nothing a tablet shows changes but the times."""
+    with transaction.atomic():
+        game = _locked(game_id)
+        Game.objects.filter(pk=game.pk).update(**{name: F(name) + shift for name in GAME_CLOCKS})
+        Move.objects.filter(game=game).update(created_at=F("created_at") + shift)
+        Play.objects.filter(game=game).update(at=F("at") + shift)
+        Seat.objects.filter(game=game, last_seen_at__isnull=False).update(
+            last_seen_at=F("last_seen_at") + shift
+        )

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from classgames import selectors
 from classgames import services as class_game_services
-from classgames.models import ClassSession
+from classgames.models import ClassSession, ClassTable
 from classrooms.grouping import PlannedTable
 from games import services
 from games.models import Game
@@ -36,7 +36,7 @@ def test_after_the_end_no_controls_no_skip_and_the_flash_is_cleared_on_swap(
         classroom=classroom, created_by=teacher, status=ClassSession.Status.RUNNING, settings={}
     )
     game = make_game([{"student": anna}, {"student": bo}])  # the table opens with 2 3 5
-    Game.objects.filter(pk=game.pk).update(session=session)
+    ClassTable.objects.create(game=game, session=session)
     services.move_submit(
         game_id=game.pk, seat=0, seen_version=0, move={"type": "announce", "text": "2 + 3 = 5"}
     )

@@ -22,7 +22,7 @@ def _due_table(classroom, teacher, students, late: float):
     """A class game's table whose first turn's time ran out `late` seconds ago."""
     game = factories.class_table(classroom=classroom, teacher=teacher, students=students)
     Game.objects.filter(pk=game.pk).update(timer_deadline=timezone.now() - timedelta(seconds=late))
-    return game.session, game
+    return game.class_table.session, game
 
 
 def _look(client, teacher, session) -> int:

@@ -88,10 +88,12 @@ def test_play_now_starts_the_present_children_with_the_usual_settings(
     assert r.status_code == 302
     assert r["Location"] == reverse("games:board_session", args=[session.pk])
     seated = set(
-        Seat.objects.filter(game__session=session, bot="").values_list("student__name", flat=True)
+        Seat.objects.filter(game__class_table__session=session, bot="").values_list(
+            "student__name", flat=True
+        )
     )
     assert seated == {"Anna", "Bo", "Cai"}
-    games = list(Game.objects.filter(session=session).order_by("pk"))
+    games = list(Game.objects.filter(class_table__session=session).order_by("pk"))
     assert all(g.status == Game.Status.RUNNING for g in games)
     assert {g.config["turn_time"] for g in games} == {30}
     # The tables the set-up page proposes for them; each at its weakest player's level (R2.3).
@@ -145,7 +147,7 @@ def test_the_board_shows_the_code_the_qr_and_lights_up_a_child_who_sits(
     assert client.get(url, {"v": fingerprint}, HTTP_HX_REQUEST="true").status_code == 204
 
     # Anna's tablet opens her table: her name lights up at the next poll.
-    seat = Seat.objects.get(game__session=session, student=kids[0])
+    seat = Seat.objects.get(game__class_table__session=session, student=kids[0])
     game_services.table_visit(game=seat.game, seat=seat)
     r = client.get(url, {"v": fingerprint}, HTTP_HX_REQUEST="true")
     assert r.status_code == 200

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from classgames.models import ClassSession
+from classgames.models import ClassSession, ClassTable
 from games.models import Game, Seat
 from tests import factories
 
@@ -42,12 +42,12 @@ def finished_game_rows(classroom) -> tuple[ClassSession, Game]:
     game = Game.objects.create(
         school=classroom.school,
         classroom=classroom,
-        session=session,
         config={},
         seed=1,
         status=Game.Status.RUNNING,
         label="Table 1",
     )
+    ClassTable.objects.create(game=game, session=session)
     for position, student in enumerate(classroom.students.order_by("name")[:2]):
         Seat.objects.create(game=game, position=position, student=student, name=student.name)
     return session, game

@@ -208,7 +208,7 @@ def test_pause_resume_and_end_every_table(client, teacher, classroom, kids):
     session.refresh_from_db()
     assert session.status == "finished"
     assert set(session.games.values_list("status", flat=True)) == {"abandoned"}
-    assert not Seat.objects.filter(game__session=session, score__isnull=True).exists()
+    assert not Seat.objects.filter(game__class_table__session=session, score__isnull=True).exists()
     history = client.get(reverse("classrooms:history", args=[classroom.pk])).content.decode()
     assert "Table 1" in history and "Table 2" in history and "ended early" in history
 
@@ -286,7 +286,7 @@ def test_the_live_views_queries_do_not_grow_with_tables_or_moves(
     many_tables = _live_queries(client, big_url)
     for game in big.games.all():
         play(game, 15)
-    assert Move.objects.filter(game__session=big).count() >= 8 * 10
+    assert Move.objects.filter(game__class_table__session=big).count() >= 8 * 10
     many_moves = _live_queries(client, big_url)
     assert few == many_tables == many_moves, (few, many_tables, many_moves)
 

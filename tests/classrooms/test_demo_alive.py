@@ -67,9 +67,11 @@ def test_the_demo_game_plays_on_and_starts_again_when_over(demo_live):
     restarted = ClassSession.objects.get(pk=seen[1])
     assert restarted.settings[DEMO_FLAG] is True
     # The same tables again.
-    names = sorted(Seat.objects.filter(game__session=restarted).values_list("name", flat=True))
+    names = sorted(
+        Seat.objects.filter(game__class_table__session=restarted).values_list("name", flat=True)
+    )
     assert names == sorted(
-        Seat.objects.filter(game__session=session).values_list("name", flat=True)
+        Seat.objects.filter(game__class_table__session=session).values_list("name", flat=True)
     )
 
 
@@ -80,13 +82,13 @@ def test_a_demo_left_alone_for_half_an_hour_looks_freshly_played(demo_live):
         assert stuck_flags(session, clock()) != []  # what a newcomer met before
         demo_keep_alive(session=session, now=clock())
         assert stuck_flags(session, clock()) == []
-        for game in Game.objects.filter(session=session, status=Game.Status.RUNNING):
+        for game in Game.objects.filter(class_table__session=session, status=Game.Status.RUNNING):
             assert later - timedelta(minutes=1) < game.last_move_at <= later
 
 
 def test_a_seat_a_real_tablet_has_open_is_left_to_it(demo_live):
     session, start = demo_live
-    game = Game.objects.filter(session=session).order_by("pk").first()
+    game = Game.objects.filter(class_table__session=session).order_by("pk").first()
     gwen = Seat.objects.get(game=game, name="Gwen")
     played = Move.objects.filter(game=game, seat=gwen.position).count()
     moment = start
@@ -97,7 +99,7 @@ def test_a_seat_a_real_tablet_has_open_is_left_to_it(demo_live):
             demo_play_on(session=session, now=moment)
     assert Move.objects.filter(game=game, seat=gwen.position).count() == played
     # Her classmates at the other table played on meanwhile.
-    other = Game.objects.filter(session=session).order_by("pk").last()
+    other = Game.objects.filter(class_table__session=session).order_by("pk").last()
     assert other.last_move_at > start + timedelta(minutes=5)
 
 
@@ -109,9 +111,14 @@ def test_only_the_demo_and_only_where_no_worker_runs(demo_live, settings, classr
 
     eager, app.conf.task_always_eager = app.conf.task_always_eager, False
     try:
-        version = sorted(Game.objects.filter(session=session).values_list("pk", "version"))
+        version = sorted(
+            Game.objects.filter(class_table__session=session).values_list("pk", "version")
+        )
         assert demo_keep_alive(session=session, now=start + timedelta(minutes=31)) == 0
-        assert sorted(Game.objects.filter(session=session).values_list("pk", "version")) == version
+        assert (
+            sorted(Game.objects.filter(class_table__session=session).values_list("pk", "version"))
+            == version
+        )
     finally:
         app.conf.task_always_eager = eager
     # Any other class game is never touched, even in the embedded default.
@@ -120,7 +127,7 @@ def test_only_the_demo_and_only_where_no_worker_runs(demo_live, settings, classr
     game = factories.class_table(classroom=classroom, teacher=teacher, students=[anna, bo])
     version = game.version
     with demo_clock(start + timedelta(minutes=31)) as clock:
-        assert demo_play_on(session=game.session, now=clock()) == 0
+        assert demo_play_on(session=game.class_table.session, now=clock()) == 0
     game.refresh_from_db()
     assert game.version == version
 

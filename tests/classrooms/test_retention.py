@@ -16,6 +16,7 @@ import pytest
 from django.core.management import call_command
 
 from classgames.models import ClassSession
+from classgames.services import class_table_start
 from classrooms import retention
 from classrooms.models import Classroom, LevelChange, ParentLink, Student, User
 from classrooms.reports import services as report_services
@@ -83,14 +84,12 @@ def class_game(*, classroom, students, at, end: bool) -> tuple[ClassSession, Gam
         session = ClassSession.objects.create(
             classroom=classroom, status=ClassSession.Status.RUNNING
         )
-        game = services.game_create(
-            school=classroom.school,
-            classroom=classroom,
+        game = class_table_start(
             session=session,
+            number=1,
             players=[{"student": s} for s in students],
             settings={"turn_time": 120, "challenge_window": 10},
         )
-        services.game_start(game=game)
     if end:
         finish(game, at=at + timedelta(minutes=20))
     return session, game

@@ -180,7 +180,7 @@ def running_class(monkeypatch):
         students=[anna, bo],
         draw_order=[card(2), card(3), card(5), card(1), card(4), card(9)],
     )
-    session = game.session
+    session = game.class_table.session
     move(game, 0, type="announce", text="2 + 5 = 3")  # wrong (R3.5)
     move(game, 1, type="nothing")  # false: 2 + 3 = 5 was there (R5.6)
     return {

@@ -107,7 +107,7 @@ def test_the_mistake_of_the_day_is_found_together_and_names_nobody(
     submit(table, 1, type="nothing")  # false: 2 + 3 = 5 was there (R5.6)
     page = new_context(viewport=viewport).new_page()
     sign_in(page, live_server.url)
-    page.goto(f"{live_server.url}/board/session/{table.session_id}/")
+    page.goto(f"{live_server.url}/board/session/{table.class_table.session_id}/")
     page.click("text=Mistake of the day")
     rows = page.locator(".board-mistake-link")
     expect(rows).to_have_count(2)

@@ -93,7 +93,9 @@ def test_one_tap_start_and_a_tablet_joining_by_the_qr_code(new_context, live_ser
     teacher_page.wait_for_url(re.compile(r".*/board/session/\d+/"))
     session = ClassSession.objects.get(classroom=room)
     assert set(
-        Seat.objects.filter(game__session=session, bot="").values_list("student__name", flat=True)
+        Seat.objects.filter(game__class_table__session=session, bot="").values_list(
+            "student__name", flat=True
+        )
     ) == {"Anna", "Bleuenn", "Corentin"}
     expect(teacher_page.locator(".board-join-code")).to_contain_text(room.code)
     qr = teacher_page.locator("img.board-join-qr")

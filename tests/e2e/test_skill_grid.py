@@ -59,7 +59,7 @@ def test_the_live_grid_fills_in_during_the_game_and_opens_the_moves(
         draw_order=[card(2), card(3), card(5), card(1), card(4), card(9), card(6), card(7)],
     )
     page = signed_in(new_context, live_server, teacher)
-    page.goto(f"{live_server.url}/teacher/class-games/{game.session_id}/")
+    page.goto(f"{live_server.url}/teacher/class-games/{game.class_table.session_id}/")
     page.click("text=Live skill grid")
     page.wait_for_selector("#skill-grid table.skill-grid")
     page.evaluate("window.kavetNotReloaded = true")
@@ -100,7 +100,7 @@ def test_the_live_grid_fills_in_during_the_game_and_opens_the_moves(
     shoot(page, "moves-replay-at-move-1280")
 
     phone = signed_in(new_context, live_server, teacher, PHONE)
-    phone.goto(f"{live_server.url}/reports/live/{game.session_id}/")
+    phone.goto(f"{live_server.url}/reports/live/{game.class_table.session_id}/")
     phone.wait_for_selector("#skill-grid table.skill-grid")
     shoot(phone, "skillgrid-live-phone")
 

@@ -104,7 +104,10 @@ def test_a_teacher_sets_up_a_class_and_starts_a_class_game(page, live_server):
     expect(page.locator(".live-table").first.locator(".mini-card")).to_have_count(3)
     session = ClassSession.objects.get(classroom=room)
     assert sorted(session.games.values_list("status", flat=True)) == ["running", "running"]
-    assert Game.objects.get(session=session, label="2").seats.filter(bot="medium").count() == 1
+    assert (
+        Game.objects.get(class_table__session=session, label="2").seats.filter(bot="medium").count()
+        == 1
+    )
 
     # Pause every table from the live view.
     page.click("button:has-text('Pause all tables')")

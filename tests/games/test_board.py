@@ -96,7 +96,7 @@ def test_the_board_shows_the_table_read_only_without_a_token_or_a_control(teache
     assert "<form" not in html.split('id="board"')[1]
     assert "?t=" not in html and "move-form" not in html
     # The session stream (the teacher may open it), not a seat's table stream.
-    assert reverse("games:session_stream", args=[table.session_id]) in html
+    assert reverse("classrooms:session_stream", args=[table.class_table.session_id]) in html
     assert "/push/table/" not in html
 
 
@@ -127,8 +127,8 @@ def test_the_board_and_the_mistakes_are_404_for_another_teacher_and_a_student(
     wrong, _missed = mistakes
     urls = [
         reverse("games:board_table", args=[table.pk]),
-        reverse("games:board_session", args=[table.session_id]),
-        reverse("games:board_session_mistakes", args=[table.session_id]),
+        reverse("games:board_session", args=[table.class_table.session_id]),
+        reverse("games:board_session_mistakes", args=[table.class_table.session_id]),
         reverse("games:board_class_mistakes", args=[table.classroom_id]),
         reverse("games:board_mistake", args=[wrong.pk]),
     ]
@@ -157,7 +157,7 @@ def test_bad_ids_are_404_never_500(teacher_client):
 
 def test_the_mistakes_list_tells_where_and_what_never_who(teacher_client, mistakes, table):
     for url in (
-        reverse("games:board_session_mistakes", args=[table.session_id]),
+        reverse("games:board_session_mistakes", args=[table.class_table.session_id]),
         reverse("games:board_class_mistakes", args=[table.classroom_id]),
     ):
         html = teacher_client.get(url).content.decode()
@@ -217,10 +217,12 @@ def test_a_mistake_that_no_longer_replays_is_said_so_not_a_500(teacher_client, m
 
 
 def test_the_session_board_lists_its_tables_with_a_link_to_each(teacher_client, table):
-    html = teacher_client.get(reverse("games:board_session", args=[table.session_id])).content
+    html = teacher_client.get(
+        reverse("games:board_session", args=[table.class_table.session_id])
+    ).content
     html = html.decode()
     assert reverse("games:board_table", args=[table.pk]) in html and "Table 2" in html
-    assert reverse("games:board_session_mistakes", args=[table.session_id]) in html
+    assert reverse("games:board_session_mistakes", args=[table.class_table.session_id]) in html
 
 
 def _turn_time_ran_out(game: Game, late: float = 1.0) -> None:

@@ -13,7 +13,7 @@ import uuid
 import pytest
 
 from games import push
-from games.push import Change, RedisBridge, _LocalHub, session_channel, table_channel
+from games.push import Change, RedisBridge, _LocalHub, group_channel, table_channel
 from tests.conftest import need_service
 from tests.loops import run
 
@@ -33,9 +33,9 @@ def test_a_change_reaches_its_table_and_its_session_and_nothing_else():
         watchers = {
             "seat 1 of table 7": hub.watch(table_channel(7)),
             "seat 2 of table 7": hub.watch(table_channel(7)),
-            "teacher of session 3": hub.watch(session_channel(3)),
+            "teacher of session 3": hub.watch(group_channel(3)),
             "table 8 (same session)": hub.watch(table_channel(8)),
-            "teacher of session 4": hub.watch(session_channel(4)),
+            "teacher of session 4": hub.watch(group_channel(4)),
             "table 70": hub.watch(table_channel(70)),
         }
         for watcher in watchers.values():
@@ -72,7 +72,7 @@ def test_several_changes_all_reach_a_session_watcher():
     hub = _LocalHub()
 
     async def scenario():
-        watcher = hub.watch(session_channel(1))
+        watcher = hub.watch(group_channel(1))
         hub.attach(watcher, asyncio.get_running_loop())
         for game, version in [(10, 1), (11, 1), (10, 2)]:
             hub.deliver(Change(game, version, 1))
@@ -141,7 +141,7 @@ def test_without_redis_table_changed_delivers_in_process(settings):
     settings.REDIS_URL = ""
     watcher = push.hub.watch(table_channel(987654))
     try:
-        push.table_changed(game_id=987654, version=3, session_id=None)
+        push.table_changed(game_id=987654, version=3, group=None)
         assert watcher.pending == [Change(987654, 3)]
     finally:
         push.hub.unwatch(watcher)
@@ -173,7 +173,7 @@ def test_redis_carries_a_change_from_another_process_to_this_ones_watchers(redis
 
         async def scenario():
             mine = local.watch(table_channel(41))
-            teacher = local.watch(session_channel(6))
+            teacher = local.watch(group_channel(6))
             other = local.watch(table_channel(42))
             for w in (mine, teacher, other):
                 local.attach(w, asyncio.get_running_loop())

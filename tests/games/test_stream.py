@@ -15,6 +15,7 @@ from django.test import AsyncClient
 from django.urls import reverse
 
 from classgames.models import ClassSession
+from classgames.services import class_table_start
 from games import push, services, stream
 from games.polling import poll_token
 from tests import factories
@@ -158,7 +159,7 @@ def test_asgi_another_table_or_session_is_never_sent(table, anna, make_game, cla
     @async_to_sync
     async def scenario():
         response = await aclient.get(url, query)
-        publish_soon(0.1, game_id=other.pk, version=other.version + 1, session_id=None)
+        publish_soon(0.1, game_id=other.pk, version=other.version + 1, group=None)
         publish_soon(0.4, game_id=table.pk, version=table.version + 1)
         return await read_until(response, lambda ev: table_events(ev))
 
@@ -202,14 +203,14 @@ def test_the_teacher_hears_every_table_of_the_class_game(teacher, classroom):
     before = sum(g.version for g in games)
     aclient = AsyncClient()
     aclient.force_login(teacher)
-    url = reverse("games:session_stream", args=[session.pk])
+    url = reverse("classrooms:session_stream", args=[session.pk])
 
     @async_to_sync
     async def scenario():
         response = await aclient.get(url, {"v": before})
         assert response.status_code == 200
-        publish_soon(0.1, game_id=games[0].pk, version=games[0].version + 1, session_id=session.pk)
-        publish_soon(0.3, game_id=games[1].pk, version=games[1].version + 2, session_id=session.pk)
+        publish_soon(0.1, game_id=games[0].pk, version=games[0].version + 1, group=session.pk)
+        publish_soon(0.3, game_id=games[1].pk, version=games[1].version + 2, group=session.pk)
         return await read_until(response, lambda ev: len(table_events(ev)) == 2)
 
     events = table_events(parse(scenario()))
@@ -231,7 +232,7 @@ def test_a_session_of_another_class_is_404_and_students_are_refused(
     stranger = factories.teacher(school=school, username="stranger")
     other_class = factories.classroom(school=school, teachers=[stranger], name="Other class")
     assert other_class.pk != classroom.pk
-    url = reverse("games:session_stream", args=[session.pk])
+    url = reverse("classrooms:session_stream", args=[session.pk])
 
     def status(user):
         aclient = AsyncClient()
@@ -251,16 +252,14 @@ def start_session(teacher, classroom, students):
     )
     games = []
     for i in range(0, len(students), 2):
-        game = services.game_create(
-            school=classroom.school,
-            classroom=classroom,
+        game = class_table_start(
             session=session,
+            number=i // 2 + 1,
             players=[{"student": s} for s in students[i : i + 2]],
             settings={},
-            created_by=teacher,
-            label=str(i // 2 + 1),
+            by=teacher,
         )
-        games.append(services.game_start(game=game, by=teacher))
+        games.append(game)
     return session, games
 
 
@@ -487,7 +486,7 @@ def test_the_teacher_keeps_the_live_view_and_the_class_board_open(teacher, class
     session, games = start_session(teacher, classroom, students)
     aclient = AsyncClient()
     aclient.force_login(teacher)
-    url = reverse("games:session_stream", args=[session.pk])
+    url = reverse("classrooms:session_stream", args=[session.pk])
     before = sum(g.version for g in games)
 
     @async_to_sync
@@ -495,7 +494,7 @@ def test_the_teacher_keeps_the_live_view_and_the_class_board_open(teacher, class
         live = await open_stream(aclient, url, {"v": before})
         board = await open_stream(aclient, url, {"v": before})
         for game in games:
-            push.table_changed(game_id=game.pk, version=game.version + 1, session_id=session.pk)
+            push.table_changed(game_id=game.pk, version=game.version + 1, group=session.pk)
         heard = []
         for view in (live, board):
             while len(table_events(parse(view.chunks))) < len(games) and not view.ended:
@@ -534,7 +533,7 @@ def test_while_redis_is_down_a_stream_is_refused_so_the_tablet_polls(
     students = [factories.student(classroom=classroom, name=n) for n in ("Carl", "Dora")]
     session, _games = start_session(teacher, classroom, students)
     client.force_login(teacher)
-    live = reverse("games:session_stream", args=[session.pk])
+    live = reverse("classrooms:session_stream", args=[session.pk])
     assert client.get(live).status_code == 204
 
 

@@ -275,7 +275,7 @@ def live_table(classroom, students, teacher):
 
 def test_the_live_grid_fills_in_as_moves_are_made(client, teacher, students, live_table):
     anna, brieuc = students[0], students[1]
-    session = live_table.session
+    session = live_table.class_table.session
     client.force_login(teacher)
     url = reverse("reports:live_skills", args=[session.pk])
     first = client.get(url)
@@ -328,7 +328,7 @@ def test_the_live_grid_fills_in_as_moves_are_made(client, teacher, students, liv
 
 
 def test_the_live_grid_is_the_teachers_own(client, school, other_school, students, live_table):
-    session = live_table.session
+    session = live_table.class_table.session
     anna = students[0]
     outsider = factories.student(classroom=students[0].classroom, name="Dewi")  # not at a table
     parent = factories.parent(school=school)

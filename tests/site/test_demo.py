@@ -149,7 +149,10 @@ def check_history(output: str, client) -> None:
             moves = list(game.moves.order_by("number").values_list("payload", flat=True))
             state = engine.replay(engine.GameConfig.from_dict(game.config), game.seed, moves)
             assert state.is_over and state.to_dict() == game.state
-            assert game.session is not None and game.session.status == ClassSession.Status.FINISHED
+            assert (
+                game.class_table.session is not None
+                and game.class_table.session.status == ClassSession.Status.FINISHED
+            )
             # Dated in the past, lasting minutes as a class game does, moves in order.
             assert game.started_at < game.finished_at < now - timedelta(hours=12)
             assert timedelta(minutes=1) < game.finished_at - game.started_at < timedelta(hours=1)

@@ -3,7 +3,9 @@
 Every production module is parsed (ast) and mapped to its part; every import in it counts, at
 the top of the module or inside a function (a lazy import hides a cycle, it does not remove
 it), and so does an import under `if TYPE_CHECKING:`. The test fails on an arrow from a part to
-a part above it, which is also what any cycle between parts needs. The floors, bottom to top,
+a part above it, which is also what any cycle between parts needs; and on a model's relation to
+a model of a part above (a foreign key by "app.Model" string imports nothing, yet binds the
+schema below to the app above). The floors, bottom to top,
 are drawn in README.md ("Layout"):
 
     site root      kavet_site: urls, settings, celery (the Celery app), asgi, wsgi; manage.py
@@ -180,3 +182,47 @@ def test_the_floors_refuse_an_arrow_upward():
     assert FLOORS.index(part_of("classrooms.reports.models")) > FLOORS.index(
         part_of("classrooms.permissions")
     )
+
+
+def relations_upward(models) -> list[str]:
+    """Every relation field (a foreign key, one-to-one or many-to-many, named by class or by
+    "app.Model" string: Django has resolved it) from a model to a model of a part above."""
+    found = []
+    for model in models:
+        here = part_of(model.__module__)
+        if here is None:
+            continue  # Django's own models (auth, sessions...)
+        for field in model._meta.get_fields():
+            if not field.is_relation or field.auto_created or field.related_model is None:
+                continue  # a reverse accessor is the other model's field, seen from there
+            there = part_of(field.related_model.__module__)
+            if there is not None and FLOORS.index(there) > FLOORS.index(here):
+                found.append(
+                    f"{model._meta.label}.{field.name} -> {field.related_model._meta.label}"
+                )
+    return found
+
+
+def test_no_model_points_to_a_model_above():
+    """The schema follows the floors too: a foreign key by string ("classgames.ClassSession")
+    imports nothing, yet ties the table below to the app above (its migrations, its deletes)."""
+    from django.apps import apps
+
+    assert relations_upward(apps.get_models()) == []
+
+
+def test_the_model_check_sees_a_foreign_key_by_string_upward():
+    """A check that cannot fail is a defect: a games model with a foreign key to a class-games
+    model (as Game.session was) is found; classgames.ClassTable's key to games.Game is not."""
+    from types import SimpleNamespace
+
+    from classgames.models import ClassSession, ClassTable
+    from games.models import Game
+
+    upward = SimpleNamespace(
+        name="session", is_relation=True, auto_created=False, related_model=ClassSession
+    )
+    meta = SimpleNamespace(label="games.Game", get_fields=lambda: [upward])
+    old_game = type("OldGame", (), {"__module__": "games.models", "_meta": meta})
+    assert relations_upward([old_game]) == ["games.Game.session -> classgames.ClassSession"]
+    assert relations_upward([ClassTable, Game]) == []

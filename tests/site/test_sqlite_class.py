@@ -161,7 +161,7 @@ def test_thirty_tablets_at_eight_tables_play_at_once(live_server):
         by=teacher,
         settings={"challenge_window": 3, "challenge_time": 10, "turn_time": 8},
     )
-    games = list(Game.objects.filter(session=session).order_by("label"))
+    games = list(Game.objects.filter(class_table__session=session).order_by("label"))
     assert len(games) == TABLES and all(g.status == Game.Status.RUNNING for g in games)
     game_of = {seat.student_id: g.pk for g in games for seat in g.seats.exclude(student=None)}
 
@@ -185,9 +185,13 @@ def test_thirty_tablets_at_eight_tables_play_at_once(live_server):
     assert not errors, errors[:5]
     assert set(statuses) <= {200, 204, 302}, statuses
     accepted = sum(t.accepted for t in tablets)
-    by_tablets = Move.objects.filter(game__session=session, by_user__isnull=False).count()
+    by_tablets = Move.objects.filter(
+        game__class_table__session=session, by_user__isnull=False
+    ).count()
     assert by_tablets == accepted  # no lost move, and none applied twice
     assert accepted >= TABLES  # every table got going, not a run where nothing happened
-    computer = Move.objects.filter(game__session=session, by_user=None, seat__isnull=False).count()
+    computer = Move.objects.filter(
+        game__class_table__session=session, by_user=None, seat__isnull=False
+    ).count()
     assert computer > 0  # the computer players moved too, driven by the tablets' polls
     assert statuses[204] > 0 and statuses[200] > 0

@@ -101,7 +101,7 @@ KWARG_KINDS: dict[tuple[str, str], str] = {
     ("games:table_log", "game_id"): "running_game",
     ("games:practice_stop", "game_id"): "practice_game",
     ("games:table_stream", "game_id"): "running_game",
-    ("games:session_stream", "session_id"): "session",
+    ("classrooms:session_stream", "session_id"): "session",
     ("games:board_table", "game_id"): "running_game",
     ("games:board_session", "session_id"): "session",
     ("games:board_class", "classroom_id"): "classroom",

@@ -224,7 +224,7 @@ def build() -> dict[str, dict]:
         (b, session_b, z1),
     ):
         party["session"] = session
-        party["running_game"] = Game.objects.get(session=session, seats__student=kid)
+        party["running_game"] = Game.objects.get(class_table__session=session, seats__student=kid)
     a1_other["job"] = _job(school_a, None, s2, teacher_a1)
     for party, parent, kid in (
         (a1, parent_a1, s1),
