@@ -1,7 +1,8 @@
 """The operation builder's two facts from the engine (games.engine.entry), for the table page.
 
 - `entry_table_json`: what may come next, one table for every game, sent once with the table
-  page (templates/games/table.html) for static/js/table.js to walk.
+  page (templates/games/table.html, a data attribute) for static/js/table.js to walk. Not in
+  the board, which is cached per version and viewer (games/board_cache.py): it never changes.
 - `table_steps`: the running results of the operation a tablet is building (R2.4), asked as the
   child taps; exact, the operator as its key prints it, the numbers as the checker writes them
   ("7 ÷ 2 = 7/2", as a wrong operation's reason shows a value).

@@ -32,13 +32,13 @@
   }
 
   // What may come next (R3.1) is the server's: a table of states x key classes
-  // (games/engine/entry.py, sent once with the page as #entry-table). A key is on when its class
+  // (games/engine/entry.py, sent once with the page: #entry-table's data-table). A key is on when its class
   // leads somewhere from the state the tokens reached, and the cards and tokens still free are
   // enough to finish from there, so the keys never build an operation the engine can't read.
   var entry = null;
   function entryTable() {
     if (entry) return entry;
-    try { entry = JSON.parse(document.getElementById("entry-table").textContent); } catch (e) { entry = null; }
+    try { entry = JSON.parse(document.getElementById("entry-table").dataset.table); } catch (e) { entry = null; }
     return entry;
   }
   function classOf(t) { return t.card !== undefined ? "card" : BINARY.indexOf(t.op) >= 0 ? "op" : t.op; }

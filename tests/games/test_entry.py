@@ -4,6 +4,7 @@ sends for the keys (R3.1) and the running results it answers as a child taps (R2
 from __future__ import annotations
 
 import json
+from html import unescape
 
 import pytest
 from django.test import Client
@@ -24,9 +25,9 @@ def tablet(student) -> Client:
 
 
 def sent_table(html: str) -> dict:
-    start = html.index('<script type="application/json" id="entry-table">')
-    body = html[start:].split(">", 1)[1].split("</script>", 1)[0]
-    return json.loads(body)
+    start = html.index('<template id="entry-table" data-table="')
+    body = html[start:].split('data-table="', 1)[1].split('"', 1)[0]
+    return json.loads(unescape(body))
 
 
 def steps(client, game, items, x_values=None):
