@@ -2,7 +2,7 @@
 
 from django.urls import include, path
 
-from . import signin, views
+from . import entry, signin, views
 
 app_name = "games"
 urlpatterns = [
@@ -15,6 +15,7 @@ urlpatterns = [
     path("play/<int:game_id>/", views.table, name="table"),
     path("play/<int:game_id>/move/", views.table_move, name="table_move"),
     path("play/<int:game_id>/log/", views.table_moves, name="table_log"),
+    path("play/<int:game_id>/steps/", entry.table_steps, name="table_steps"),  # R2.4
     path("play/<int:game_id>/stop/", views.practice_stop, name="practice_stop"),
     path("how-to-play/", include("games.howto")),  # how to play, for children and teachers
     path("push/", include("games.stream_urls")),  # server-sent events (games/stream.py)

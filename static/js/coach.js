@@ -52,16 +52,8 @@
     if (el) el.classList.add("coach-tap");
   }
 
-  function say(text) {
-    if (!text || !window.speechSynthesis || !window.SpeechSynthesisUtterance) return;
-    try {
-      window.speechSynthesis.cancel();
-      var u = new SpeechSynthesisUtterance(text);
-      u.lang = document.documentElement.lang || "en";
-      u.rate = 0.85;
-      window.speechSynthesis.speak(u);
-    } catch (e) { /* no voice on this tablet: the words are on the screen */ }
-  }
+  // table.js's voice (window.kavetSay), a little slower for the coach's longer sentences.
+  function say(text) { if (window.kavetSay) window.kavetSay(text, 0.85); }
   document.addEventListener("click", function (ev) {
     if (ev.target.closest("[data-coach-say]")) {
       var c = coach();

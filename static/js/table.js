@@ -31,52 +31,69 @@
     return t.label;
   }
 
-  // R2.4: the running intermediate results, "8 − 5 = 3", computed from the left side.
-  function valueOf(t) { return t.kind === "x" ? xValues[t.card] : Number(t.label); }
-  function steps(list) {
-    var pos = 0, out = [];
-    function peek() { return list[pos]; }
-    function isOp(t, ops) { return t && t.card === undefined && ops.indexOf(t.op) >= 0; }
-    function base() {
-      var t = peek();
-      if (!t) throw "end";
-      if (isOp(t, ["("])) { pos++; var v = expr(); if (!isOp(peek(), [")"])) throw "paren"; pos++; return v; }
-      if (t.card === undefined) throw "op";
-      pos++; return valueOf(t);
-    }
-    function binary(a, op, b) {
-      var r = op === "+" ? a + b : op === "-" ? a - b : op === "*" ? a * b : op === "/" ? a / b : Math.pow(a, b);
-      var shown = Number.isInteger(r) ? String(r) : "≈ " + (Math.round(r * 100) / 100);
-      out.push(a + " " + symbol(op) + " " + b + " = " + shown);
-      return r;
-    }
-    function factor() { var a = base(); if (isOp(peek(), ["^"])) { pos++; a = binary(a, "^", factor()); } return a; }
-    function term() { var a = factor(); while (isOp(peek(), ["*", "/"])) { var op = peek().op; pos++; a = binary(a, op, factor()); } return a; }
-    function expr() { var a = term(); while (isOp(peek(), ["+", "-"])) { var op = peek().op; pos++; a = binary(a, op, term()); } return a; }
-    try { expr(); } catch (e) { /* an unfinished operation: show the steps made so far */ }
-    return out;
+  // What may come next (R3.1) is the server's: a table of states x key classes
+  // (games/engine/entry.py, sent once with the page: #entry-table's data-table). A key is on when its class
+  // leads somewhere from the state the tokens reached, and the cards and tokens still free are
+  // enough to finish from there, so the keys never build an operation the engine can't read.
+  var entry = null;
+  function entryTable() {
+    if (entry) return entry;
+    try { entry = JSON.parse(document.getElementById("entry-table").dataset.table); } catch (e) { entry = null; }
+    return entry;
+  }
+  function classOf(t) { return t.card !== undefined ? "card" : BINARY.indexOf(t.op) >= 0 ? "op" : t.op; }
+  function freeCards() {
+    var n = 0;
+    document.querySelectorAll("#board .card[data-card]").forEach(function (c) { if (c.dataset.kind !== "event") n++; });
+    return n - tokens.filter(function (t) { return t.card !== undefined; }).length;
+  }
+  function nextKeys() {
+    var table = entryTable(), on = {}, state = table ? table.start : -1;
+    for (var i = 0; i < tokens.length && state >= 0; i++) state = table.next[state][table.classes.indexOf(classOf(tokens[i]))];
+    if (state < 0) return { on: on, complete: false };
+    var free = freeCards();
+    table.classes.forEach(function (cls, c) {
+      var to = table.next[state][c];
+      on[cls] = to >= 0 && free - (cls === "card" ? 1 : 0) >= table.need_cards[to] &&
+        tokens.length + 1 + table.need_tokens[to] <= table.max_tokens;
+    });
+    return { on: on, complete: table.complete.indexOf(state) >= 0 };
   }
 
-  // What may come next, so that the operation can't be unreadable (R3.1): a card after an
-  // operator, "(" or "="; an operator after a card or ")"; ")" only with an open "("; one "=",
-  // after a whole expression with at least one operator; after the result card, nothing.
-  function grammar() {
-    var last = "start", depth = 0, equals = false, ops = 0, result = false;
-    tokens.forEach(function (t) {
-      if (t.card !== undefined) { last = "value"; if (equals) result = true; }
-      else if (t.op === "(") { last = "open"; depth++; }
-      else if (t.op === ")") { last = "value"; depth--; }
-      else if (t.op === "=") { last = "equals"; equals = true; }
-      else { last = "op"; ops++; }
-    });
-    return {
-      card: !result && (last === "start" || last === "op" || last === "open" || last === "equals"),
-      op: !equals && last === "value",
-      open: !equals && (last === "start" || last === "op" || last === "open"),
-      close: !equals && last === "value" && depth > 0,
-      equals: !equals && last === "value" && depth === 0 && ops > 0,
-      complete: result
-    };
+  // R2.4: the running intermediate results, "8 − 5 = 3", are the engine's too (exact, the
+  // server's fractions): asked as the child taps, a little after the last tap, each answer kept
+  // for an undo. Offline, the steps just wait (the operation itself never needs them).
+  var stepsKnown = {}, stepsWanted = "", stepsTimer = null, stepsList = null;
+  function showSteps(list, lines) {
+    list.innerHTML = "";
+    (lines || []).forEach(function (s) { var li = document.createElement("li"); li.textContent = s; list.appendChild(li); });
+  }
+  function askSteps(list) {
+    var b = board();
+    if (!list || !b || b.dataset.steps !== "1" || !list.dataset.url || !tokens.length) {
+      stepsWanted = ""; clearTimeout(stepsTimer);
+      if (list) showSteps(list, []);
+      return;
+    }
+    var query = "tokens=" + encodeURIComponent(document.querySelector("#move-form input[name=tokens]").value) +
+      "&x_values=" + encodeURIComponent(JSON.stringify(xValues));
+    var url = list.dataset.url + "?" + query;
+    if (stepsKnown[url]) { stepsWanted = url; clearTimeout(stepsTimer); showSteps(list, stepsKnown[url]); return; }
+    if (url === stepsWanted && list === stepsList) return;
+    if (list !== stepsList) showSteps(list, []);
+    stepsWanted = url; stepsList = list;
+    clearTimeout(stepsTimer);
+    stepsTimer = setTimeout(function () {
+      if (!window.fetch) return;
+      fetch(url, { credentials: "same-origin", headers: { "Accept": "application/json" } })
+        .then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (answer) {
+          if (!answer || !Array.isArray(answer.steps)) return;
+          stepsKnown[url] = answer.steps;
+          var now = document.querySelector("#move-form .expr-steps");
+          if (url === stepsWanted && now) showSteps(now, answer.steps);
+        }, function () { /* offline: the steps come with the next tap */ });
+    }, 150);
   }
 
   function storageKey(b) { return "kavet:op:" + b.dataset.game; }
@@ -109,8 +126,8 @@
     var f = form();
     var used = {};
     tokens.forEach(function (t) { if (t.card !== undefined) used[t.card] = true; });
-    var g = grammar();
-    var cardsOpen = g.card && pendingX === null;
+    var g = nextKeys();
+    var cardsOpen = g.on.card && pendingX === null;
     document.querySelectorAll("#board .card[data-card]").forEach(function (b) {
       var on = !!used[b.dataset.card];
       b.setAttribute("aria-pressed", on ? "true" : "false");
@@ -125,22 +142,13 @@
       return t.card === undefined ? { op: t.op } : { card: Number(t.card) };
     })) : "";
     f.querySelector("input[name=x_values]").value = JSON.stringify(xValues);
-    f.querySelectorAll(".keys .key[data-op]").forEach(function (k) {
-      var op = k.dataset.op;
-      k.disabled = op === "(" ? !g.open : op === ")" ? !g.close : op === "=" ? !g.equals : !(g.op && BINARY.indexOf(op) >= 0);
-    });
+    f.querySelectorAll(".keys .key[data-op]").forEach(function (k) { k.disabled = !g.on[classOf({ op: k.dataset.op })]; });
     f.querySelectorAll(".keys [data-action]").forEach(function (k) { k.disabled = !tokens.length; });
     var say = f.querySelector(".act-announce");
     var typed = f.querySelector(".typed-input");
     // Half-built: "Say it!" waits for the result card (typing is still read by the server).
     if (say) say.disabled = tokens.length > 0 && !g.complete && !(typed && typed.value.trim());
-    var list = f.querySelector(".expr-steps");
-    list.innerHTML = "";
-    if (board() && board().dataset.steps === "1") {
-      var left = [];
-      for (var i = 0; i < tokens.length && !(tokens[i].card === undefined && tokens[i].op === "="); i++) left.push(tokens[i]);
-      steps(left).forEach(function (s) { var li = document.createElement("li"); li.textContent = s; list.appendChild(li); });
-    }
+    askSteps(f.querySelector(".expr-steps"));
     var pad = f.querySelector(".numpad");
     if (pad) {
       pad.hidden = pendingX === null;
@@ -157,17 +165,15 @@
   document.addEventListener("click", function (ev) {
     var el = ev.target.closest("#board button");
     if (!el || !building()) return;
-    var g = grammar();
+    var g = nextKeys().on;
     if (el.dataset.card !== undefined && !el.disabled) {
       if (tokens.some(function (t) { return String(t.card) === el.dataset.card; })) return;  // each card once (R3.1)
       if (!g.card) return;
       if (el.dataset.kind === "x") { pendingX = el.dataset.card; xEntry = ""; }
       else tokens.push({ card: el.dataset.card, label: el.dataset.label, kind: el.dataset.kind });
     } else if (el.dataset.op) {
-      var op = el.dataset.op;
-      var allowed = op === "(" ? g.open : op === ")" ? g.close : op === "=" ? g.equals : g.op;
-      if (!allowed) return;  // a second tap on "+" builds one "+"
-      tokens.push({ op: op });
+      if (!g[classOf({ op: el.dataset.op })]) return;  // a second tap on "+" builds one "+"
+      tokens.push({ op: el.dataset.op });
     } else if (el.dataset.digit !== undefined) {
       if (el.dataset.digit === "-") xEntry = xEntry.charAt(0) === "-" ? xEntry.slice(1) : "-" + xEntry;
       else if (xEntry.replace("-", "").length < 5) xEntry += el.dataset.digit;
@@ -374,16 +380,18 @@
     if (turn && turn.textContent.trim()) parts.push(turn.textContent.trim().replace(/\s+/g, " "));
     return parts.join(". ");
   }
-  function say(text) {
+  // The one voice of the table page; the coach of "Learn to play" (coach.js) speaks with it.
+  function say(text, rate) {
     if (!text || !window.speechSynthesis || !window.SpeechSynthesisUtterance) return;
     try {
       window.speechSynthesis.cancel();
       var u = new SpeechSynthesisUtterance(text);
       u.lang = document.documentElement.lang || "en";
-      u.rate = 0.9;
+      u.rate = rate || 0.9;
       window.speechSynthesis.speak(u);
     } catch (e) { /* no voice on this tablet: reading aloud is never needed to play */ }
   }
+  window.kavetSay = say;
   var spokenKey = null;
   function speakNew() {
     var b = board();

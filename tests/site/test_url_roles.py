@@ -99,6 +99,7 @@ KWARG_KINDS: dict[tuple[str, str], str] = {
     ("games:table", "game_id"): "running_game",
     ("games:table_move", "game_id"): "running_game",
     ("games:table_log", "game_id"): "running_game",
+    ("games:table_steps", "game_id"): "running_game",
     ("games:practice_stop", "game_id"): "practice_game",
     ("games:table_stream", "game_id"): "running_game",
     ("classrooms:session_stream", "session_id"): "session",
