@@ -7,7 +7,6 @@ import secrets
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Max, Q
@@ -558,22 +557,13 @@ def parent_signup(
 ) -> User:
     """A new parent account made with a child's code (the code is checked first)."""
     _invite_open(code)
-    username = (username or "").strip()
-    if not username:
-        raise ValidationError(_("Choose a user name."), code="username_missing")
-    if len(username) > 150:
-        raise ValidationError(_("A user name has at most 150 characters."), code="username_long")
-    if User.objects.filter(username__iexact=username).exists():
-        raise ValidationError(_("This user name is taken; choose another."), code="username_taken")
-    user = User(
+    user = classroom_services.account_create(
         username=username,
+        password=password,
         role=User.Role.PARENT,
         first_name=name_check(first_name)[:150],
         email=(email or "").strip()[:254],
     )
-    validate_password(password, user)
-    user.set_password(password)
-    user.save()
     parent_invite_redeem(code=code, parent=user)
     return user
 
