@@ -17,11 +17,22 @@ RANGE_CHOICES = [(str(v), label) for v, label in NumberRange.choices]
 TIER_CHOICES = [(str(v), label) for v, label in Tier.choices]
 
 
+class SchoolYearField(forms.CharField):
+    """A school year like 2026-2027, checked by services.school_year_check."""
+
+    def __init__(self, **kwargs):
+        super().__init__(max_length=9, **kwargs)
+
+    def clean(self, value) -> str:
+        try:
+            return school_year_check(super().clean(value))
+        except ValidationError as exc:
+            raise forms.ValidationError(exc.messages) from None
+
+
 class ClassroomForm(forms.Form):
     name = NameFormField(label=_("Class name"), max_length=100)
-    school_year = forms.CharField(
-        label=_("School year"), max_length=9, help_text=_("For example 2026-2027")
-    )
+    school_year = SchoolYearField(label=_("School year"), help_text=_("For example 2026-2027"))
     student_idle_minutes = forms.IntegerField(
         label=_("Sign a tablet out after (minutes without use)"),
         min_value=1,
@@ -59,16 +70,10 @@ class ClassroomForm(forms.Form):
     def clean_read_aloud(self) -> str:
         return self.cleaned_data.get("read_aloud") or Classroom.ReadAloud.AUTO
 
-    def clean_school_year(self) -> str:
-        try:
-            return school_year_check(self.cleaned_data["school_year"])
-        except ValidationError as exc:
-            raise forms.ValidationError(exc.messages) from None
-
 
 class ClassroomCopyForm(forms.Form):
     name = NameFormField(label=_("Name of next year's class"), max_length=100)
-    school_year = forms.CharField(label=_("School year"), max_length=9)
+    school_year = SchoolYearField(label=_("School year"))
     students = forms.ModelMultipleChoiceField(
         label=_("Students who go on to this class"),
         queryset=None,
@@ -82,12 +87,6 @@ class ClassroomCopyForm(forms.Form):
     def __init__(self, *args, students_qs=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["students"].queryset = students_qs
-
-    def clean_school_year(self) -> str:
-        try:
-            return school_year_check(self.cleaned_data["school_year"])
-        except ValidationError as exc:
-            raise forms.ValidationError(exc.messages) from None
 
 
 class StudentsPasteForm(forms.Form):

@@ -590,6 +590,24 @@ def levels_set(
 
 # --- teacher invitations ---------------------------------------------------------------------
 
+
+def account_create(*, username: str, password: str, role: str, **fields) -> User:
+    """A teacher's or a parent's account, made by its owner: a free user name (case aside, at
+    most 150 characters) and a password Django's validators accept; `fields` are the rest."""
+    username = (username or "").strip()
+    if not username:
+        raise ValidationError(_("Choose a user name."), code="username_missing")
+    if len(username) > 150:
+        raise ValidationError(_("A user name has at most 150 characters."), code="username_long")
+    if User.objects.filter(username__iexact=username).exists():
+        raise ValidationError(_("This user name is taken; choose another."), code="username_taken")
+    user = User(username=username, role=role, **fields)
+    validate_password(password, user)
+    user.set_password(password)
+    user.save()
+    return user
+
+
 INVITE_DAYS = 14
 
 
@@ -662,22 +680,15 @@ def teacher_invite_accept(
         raise ValidationError(
             _("This invitation link has expired or was already used."), code="invite_invalid"
         )
-    username = (username or "").strip()
-    if not username:
-        raise ValidationError(_("Choose a user name."), code="username_missing")
-    if User.objects.filter(username__iexact=username).exists():
-        raise ValidationError(_("That user name is taken; choose another."), code="username_taken")
-    user = User(
+    user = account_create(
         username=username,
+        password=password,
         role=User.Role.TEACHER,
         school=invite.school,
         email=invite.email,
         first_name=name_check(first_name or invite.first_name),
         last_name=name_check(last_name or invite.last_name),
     )
-    validate_password(password, user)
-    user.set_password(password)
-    user.save()
     invite.used_at = timezone.now()
     invite.user = user
     invite.save(update_fields=["used_at", "user"])

@@ -36,10 +36,6 @@ from .pictures import PICTURES, pictures_of
 from .signin_locks import signin_guessed, signin_locks, signin_unlock
 
 
-def _errors(exc: ValidationError) -> list[str]:
-    return list(exc.messages)
-
-
 def _form_errors(form, exc: ValidationError) -> None:
     for message in exc.messages:
         form.add_error(None, message)
@@ -234,7 +230,7 @@ def students_add(request: HttpRequest, pk: int) -> HttpResponse:
                 by=request.user,
             )
         except ValidationError as exc:
-            paste_errors = _errors(exc)
+            paste_errors = list(exc.messages)
         else:
             messages.success(
                 request,
@@ -400,7 +396,7 @@ def levels(request: HttpRequest, pk: int) -> HttpResponse:
                     by=request.user,
                 )
             except ValidationError as exc:
-                errors = _errors(exc)
+                errors = list(exc.messages)
             else:
                 return _levels_changed(request, classroom, changed)
     elif request.method == "POST":

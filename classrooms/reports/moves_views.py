@@ -90,39 +90,39 @@ def _figure_page(
     )
 
 
-@permissions.staff_required
-def student_moves(request: HttpRequest, student_id: int) -> HttpResponse:
-    """A figure of a student's report (the teacher's page), opened: the moves it counts."""
-    student = permissions.staff_student_get(request.user, student_id)
+def _student_figure_page(
+    request: HttpRequest, student: Student, *, report: str, child: Student | None = None
+) -> HttpResponse:
+    """A figure of one student's report, opened: their moves of the report's week, with a way
+    back to the report (`report`, a URL name). Given `child`, the moves are told to a parent
+    (the other players unnamed)."""
     week_start = _report_week(request, student)
-    week = week_start.isoformat()
     return _figure_page(
         request,
         plays=moves.plays_readable(request.user).filter(student=student),
         school=student.classroom.school,
         week_start=week_start,
-        viewer="teacher",
-        back_url=reverse("reports:student", args=[student.pk]) + f"?week={week}",
+        viewer="teacher" if child is None else "parent",
+        child=child,
+        back_url=reverse(report, args=[student.pk]) + f"?week={week_start.isoformat()}",
         back_label=student.name,
     )
+
+
+@permissions.staff_required
+def student_moves(request: HttpRequest, student_id: int) -> HttpResponse:
+    """A figure of a student's report (the teacher's page), opened: the moves it counts."""
+    student = permissions.staff_student_get(request.user, student_id)
+    return _student_figure_page(request, student, report="reports:student")
 
 
 @login_required
 def child_moves(request: HttpRequest, student_id: int) -> HttpResponse:
     """A figure of the parent's report, opened: this child's moves only, the others unnamed."""
     child = permissions.child_get(request.user, student_id)
-    week_start = _report_week(request, child)
     staff = permissions.is_staff(request.user)
-    week = week_start.isoformat()
-    return _figure_page(
-        request,
-        plays=moves.plays_readable(request.user).filter(student=child),
-        school=child.classroom.school,
-        week_start=week_start,
-        viewer="teacher" if staff else "parent",
-        child=None if staff else child,
-        back_url=reverse("reports:child", args=[child.pk]) + f"?week={week}",
-        back_label=child.name,
+    return _student_figure_page(
+        request, child, report="reports:child", child=None if staff else child
     )
 
 

@@ -7,7 +7,6 @@ import secrets
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Max, Q
@@ -170,6 +169,55 @@ def _seat_games(student: Student, within: Q | None = None) -> tuple[list[dict], 
     return games, {s["game_id"]: s["position"] for s in seats}
 
 
+def _stored_weeks(
+    student: Student, latest: WeekTally, mark: dict, tz
+) -> tuple[dict | None, tuple[int, int, int], list] | None:
+    """What the stored weeks up to `latest` still say, when the plays they counted did not
+    change since (`mark`, the aggregate of week_summary_before): the totals to start from
+    (None: from nothing), the mark's counts (how many plays, the last id, how many ruled),
+    and the stored weeks to add to those totals, as (monday, tally, row). None when every
+    week must be counted again."""
+    if latest.data.get("version") != TALLY_VERSION or latest.plays_mark != _plays_mark(
+        mark["n"], mark["last"], mark["ruled"], tz
+    ):
+        return None
+    counts = (mark["n"], mark["last"] or 0, mark["ruled"])
+    base = latest.data.get("summary")
+    if base is not None:
+        return base, counts, []
+    # A week stored without totals (a week before the latest of the build that stored it,
+    # rebuilt later): the totals of an earlier week, and the weeks since, once.
+    holder = (
+        WeekTally.objects.filter(
+            student=student, week_start__lt=latest.week_start, data__has_key="summary"
+        )
+        .order_by("-week_start")
+        .first()
+    )
+    stored = WeekTally.objects.filter(student=student, week_start__lte=latest.week_start)
+    if holder is not None:
+        if holder.data.get("version") != TALLY_VERSION:
+            return None
+        stored = stored.filter(week_start__gt=holder.week_start)
+    weeks = [(t.week_start, t.data.get("week"), t) for t in stored.order_by("week_start")]
+    if not all(t.data.get("version") == TALLY_VERSION and tally for _monday, tally, t in weeks):
+        return None
+    return (holder.data["summary"] if holder is not None else None), counts, weeks
+
+
+def _games_of_weeks(student: Student, base: dict | None, weeks: list, start: datetime) -> list:
+    """The games the running totals need to add `weeks` to `base`: all the student's games
+    when starting from nothing, else those still open in `base`, those the weeks' plays
+    happened in, and those started since `base` ends, before `start`."""
+    if base is None:
+        return _seat_games(student)[0]
+    ids = set(summary_open_games(base))
+    ids |= {game_id for _monday, tally, _row in weeks for game_id, _a, _b in tally["spans"]}
+    since = datetime.fromisoformat(base["until"])
+    within = Q(game_id__in=ids) | Q(game__started_at__gte=since, game__started_at__lt=start)
+    return _seat_games(student, within)[0]
+
+
 def week_summary_before(
     *, student: Student, before: date, tz, now: datetime | None = None
 ) -> dict | None:
@@ -203,38 +251,12 @@ def week_summary_before(
         )
     else:
         mark = earlier.aggregate(total=Count("id"))
-    base, counts, weeks, valid = None, (0, 0, 0), [], False
-    if (
-        latest is not None
-        and latest.data.get("version") == TALLY_VERSION
-        and (latest.plays_mark == _plays_mark(mark["n"], mark["last"], mark["ruled"], tz))
-    ):
-        counts, valid = (mark["n"], mark["last"] or 0, mark["ruled"]), True
-        base = latest.data.get("summary")
-        if base is None:
-            # A week stored without totals (a week before the latest of the build that stored
-            # it, rebuilt later): the totals of an earlier week, and the weeks since, once.
-            holder = (
-                WeekTally.objects.filter(
-                    student=student, week_start__lt=latest.week_start, data__has_key="summary"
-                )
-                .order_by("-week_start")
-                .first()
-            )
-            base = holder.data["summary"] if holder is not None else None
-            stored = WeekTally.objects.filter(student=student, week_start__lte=latest.week_start)
-            if holder is not None:
-                stored = stored.filter(week_start__gt=holder.week_start)
-            weeks = [(t.week_start, t.data.get("week"), t) for t in stored.order_by("week_start")]
-            valid = all(
-                t.data.get("version") == TALLY_VERSION and tally for _monday, tally, t in weeks
-            ) and (holder is None or holder.data.get("version") == TALLY_VERSION)
-        if not valid:
-            base, counts, weeks = None, (0, 0, 0), []
-    if latest is not None and not valid:
+    stored = _stored_weeks(student, latest, mark, tz) if latest is not None else None
+    if latest is not None and stored is None:
         # Plays counted in the stored weeks changed: all counted again from the plays.
         WeekTally.objects.filter(student=student, week_start__lt=before).delete()
         latest = until = None
+    base, counts, weeks = stored or (None, (0, 0, 0), [])
     new_weeks = {}
     if mark["total"] > counts[0]:
         plays = earlier.filter(at__gte=until) if until is not None else earlier
@@ -244,19 +266,7 @@ def week_summary_before(
         ]
     if not weeks:
         return base
-    if base is None:
-        games, _positions = _seat_games(student)
-    else:
-        ids = set(summary_open_games(base))
-        ids |= {game_id for _monday, tally, _row in weeks for game_id, _a, _b in tally["spans"]}
-        games, _positions = _seat_games(
-            student,
-            Q(game_id__in=ids)
-            | Q(
-                game__started_at__gte=datetime.fromisoformat(base["until"]),
-                game__started_at__lt=start,
-            ),
-        )
+    games = _games_of_weeks(student, base, weeks, start)
     running = Summary(base)
     for monday, tally, _row in weeks:
         running.add(tally, games, until=week_bounds(monday, tz)[1])
@@ -558,22 +568,13 @@ def parent_signup(
 ) -> User:
     """A new parent account made with a child's code (the code is checked first)."""
     _invite_open(code)
-    username = (username or "").strip()
-    if not username:
-        raise ValidationError(_("Choose a user name."), code="username_missing")
-    if len(username) > 150:
-        raise ValidationError(_("A user name has at most 150 characters."), code="username_long")
-    if User.objects.filter(username__iexact=username).exists():
-        raise ValidationError(_("This user name is taken; choose another."), code="username_taken")
-    user = User(
+    user = classroom_services.account_create(
         username=username,
+        password=password,
         role=User.Role.PARENT,
         first_name=name_check(first_name)[:150],
         email=(email or "").strip()[:254],
     )
-    validate_password(password, user)
-    user.set_password(password)
-    user.save()
     parent_invite_redeem(code=code, parent=user)
     return user
 

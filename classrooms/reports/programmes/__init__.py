@@ -111,20 +111,31 @@ def programme_problems(key: str) -> list[str]:
     for skill in REPORT_SKILLS:
         if not skills.get(skill):
             problems.append(f"{key}.toml: no expectation for skill {skill}")
+    glossed = data.get("language") != "en"
     for skill, entries in skills.items():
         if skill not in REPORT_SKILLS:
             problems.append(f"{key}.toml: unknown skill {skill}")
         for entry in entries:
-            unknown = set(entry) - _EXPECTATION_FIELDS
-            if unknown:
-                problems.append(f"{key}.toml: {skill}: unknown fields {sorted(unknown)}")
-            for field in ("code", "text", "source"):
-                if not entry.get(field):
-                    problems.append(f"{key}.toml: {skill}: an entry has no {field}")
-            if entry.get("source") and entry["source"] not in sources:
-                problems.append(f"{key}.toml: {skill}: unknown source {entry['source']}")
-            if data.get("language") != "en" and not entry.get("gloss"):
-                problems.append(f"{key}.toml: {skill}: {entry.get('code')} has no English gloss")
+            problems += [
+                f"{key}.toml: {skill}: {problem}"
+                for problem in _entry_problems(entry, sources, glossed=glossed)
+            ]
+    return problems
+
+
+def _entry_problems(entry: dict, sources: dict, *, glossed: bool) -> list[str]:
+    """What is wrong with one expectation of a programme's file (programme_problems)."""
+    problems = []
+    unknown = set(entry) - _EXPECTATION_FIELDS
+    if unknown:
+        problems.append(f"unknown fields {sorted(unknown)}")
+    for field in ("code", "text", "source"):
+        if not entry.get(field):
+            problems.append(f"an entry has no {field}")
+    if entry.get("source") and entry["source"] not in sources:
+        problems.append(f"unknown source {entry['source']}")
+    if glossed and not entry.get("gloss"):
+        problems.append(f"{entry.get('code')} has no English gloss")
     return problems
 
 
