@@ -1,6 +1,6 @@
 """Server CPU of one move and the three boards it makes the table's other tablets fetch, in-process.
 
-    .venv/bin/python benchmarks/bench_move_cpu.py --seed-file /tmp/seed.json [--rounds 150]
+    .venv/bin/python benchmarks/bench_move_cpu.py --seed-file /tmp/seed.json [--rounds 150] [--cold]
 
 The tables bench_push.py seeded (its database `kavet_bench_push`, Redis db 9, and its
 `--seed-file`). The production ASGI application (`kavet_site.asgi`: the admission gate, the
@@ -81,7 +81,7 @@ def cpu() -> float:
     return time.process_time()
 
 
-async def measure(app, seeded: dict, rounds: int) -> dict:
+async def measure(app, seeded: dict, rounds: int, cold: bool) -> dict:
     from asgiref.sync import sync_to_async
     from urllib.parse import quote
 
@@ -97,6 +97,23 @@ async def measure(app, seeded: dict, rounds: int) -> dict:
                 if kind in legal_moves(state, seat):
                     return game.version, seat, kind
         return None
+
+    @sync_to_async(thread_sensitive=False)
+    def forget_shared(game_id: int) -> None:
+        # As when the three fetches and the move's own answer all ask at once (the push goes
+        # out at the move's commit): none of them finds this version's shared part stored.
+        from django.core.cache import cache
+
+        from games import board_cache
+        from games.selectors import HISTORY_MOVES
+
+        game = Game.objects.get(pk=game_id)
+        keys = [board_cache._moves_key(game, HISTORY_MOVES)]
+        for language in ("en", "fr", "de", "br"):
+            keys += [
+                board_cache._shared_key(game, f"{name}.{language}") for name in ("told", "history")
+            ]
+        cache.delete_many(keys)
 
     moves, fetches, bares, failures = [], [], [], []
     tables = seeded["tables"]
@@ -133,6 +150,8 @@ async def measure(app, seeded: dict, rounds: int) -> dict:
         for other in table["seats"]:
             if other["position"] == seat:
                 continue
+            if cold:
+                await forget_shared(table["game"])
             t = cpu()
             status, body = await call(
                 app,
@@ -167,6 +186,12 @@ def main() -> None:
     parser.add_argument("--seed-file", required=True, help="bench_push.py's --seed-file")
     parser.add_argument("--rounds", type=int, default=150, help="moves (each with 3 fetches)")
     parser.add_argument("--spy", default="", help="py-spy's collapsed stacks here")
+    parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="each fetch finds the version's shared part (moves, sentences, history) not stored "
+        "yet, as when the fetches and the move's answer run at once",
+    )
     parser.add_argument("--app", default="kavet_site.asgi:application")
     args = parser.parse_args()
     database = os.environ.setdefault(
@@ -190,7 +215,7 @@ def main() -> None:
             stderr=subprocess.DEVNULL,
         )
         time.sleep(1.0)
-    result = asyncio.run(measure(app, seeded, args.rounds))
+    result = asyncio.run(measure(app, seeded, args.rounds, args.cold))
     if spy is not None:
         spy.send_signal(signal.SIGINT)  # py-spy writes its file on SIGINT
         spy.wait(timeout=30)

@@ -19,7 +19,8 @@ import asyncio
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
-from asgiref.sync import ThreadSensitiveContext
+from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from django.core.handlers.asgi import ASGIHandler
 
 
 class _Slots:
@@ -191,3 +192,22 @@ class SharedThreads:
                 return await self.app(scope, receive, send)
         finally:
             busy[i] -= 1
+
+
+class OneHopASGIHandler(ASGIHandler):
+    """Django's ASGI handler with the middleware and the view in one hand-off to the thread.
+
+    The site's middleware are sync (one of them, AxesMiddleware, both), so under Django's own
+    handler a request went to its thread for the outer middleware, back to the event loop for
+    Axes and the async response path, and to the thread again for the view: three hand-offs
+    (a future, a wake-up of the loop, the context copied each way) where one does. Here the
+    chain is built sync, as under WSGI, and the whole of it runs in one call on the request's
+    thread; the request_started signal and the response's close keep their own. An async view
+    (none today) would still work: Django's sync path runs it with async_to_sync.
+    """
+
+    def load_middleware(self, is_async: bool = False) -> None:
+        super().load_middleware(is_async=False)
+
+    async def get_response_async(self, request):
+        return await sync_to_async(self.get_response, thread_sensitive=True)(request)

@@ -17,14 +17,17 @@ default 8), not on a thread made for it and ended after it.
 
 import os
 
-from django.core.asgi import get_asgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kavet_site.settings")
-django_application = get_asgi_application()
+django.setup(set_prefix=False)  # as django.core.asgi.get_asgi_application()
 
-from django.conf import settings  # noqa: E402 - configured by get_asgi_application()
+from django.conf import settings  # noqa: E402 - configured by django.setup()
 
-from kavet_site.admission import AdmissionGate, SharedThreads  # noqa: E402
+from kavet_site.admission import AdmissionGate, OneHopASGIHandler, SharedThreads  # noqa: E402
+
+# Django's ASGI handler, its middleware and view in one hand-off to the request's thread.
+django_application = OneHopASGIHandler()
 
 application = AdmissionGate(
     # The streams' sync part on a few shared threads, not an idle thread per open stream; every
