@@ -82,8 +82,9 @@ def cpu() -> float:
 
 
 async def measure(app, seeded: dict, rounds: int, cold: bool) -> dict:
-    from asgiref.sync import sync_to_async
     from urllib.parse import quote
+
+    from asgiref.sync import sync_to_async
 
     from games.engine.game import GameState, legal_moves
     from games.models import Game
