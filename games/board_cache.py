@@ -88,14 +88,6 @@ def _moves_key(game: Game, limit: int, version: int | None = None) -> str:
     return f"kv:table:moves:{_game_key(game, version)}:{limit}"
 
 
-def _peek(key: str):
-    """A cached value, from the batch when board_response read it already."""
-    batch = _batch.get()
-    if batch is not None and key in batch["keys"]:
-        return batch["got"].get(key)
-    return cache.get(key)
-
-
 def _shared_key(game: Game, name: str) -> str:
     return f"kv:table:{name}:{_game_key(game)}"
 
@@ -110,7 +102,9 @@ def shared_moves(game: Game, limit: int) -> list[RecentMove]:
     of them has stored this version's list, and each would read all `limit` moves."""
 
     def read() -> list[RecentMove]:
-        previous = _peek(_moves_key(game, limit, game.version - 1)) if game.version > 0 else None
+        previous = (
+            cache.get(_moves_key(game, limit, game.version - 1)) if game.version > 0 else None
+        )
         rows = Move.objects.filter(game=game).only("events", "number")
         if previous is not None:
             after = previous[-1].number if previous else 0
@@ -160,8 +154,8 @@ def board_response(
 
     key = viewer_key(request, game, seat, since)
     language = get_language()
-    shared = [_moves_key(game, HISTORY_MOVES), _moves_key(game, HISTORY_MOVES, game.version - 1)]
-    shared += [
+    # (Not the previous version's moves: shared_moves asks for them only when these are missing.)
+    shared = [_moves_key(game, HISTORY_MOVES)] + [
         _shared_key(game, name)
         for name in ("read-aloud", f"told.{language}", f"history.{language}")
     ]
