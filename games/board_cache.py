@@ -76,15 +76,16 @@ class RecentMove:
     events: list
 
 
-def _game_key(game: Game) -> str:
+def _game_key(game: Game, version: int | None = None) -> str:
     # The creation time too: a game id reused (a database rebuilt, a test run after another on
     # the same Redis) never finds the boards of the game that had it before.
     created = game.created_at.timestamp() if game.created_at else 0
-    return f"{game.pk}.{created:.6f}.{game.version}.{game.status}"
+    version = game.version if version is None else version
+    return f"{game.pk}.{created:.6f}.{version}.{game.status}"
 
 
-def _moves_key(game: Game, limit: int) -> str:
-    return f"kv:table:moves:{_game_key(game)}:{limit}"
+def _moves_key(game: Game, limit: int, version: int | None = None) -> str:
+    return f"kv:table:moves:{_game_key(game, version)}:{limit}"
 
 
 def _shared_key(game: Game, name: str) -> str:
@@ -95,11 +96,26 @@ def shared_moves(game: Game, limit: int) -> list[RecentMove]:
     """The last `limit` moves of the game (oldest first), read once per version of the table.
 
     Moves are append-only and each bumps the version (games.services), so a version's list
-    never changes."""
+    never changes, and it is the previous version's list with the moves after it: when that one
+    is still cached, only the new moves are read (one row, not `limit`). That is the common
+    case of a push: the move's answer and the other seats' fetches all ask at once, before any
+    of them has stored this version's list, and each would read all `limit` moves."""
 
     def read() -> list[RecentMove]:
-        rows = Move.objects.filter(game=game).order_by("-number").only("events", "number")
-        moves = [RecentMove(number=m.number, events=m.events) for m in rows[:limit]]
+        previous = (
+            cache.get(_moves_key(game, limit, game.version - 1)) if game.version > 0 else None
+        )
+        rows = Move.objects.filter(game=game).only("events", "number")
+        if previous is not None:
+            after = previous[-1].number if previous else 0
+            new = [
+                RecentMove(number=m.number, events=m.events)
+                for m in rows.filter(number__gt=after).order_by("number")
+            ]
+            return (previous + new)[-limit:]
+        moves = [
+            RecentMove(number=m.number, events=m.events) for m in rows.order_by("-number")[:limit]
+        ]
         moves.reverse()
         return moves
 
@@ -138,6 +154,7 @@ def board_response(
 
     key = viewer_key(request, game, seat, since)
     language = get_language()
+    # (Not the previous version's moves: shared_moves asks for them only when these are missing.)
     shared = [_moves_key(game, HISTORY_MOVES)] + [
         _shared_key(game, name)
         for name in ("read-aloud", f"told.{language}", f"history.{language}")

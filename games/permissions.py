@@ -8,10 +8,11 @@
 
 from __future__ import annotations
 
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db import connections, router
+from django.db.models import Q, QuerySet
 from django.http import Http404
 
-from classrooms.models import User
+from classrooms.models import Classroom, Student, User
 from classrooms.permissions import (
     NOTHING,
     get_manageable_or_404,
@@ -90,20 +91,111 @@ def game_for_seat(*, user, game_id: int) -> tuple[Game, Seat]:
 
 def table_for_seat(*, user, game_id: int) -> tuple[Game, Seat, list[Seat]]:
     """game_for_seat with the whole table, in one statement: the game (and its class), this
-    user's seat at it and every seat, for the table's board; 404 for a game they do not sit at."""
-    mine = Seat.objects.filter(own_seats(user), game_id=OuterRef("game_id"))
-    seats = list(
-        Seat.objects.filter(Exists(mine), game_id=game_id)
-        .select_related("game__classroom", "student")
-        .order_by("position")
-    )
+    user's seat at it and every seat, for the table's board; 404 for a game they do not sit at.
+
+    The rule is own_seats' (a student, at a game of their school where one seat is theirs), as
+    one prepared statement (`_TableRead`): every board fetch a push makes a tablet send asks
+    this, and Django compiling the same query each time was a quarter of a fetch's CPU.
+    tests/games/test_table_for_seat.py checks it against the ORM's own_seats for every kind of
+    user."""
+    if (
+        not getattr(user, "is_authenticated", False)
+        or getattr(user, "role", "") != User.Role.STUDENT
+        or not user.school_id
+    ):
+        raise Http404("no such game")  # own_seats(user) is NOTHING, or no game has no school
+    seats = _TableRead.of(router.db_for_read(Seat)).seats(game_id, user.school_id, user.pk)
     seat = next((s for s in seats if s.student is not None and s.student.user_id == user.pk), None)
     if seat is None:
         raise Http404("no such game")
-    game = seat.game
-    for other in seats:
-        other.game = game  # one game object for the whole table
-    return game, seat, seats
+    return seat.game, seat, seats
+
+
+class _TableRead:
+    """The seats of one table with their game, its class and their students: one SELECT,
+    written once per database connection's vendor, its rows made into model instances as
+    Django's select_related would (the fields' converters, Model.from_db, related caches)."""
+
+    _made: dict[str, _TableRead] = {}
+
+    @classmethod
+    def of(cls, alias: str) -> _TableRead:
+        made = cls._made.get(alias)
+        if made is None:
+            made = cls._made[alias] = cls(alias)
+        return made
+
+    def __init__(self, alias: str) -> None:
+        self.alias = alias
+        connection = connections[alias]
+        q = connection.ops.quote_name
+        self.parts = []  # (model, attnames, [(index, converters)], first column, last + 1)
+        columns = []
+        for name, model in (("s", Seat), ("g", Game), ("c", Classroom), ("st", Student)):
+            fields = model._meta.concrete_fields
+            first = len(columns)
+            converters = []
+            for i, field in enumerate(fields):
+                columns.append(f"{name}.{q(field.column)}")
+                col = field.get_col(name)
+                found = connection.ops.get_db_converters(col) + field.get_db_converters(connection)
+                if found:
+                    converters.append((first + i, found, col))
+            self.parts.append((model, [f.attname for f in fields], converters, first, len(columns)))
+
+        def table(model) -> str:
+            return q(model._meta.db_table)
+
+        def column(model, name: str) -> str:
+            return q(model._meta.get_field(name).column)
+
+        seat_game, seat_student = column(Seat, "game"), column(Seat, "student")
+        self.sql = (
+            f"SELECT {', '.join(columns)} FROM {table(Seat)} s"
+            f" INNER JOIN {table(Game)} g ON g.{q(Game._meta.pk.column)} = s.{seat_game}"
+            f" LEFT JOIN {table(Classroom)} c"
+            f" ON c.{q(Classroom._meta.pk.column)} = g.{column(Game, 'classroom')}"
+            f" LEFT JOIN {table(Student)} st"
+            f" ON st.{q(Student._meta.pk.column)} = s.{seat_student}"
+            f" WHERE s.{seat_game} = %s AND g.{column(Game, 'school')} = %s AND EXISTS ("
+            f"SELECT 1 FROM {table(Seat)} m INNER JOIN {table(Student)} ms"
+            f" ON ms.{q(Student._meta.pk.column)} = m.{seat_student}"
+            f" WHERE m.{seat_game} = s.{seat_game} AND ms.{column(Student, 'user')} = %s)"
+            f" ORDER BY s.{column(Seat, 'position')}"
+        )
+
+    def _instance(self, part, row):
+        model, attnames, converters, first, last = part
+        values = list(row[first:last])
+        if values[0] is None:
+            return None  # the LEFT JOIN found nothing (no class, a computer player's seat)
+        connection = connections[self.alias]
+        for index, found, col in converters:
+            value = values[index - first]
+            for convert in found:
+                value = convert(value, col, connection)
+            values[index - first] = value
+        return model.from_db(self.alias, attnames, values)
+
+    def seats(self, game_id: int, school_id: int, user_id: int) -> list[Seat]:
+        with connections[self.alias].cursor() as cursor:
+            cursor.execute(self.sql, [game_id, school_id, user_id])
+            rows = cursor.fetchall()
+        if not rows:
+            return []
+        seat_part, game_part, class_part, student_part = self.parts
+        game = self._instance(game_part, rows[0])
+        classroom = self._instance(class_part, rows[0])
+        Game._meta.get_field("classroom").set_cached_value(game, classroom)
+        seats = []
+        for row in rows:
+            seat = self._instance(seat_part, row)
+            Seat._meta.get_field("game").set_cached_value(seat, game)  # one game for the table
+            Seat._meta.get_field("student").set_cached_value(
+                seat, self._instance(student_part, row)
+            )
+            seats.append(seat)
+        return seats
 
 
 rules(Game, read=_game_readable, manage=_game_managed)

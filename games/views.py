@@ -133,7 +133,8 @@ def table_move(request: HttpRequest, game_id: int) -> HttpResponse:
     The post is read at the boundary (games.forms.parse_move): bounded in size and depth, typed.
     One that can't be a move answers 422 with the engine's refusal on the table; nothing changes.
     """
-    game, seat = game_permissions.game_for_seat(user=request.user, game_id=game_id)
+    # The table's one prepared read (as the board fetch), not an ORM query compiled per move.
+    game, seat, _seats = game_permissions.table_for_seat(user=request.user, game_id=game_id)
     seen = seen_version(request.POST)
     status = 200
     try:

@@ -16,11 +16,11 @@ never passes through the gate, so a flood of streams leaves them their pooled co
 from __future__ import annotations
 
 import asyncio
-import itertools
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
-from asgiref.sync import ThreadSensitiveContext
+from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from django.core.handlers.asgi import ASGIHandler
 
 
 class _Slots:
@@ -139,7 +139,7 @@ class AdmissionGate:
 
 
 class SharedThreads:
-    """Requests under `prefix` run their sync code on a few shared threads, not one each.
+    """Requests run their sync code on a few shared threads, not on a new thread each.
 
     Django's ASGI handler runs each request in asgiref's ThreadSensitiveContext, with a
     single-thread executor of its own until the request ends. A push stream is a request of
@@ -148,22 +148,66 @@ class SharedThreads:
     for them (starting a thread walks the list of live threads). Here such requests enter a
     context with one of `threads` shared single-thread executors first, so Django's own context
     is a no-op inside it and no thread is made per stream (benchmarks/README.md, the capacity
-    sweep: 40 threads instead of 10,024, 799 MiB of workers' RSS instead of 1,417). Each
-    executor runs one call at a time (asgiref's rule), so a few of them keep one stream's read
-    from holding up the others; pages and moves keep Django's default.
+    sweep: 40 threads instead of 10,024, 799 MiB of workers' RSS instead of 1,417).
+
+    Every other request (pages, moves, board fetches) runs on `others` shared threads of its
+    own the same way (0: Django's thread per request): a thread made and ended per request,
+    and the hand-offs to it, were a quarter of a busy worker's samples. One request stays on
+    one thread from start to end (asgiref's rule: each executor runs one call at a time), so
+    its database connection (per thread, borrowed from the pool at its start and given back
+    at its end by Django's request signals) and its thread-locals are its own meanwhile. A new
+    request goes to the thread with the fewest requests in flight, so a slow one (a lock wait)
+    holds up as few others as can be; the streams' threads are apart from the pages', so
+    thousands of open streams never make a page wait.
     """
 
-    def __init__(self, app, *, prefix: str, threads: int = 4) -> None:
+    def __init__(self, app, *, prefix: str, threads: int = 4, others: int = 0) -> None:
         self.app = app
         self.prefix = prefix
-        self._executors = [
-            ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"kavet-shared-{i}")
+        self._pools = {
+            "prefix": self._pool("kavet-shared", threads),
+            "others": self._pool("kavet-request", others),
+        }
+
+    @staticmethod
+    def _pool(name: str, threads: int) -> tuple[list[ThreadPoolExecutor], list[int]]:
+        executors = [
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"{name}-{i}")
             for i in range(threads)
         ]
-        self._turn = itertools.cycle(self._executors)
+        return executors, [0] * len(executors)
 
     async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] != "http" or not scope.get("path", "").startswith(self.prefix):
+        if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        async with ThreadSensitiveContext(executor=next(self._turn)):
+        executors, busy = self._pools[
+            "prefix" if scope.get("path", "").startswith(self.prefix) else "others"
+        ]
+        if not executors:
             return await self.app(scope, receive, send)
+        i = min(range(len(busy)), key=busy.__getitem__)  # the fewest requests in flight
+        busy[i] += 1
+        try:
+            async with ThreadSensitiveContext(executor=executors[i]):
+                return await self.app(scope, receive, send)
+        finally:
+            busy[i] -= 1
+
+
+class OneHopASGIHandler(ASGIHandler):
+    """Django's ASGI handler with the middleware and the view in one hand-off to the thread.
+
+    The site's middleware are sync (one of them, AxesMiddleware, both), so under Django's own
+    handler a request went to its thread for the outer middleware, back to the event loop for
+    Axes and the async response path, and to the thread again for the view: three hand-offs
+    (a future, a wake-up of the loop, the context copied each way) where one does. Here the
+    chain is built sync, as under WSGI, and the whole of it runs in one call on the request's
+    thread; the request_started signal and the response's close keep their own. An async view
+    (none today) would still work: Django's sync path runs it with async_to_sync.
+    """
+
+    def load_middleware(self, is_async: bool = False) -> None:
+        super().load_middleware(is_async=False)
+
+    async def get_response_async(self, request):
+        return await sync_to_async(self.get_response, thread_sensitive=True)(request)

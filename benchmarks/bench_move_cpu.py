@@ -1,0 +1,249 @@
+"""Server CPU of one move and the three boards it makes the table's other tablets fetch, in-process.
+
+    .venv/bin/python benchmarks/bench_move_cpu.py --seed-file /tmp/seed.json [--rounds 150] [--cold]
+
+The tables bench_push.py seeded (its database `kavet_bench_push`, Redis db 9, and its
+`--seed-file`). The production ASGI application (`kavet_site.asgi`: the admission gate, the
+shared threads, Django) is called in this process with hand-made HTTP requests, as uvicorn
+would call it, one at a time: a table's active seat posts "nothing" (or "OK"), then the three
+other seats ask for their new board with their poll request (as table.js does when the stream
+says "version N"). The CPU of the whole process (every thread) is read around each request,
+so it is what a web worker spends on it, without the sockets and HTTP parsing. Beside it, the
+bare Django view of benchmarks/urls.py (the yardstick). A machine shared with other work
+changes wall times, much less CPU time: compare the milliseconds of CPU, and the ratio to the
+bare view in the same run.
+
+--spy FILE: py-spy (not in the lock: `pip install py-spy`) samples this process meanwhile and
+writes its collapsed stacks to FILE (the top functions are printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.serve import use_bench_env  # noqa: E402
+
+CSRF = "benchcsrftokenbenchcsrftoken0123"  # bench_push.py's
+
+
+async def call(app, method: str, path: str, headers: dict, body: bytes = b"") -> tuple[int, bytes]:
+    """One HTTP request through the ASGI application; (status, body)."""
+    raw_path, _, query = path.partition("?")
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": raw_path,
+        "raw_path": raw_path.encode(),
+        "query_string": query.encode(),
+        "root_path": "",
+        "headers": [(b"host", b"127.0.0.1")]
+        + [(k.lower().encode(), v.encode()) for k, v in headers.items()],
+        "client": ("127.0.0.1", 40000),
+        "server": ("127.0.0.1", 8000),
+    }
+    sent = False
+    out = {"status": 0, "body": []}
+
+    async def receive():
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await asyncio.sleep(3600)
+        return {"type": "http.disconnect"}
+
+    async def send(message):
+        if message["type"] == "http.response.start":
+            out["status"] = message["status"]
+        elif message["type"] == "http.response.body":
+            out["body"].append(message.get("body", b""))
+
+    await app(scope, receive, send)
+    return out["status"], b"".join(out["body"])
+
+
+def cpu() -> float:
+    return time.process_time()
+
+
+async def measure(app, seeded: dict, rounds: int, cold: bool) -> dict:
+    from urllib.parse import quote
+
+    from asgiref.sync import sync_to_async
+
+    from games.engine.game import GameState, legal_moves
+    from games.models import Game
+
+    @sync_to_async(thread_sensitive=False)
+    def next_move(game_id: int):
+        game = Game.objects.get(pk=game_id)
+        state = GameState.from_dict(game.state)
+        for seat in range(4):
+            for kind in ("nothing", "ok"):
+                if kind in legal_moves(state, seat):
+                    return game.version, seat, kind
+        return None
+
+    @sync_to_async(thread_sensitive=False)
+    def forget_shared(game_id: int) -> None:
+        # As when the three fetches and the move's own answer all ask at once (the push goes
+        # out at the move's commit): none of them finds this version's shared part stored.
+        from django.core.cache import cache
+
+        from games import board_cache
+        from games.selectors import HISTORY_MOVES
+
+        game = Game.objects.get(pk=game_id)
+        keys = [board_cache._moves_key(game, HISTORY_MOVES)]
+        for language in ("en", "fr", "de", "br"):
+            keys += [
+                board_cache._shared_key(game, f"{name}.{language}") for name in ("told", "history")
+            ]
+        cache.delete_many(keys)
+
+    moves, fetches, bares, failures = [], [], [], []
+    tables = seeded["tables"]
+    # Warm: each worker thread's first database connection, the templates, the caches.
+    for table in tables[:20]:
+        await call(app, "GET", f"/play/{table['game']}/", {"Cookie": table["seats"][0]["cookie"]})
+    for _ in range(20):
+        await call(app, "GET", "/bench/bare", {})
+    i = 0
+    while len(moves) < rounds and i < rounds * 3:
+        table = tables[i % len(tables)]
+        i += 1
+        found = await next_move(table["game"])
+        if found is None:
+            continue
+        version, seat, kind = found
+        t = cpu()
+        status, html = await call(
+            app,
+            "POST",
+            f"/play/{table['game']}/move/",
+            {
+                "Cookie": table["seats"][seat]["cookie"],
+                "X-CSRFToken": CSRF,
+                "HX-Request": "true",
+                "Content-Type": "application/x-www-form-urlencoded",
+            },
+            f"seen_version={version}&type={kind}".encode(),
+        )
+        moves.append(cpu() - t)
+        if status != 200 or b'data-applied="1"' not in html:
+            failures.append(f"move {status}")
+            continue
+        for other in table["seats"]:
+            if other["position"] == seat:
+                continue
+            if cold:
+                await forget_shared(table["game"])
+            t = cpu()
+            status, body = await call(
+                app,
+                "GET",
+                f"/play/{table['game']}/?v={version}&s=running&t={quote(other['token'])}",
+                {"Cookie": other["cookie"], "HX-Request": "true", "X-Kavet-Poll": "1"},
+            )
+            fetches.append(cpu() - t)
+            if status != 200 or f'data-version="{version + 1}"'.encode() not in body:
+                failures.append(f"fetch {status}")
+        t = cpu()
+        await call(app, "GET", "/bench/bare", {})
+        bares.append(cpu() - t)
+    return {"moves": moves, "fetches": fetches, "bares": bares, "failures": failures}
+
+
+def top_of(stacks: Path, n: int = 25) -> list[tuple[str, float]]:
+    own, total = {}, 0
+    for line in stacks.read_text().splitlines():
+        frames, _, count = line.rpartition(" ")
+        if not frames:
+            continue
+        c = int(count)
+        total += c
+        for name in set(f.split(" (")[0] for f in frames.split(";")):
+            own[name] = own.get(name, 0) + c
+    return [(k, v * 100 / total) for k, v in sorted(own.items(), key=lambda kv: -kv[1])[:n]]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed-file", required=True, help="bench_push.py's --seed-file")
+    parser.add_argument("--rounds", type=int, default=150, help="moves (each with 3 fetches)")
+    parser.add_argument("--spy", default="", help="py-spy's collapsed stacks here")
+    parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="each fetch finds the version's shared part (moves, sentences, history) not stored "
+        "yet, as when the fetches and the move's answer run at once",
+    )
+    parser.add_argument("--app", default="kavet_site.asgi:application")
+    args = parser.parse_args()
+    database = os.environ.setdefault(
+        "DATABASE_URL", "postgres://postgres@127.0.0.1:5432/kavet_bench_push"
+    )
+    os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/9")
+    os.environ.setdefault("KAVET_PUSH_CHANNEL", "kavet:push:bench-" + database.rsplit("/", 1)[-1])
+    use_bench_env(database)
+    # What gunicorn.conf.py sets for its ASGI workers.
+    os.environ["CONN_MAX_AGE"] = "0"
+    os.environ.setdefault("DB_POOL", "1")
+    seeded = json.loads(Path(args.seed_file).read_text())
+    module, _, attr = args.app.partition(":")
+    app = getattr(__import__(module, fromlist=[attr]), attr)
+    spy = None
+    if args.spy:
+        spy = subprocess.Popen(
+            [str(Path(sys.executable).parent / "py-spy"), "record", "--pid", str(os.getpid())]
+            + ["--rate", "500", "--format", "raw", "--output", args.spy, "--nonblocking", "--gil"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        time.sleep(1.0)
+    result = asyncio.run(measure(app, seeded, args.rounds, args.cold))
+    if spy is not None:
+        spy.send_signal(signal.SIGINT)  # py-spy writes its file on SIGINT
+        spy.wait(timeout=30)
+
+    def ms(values: list[float]) -> str:
+        if not values:
+            return "-"
+        return (
+            f"mean {statistics.fmean(values) * 1000:.2f} / "
+            f"p50 {statistics.median(values) * 1000:.2f} ms"
+        )
+
+    bare = statistics.fmean(result["bares"]) if result["bares"] else float("nan")
+    move = statistics.fmean(result["moves"])
+    fetch = statistics.fmean(result["fetches"]) if result["fetches"] else 0.0
+    print(f"{len(result['moves'])} moves, {len(result['fetches'])} fetches, {args.app}")
+    print(f"  move answer   CPU {ms(result['moves'])}  ({move / bare:.0f}x the bare view)")
+    print(f"  board fetch   CPU {ms(result['fetches'])}  ({fetch / bare:.0f}x the bare view)")
+    print(f"  bare view     CPU {ms(result['bares'])}")
+    print(f"  move + 3 fetches: {(move + 3 * fetch) * 1000:.1f} ms of CPU")
+    if result["failures"]:
+        print(f"  failures: {len(result['failures'])}: {result['failures'][:5]}")
+    if spy is not None and Path(args.spy).exists():
+        print("py-spy, share of samples with the function on the stack:")
+        for name, share in top_of(Path(args.spy)):
+            print(f"  {share:5.1f}%  {name}")
+
+
+if __name__ == "__main__":
+    main()
