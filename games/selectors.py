@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db import connections, router
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.safestring import mark_safe
@@ -323,8 +324,6 @@ def read_aloud_setting(game: Game) -> bool:
 def _lowest_tier(classroom_id: int) -> int | None:
     """The class's lowest tier, asked on every board: one plain statement (the ORM's aggregate
     compiled per board was a tenth of a busy web worker's samples, benchmarks/README.md)."""
-    from django.db import connections, router
-
     alias = router.db_for_read(Student)
     connection = connections[alias]
     q = connection.ops.quote_name
