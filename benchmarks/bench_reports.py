@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import socket
 import statistics
 import subprocess
 import sys
@@ -38,12 +37,13 @@ import time
 import uuid
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from urllib.parse import urlparse, urlunparse
+from urllib.parse import urlparse
 from zoneinfo import ZoneInfo
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.local import answers, ensure_database, with_path  # noqa: E402
 from benchmarks.quick import parse_args  # noqa: E402
 
 # Fixed dates (the past), so a cached history means the same on every run.
@@ -56,46 +56,22 @@ DATASET_VERSION = 1  # bump when the generated play changes
 STRENGTHS = ("easy", "easy", "medium", "hard")
 
 
-def _reachable(url: str, port: int) -> bool:
-    parsed = urlparse(url)
-    try:
-        with socket.create_connection(
-            (parsed.hostname or "127.0.0.1", parsed.port or port), timeout=2
-        ):
-            return True
-    except OSError:
-        return False
-
-
-def _with_path(url: str, path: str) -> str:
-    return urlunparse(urlparse(url)._replace(path=path))
-
-
 def configure(args) -> tuple[bool, str]:
     """Point Django at our own database and Redis db before django.setup(); (redis ok, why not)."""
     database = os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/postgres"
-    if not database.startswith("postgres") or not _reachable(database, 5432):
+    if not database.startswith("postgres") or not answers(database, 5432):
         print(f"bench_reports: not run, it needs PostgreSQL (DATABASE_URL={database or 'unset'})")
         sys.exit(0)
-    os.environ["DATABASE_URL"] = _with_path(database, "/" + args.database)
+    os.environ["DATABASE_URL"] = with_path(database, "/" + args.database)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kavet_site.settings")
     os.environ["LOG_LEVEL"] = "ERROR"
     redis = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
-    if _reachable(redis, 6379):
-        os.environ["REDIS_URL"] = _with_path(redis, f"/{args.redis_db}")
+    if answers(redis, 6379):
+        os.environ["REDIS_URL"] = with_path(redis, f"/{args.redis_db}")
         os.environ["CELERY_QUEUE"] = f"bench-reports-{uuid.uuid4().hex[:8]}"
         return True, ""
     os.environ.pop("REDIS_URL", None)
     return False, f"no Redis at {urlparse(redis).netloc} (set REDIS_URL)"
-
-
-def ensure_database(url: str) -> None:
-    import psycopg
-
-    name = urlparse(url).path.lstrip("/")
-    with psycopg.connect(_with_path(url, "/postgres"), autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
 
 
 # --- the history, played through the services ------------------------------------------------

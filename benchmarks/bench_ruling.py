@@ -31,17 +31,17 @@ import argparse
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
-from urllib.parse import urlparse, urlunparse
+from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.local import answers, ensure_database, with_path  # noqa: E402
 from benchmarks.quick import parse_args  # noqa: E402
 from benchmarks.serve import gunicorn_cmd  # noqa: E402
 from benchmarks.stats import pct  # noqa: E402
@@ -99,21 +99,6 @@ ROUND_TRIP = """async (url) => {
 }"""
 
 
-def _reachable(url: str, port: int) -> bool:
-    parsed = urlparse(url)
-    try:
-        with socket.create_connection(
-            (parsed.hostname or "127.0.0.1", parsed.port or port), timeout=2
-        ):
-            return True
-    except OSError:
-        return False
-
-
-def _with_path(url: str, path: str) -> str:
-    return urlunparse(urlparse(url)._replace(path=path))
-
-
 def server_env(kind: str, args) -> dict[str, str] | str:
     """The environment of the server and of the script's own Django for `kind`; or why not."""
     env = dict(
@@ -128,13 +113,13 @@ def server_env(kind: str, args) -> dict[str, str] | str:
     if kind == "asgi":
         database = os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/postgres"
         redis = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
-        if not database.startswith("postgres") or not _reachable(database, 5432):
+        if not database.startswith("postgres") or not answers(database, 5432):
             return f"no PostgreSQL (DATABASE_URL={database})"
-        if not _reachable(redis, 6379):
+        if not answers(redis, 6379):
             return f"no Redis at {urlparse(redis).netloc} (set REDIS_URL)"
         env.update(
-            DATABASE_URL=_with_path(database, "/" + args.database),
-            REDIS_URL=_with_path(redis, f"/{args.redis_db}"),
+            DATABASE_URL=with_path(database, "/" + args.database),
+            REDIS_URL=with_path(redis, f"/{args.redis_db}"),
             CELERY_QUEUE="bench-ruling",
             WEB_CONCURRENCY=str(args.web_workers),
         )
@@ -144,15 +129,6 @@ def server_env(kind: str, args) -> dict[str, str] | str:
             env.pop(name, None)
         env["SQLITE_PATH"] = SQLITE
     return env
-
-
-def ensure_database(url: str) -> None:
-    import psycopg
-
-    name = urlparse(url).path.lstrip("/")
-    with psycopg.connect(_with_path(url, "/postgres"), autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def start_server(kind: str, port: int, env: dict[str, str]) -> subprocess.Popen:

@@ -79,11 +79,8 @@ def seed(n_tablets: int, n_move_tables: int) -> tuple[list[tuple[str, str]], lis
         return f"sessionid={s.session_key}; csrftoken={CSRF}"
 
     settings_ = {"turn_time": 0, "challenge_window": 600}  # no clocks: moves come from the movers
-    tablets: list[tuple[str, str]] = []
-    k = 0
-    for _ in range(n_tablets // 6):
-        kids = [kid(k + j) for j in range(6)]
-        k += 6
+
+    def game_started(kids: list[Student]) -> Game:
         game = services.game_create(
             school=school,
             classroom=classroom,
@@ -91,6 +88,14 @@ def seed(n_tablets: int, n_move_tables: int) -> tuple[list[tuple[str, str]], lis
             players=[{"student": s} for s in kids],
         )
         services.game_start(game=game)
+        return game
+
+    tablets: list[tuple[str, str]] = []
+    k = 0
+    for _ in range(n_tablets // 6):
+        kids = [kid(k + j) for j in range(6)]
+        k += 6
+        game = game_started(kids)
         for position, student in enumerate(kids):
             token = quote(poll_token(game, position, student.user.pk))
             tablets.append(
@@ -103,13 +108,7 @@ def seed(n_tablets: int, n_move_tables: int) -> tuple[list[tuple[str, str]], lis
     for _ in range(n_move_tables):
         kids = [kid(k), kid(k + 1)]
         k += 2
-        game = services.game_create(
-            school=school,
-            classroom=classroom,
-            settings=settings_,
-            players=[{"student": s} for s in kids],
-        )
-        services.game_start(game=game)
+        game = game_started(kids)
         movers.append(
             {"game": game.pk, "cookies": [session_for(s, game, p) for p, s in enumerate(kids)]}
         )

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -23,6 +22,10 @@ from urllib.parse import urlparse
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.local import answers  # noqa: E402
+
 LOCAL_POSTGRES = "postgres://postgres@127.0.0.1:5432/kavet_bench"
 LOCAL_REDIS = "redis://127.0.0.1:6379/3"
 
@@ -34,18 +37,6 @@ NEEDS = {
     "bench_live_view.py": [],  # PostgreSQL when there is one (its target), else SQLite
     "bench_can_make_instructions.py": ["valgrind"],
 }
-
-
-def answers(url: str, default_port: int) -> bool:
-    """Something listens at the URL's host and port (the benchmark itself checks the rest)."""
-    parsed = urlparse(url)
-    try:
-        with socket.create_connection(
-            (parsed.hostname or "127.0.0.1", parsed.port or default_port), timeout=2
-        ):
-            return True
-    except OSError:
-        return False
 
 
 def services(env: dict[str, str]) -> dict[str, str | None]:

@@ -30,6 +30,39 @@ class SchoolYearField(forms.CharField):
             raise forms.ValidationError(exc.messages) from None
 
 
+def _level_field(label, choices, *, keep: bool, **kwargs) -> forms.TypedChoiceField:
+    if keep:  # a first choice that leaves each student's own level as it is
+        choices = [(KEEP, _("keep as it is")), *choices]
+        kwargs.update(empty_value=None, required=False)
+    return forms.TypedChoiceField(label=label, choices=choices, coerce=int, **kwargs)
+
+
+def number_range_field(*, keep: bool = False, **kwargs) -> forms.TypedChoiceField:
+    """The menu of a student's number range; keep=True adds "keep as it is" (cleaned to None)."""
+    return _level_field(_("Number range"), RANGE_CHOICES, keep=keep, **kwargs)
+
+
+def tier_field(*, keep: bool = False, **kwargs) -> forms.TypedChoiceField:
+    """The menu of a student's operations tier; keep=True adds "keep as it is" (cleaned to None)."""
+    return _level_field(_("Operations"), TIER_CHOICES, keep=keep, **kwargs)
+
+
+class RowsFromViewForm(forms.Form):
+    """A form whose model-choice fields list the rows the view passes in, by keyword.
+
+    `querysets` maps each keyword argument to its field: with {"students_qs": "students"},
+    Form(data, students_qs=qs) offers the rows of qs in the field "students".
+    """
+
+    querysets: dict[str, str] = {}
+
+    def __init__(self, *args, **kwargs):
+        given = {field: kwargs.pop(keyword, None) for keyword, field in self.querysets.items()}
+        super().__init__(*args, **kwargs)
+        for field, queryset in given.items():
+            self.fields[field].queryset = queryset
+
+
 class ClassroomForm(forms.Form):
     name = NameFormField(label=_("Class name"), max_length=100)
     school_year = SchoolYearField(label=_("School year"), help_text=_("For example 2026-2027"))
@@ -71,7 +104,9 @@ class ClassroomForm(forms.Form):
         return self.cleaned_data.get("read_aloud") or Classroom.ReadAloud.AUTO
 
 
-class ClassroomCopyForm(forms.Form):
+class ClassroomCopyForm(RowsFromViewForm):
+    querysets = {"students_qs": "students"}
+
     name = NameFormField(label=_("Name of next year's class"), max_length=100)
     school_year = SchoolYearField(label=_("School year"))
     students = forms.ModelMultipleChoiceField(
@@ -83,10 +118,6 @@ class ClassroomCopyForm(forms.Form):
     archive_old = forms.BooleanField(
         label=_("Archive this year's class"), required=False, initial=True
     )
-
-    def __init__(self, *args, students_qs=None, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["students"].queryset = students_qs
 
 
 class StudentsPasteForm(forms.Form):
@@ -104,34 +135,28 @@ class StudentsPasteForm(forms.Form):
         # A generous cap: 500 names of 40 characters with line breaks, and then some.
         max_length=MAX_BULK_NAMES * 60,
     )
-    number_range = forms.TypedChoiceField(
-        label=_("Number range"), choices=RANGE_CHOICES, coerce=int, initial="10"
-    )
-    tier = forms.TypedChoiceField(
-        label=_("Operations"), choices=TIER_CHOICES, coerce=int, initial="1"
-    )
+    number_range = number_range_field(initial="10")
+    tier = tier_field(initial="1")
 
 
 class StudentForm(forms.Form):
     name = NameFormField(label=_("First name or pseudonym"), max_length=40)
-    number_range = forms.TypedChoiceField(
-        label=_("Number range"), choices=RANGE_CHOICES, coerce=int
-    )
-    tier = forms.TypedChoiceField(label=_("Operations"), choices=TIER_CHOICES, coerce=int)
+    number_range = number_range_field()
+    tier = tier_field()
 
 
-class StudentMoveForm(forms.Form):
+class StudentMoveForm(RowsFromViewForm):
+    querysets = {"classrooms_qs": "to_classroom"}
+
     to_classroom = forms.ModelChoiceField(
         label=_("Move to the class"), queryset=None, empty_label=None
     )
 
-    def __init__(self, *args, classrooms_qs=None, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["to_classroom"].queryset = classrooms_qs
 
-
-class LevelsBulkForm(forms.Form):
+class LevelsBulkForm(RowsFromViewForm):
     """Set many students' levels at once; a blank axis is left as it is."""
+
+    querysets = {"students_qs": "students"}
 
     students = forms.ModelMultipleChoiceField(
         label=_("Students"),
@@ -139,24 +164,8 @@ class LevelsBulkForm(forms.Form):
         widget=forms.CheckboxSelectMultiple,
         error_messages={"required": _("Tick the students whose level you want to set.")},
     )
-    bulk_range = forms.TypedChoiceField(
-        label=_("Number range"),
-        choices=[(KEEP, _("keep as it is"))] + RANGE_CHOICES,
-        coerce=int,
-        empty_value=None,
-        required=False,
-    )
-    bulk_tier = forms.TypedChoiceField(
-        label=_("Operations"),
-        choices=[(KEEP, _("keep as it is"))] + TIER_CHOICES,
-        coerce=int,
-        empty_value=None,
-        required=False,
-    )
-
-    def __init__(self, *args, students_qs=None, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["students"].queryset = students_qs
+    bulk_range = number_range_field(keep=True)
+    bulk_tier = tier_field(keep=True)
 
     def clean(self):
         data = super().clean()

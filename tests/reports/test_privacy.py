@@ -27,6 +27,10 @@ def test_admin_exports_a_students_data_as_json(client, school, teacher, reported
     assert [r["week_start"] for r in data["weekly_reports"]] == ["2026-11-16"]
     assert data["games"][0]["position"] == 0 and data["levels"][0]["tier"] == 1
     assert len(data["parent_invites"]) == 1 and "code_hash" not in json.dumps(data)
+    # A play as stored, with its operation, but not whose it is nor the move it came from.
+    play = data["plays"][0]
+    assert {"operation", "uses_x", "missed_operation", "reaction_ms"} <= play.keys()
+    assert not {"student_id", "move_id"} & play.keys()
     # Nobody else's plays in it.
     assert {p["id"] for p in data["plays"]} == set(
         Play.objects.filter(student=anna).values_list("id", flat=True)
