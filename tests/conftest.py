@@ -82,14 +82,13 @@ def _celery_mode(request):
 def celery_worker(django_db_setup, django_db_blocker):
     """A real Celery worker process on Redis, using the test database, on a queue of its own."""
     import subprocess
-    import sys
-    import time
     import uuid
 
     from django.conf import settings as dj_settings
     from django.db import connection
 
     from kavet_site.celery import app
+    from tests import workers
 
     need_service(bool(os.environ.get("REDIS_URL")), "Redis (REDIS_URL) for a real Celery worker")
     import redis
@@ -101,53 +100,20 @@ def celery_worker(django_db_setup, django_db_blocker):
     if connection.vendor != "postgresql":
         need_service(False, "PostgreSQL (DATABASE_URL) shared between the tests and the worker")
 
-    db = connection.settings_dict
     queue = f"test-{uuid.uuid4().hex[:8]}"
     env = dict(os.environ)
     env.update(
-        DATABASE_URL=f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+        DATABASE_URL=workers.database_url(connection.settings_dict),
         CELERY_QUEUE=queue,
         CONN_MAX_AGE="0",
     )
     app.conf.task_default_queue = queue
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "kavet_site",
-            "worker",
-            "--pool=solo",
-            "--concurrency=1",
-            "-Q",
-            queue,
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-            "-l",
-            "warning",
-        ],
-        env=env,
-        cwd=str(dj_settings.BASE_DIR),
-    )
+    proc = subprocess.Popen(workers.worker_command(queue), env=env, cwd=str(dj_settings.BASE_DIR))
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                pytest.fail(f"the Celery worker exited with {proc.returncode}")
-            replies = app.control.ping(timeout=0.5) or []
-            if replies:
-                break
-        else:
-            pytest.fail("the Celery worker did not come up within 30 s")
+        workers.wait_until_up(app, proc)
         yield proc
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        workers.stop(proc)
         app.conf.task_default_queue = "celery"
 
 

@@ -17,6 +17,7 @@ import pytest
 
 from tests.conftest import need_service
 from tests.drills.services import REDIS_SERVER, RedisServer, Worker
+from tests.workers import database_url
 
 # The drills' visibility timeout: short, so a lost message comes back within a drill.
 DRILL_VISIBILITY = 8
@@ -105,10 +106,9 @@ def district(postgres, redis_server, settings, tmp_path, drill_visibility):
         },
     )
     _reset_celery_pools(app)
-    db = postgres.settings_dict
     env = dict(os.environ)
     env.update(
-        DATABASE_URL=f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+        DATABASE_URL=database_url(postgres.settings_dict),
         REDIS_URL=redis_server.url,
         CELERY_QUEUE=queue,
         CONN_MAX_AGE="0",

@@ -11,9 +11,10 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
+
+from tests import workers
 
 REDIS_SERVER = "/usr/bin/redis-server"
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,26 +101,14 @@ class Worker:
         self.proc: subprocess.Popen | None = None
 
     def start(self) -> None:
-        cmd = [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "kavet_site",
-            "worker",
-            f"--pool={self.pool}",
-            "--concurrency=1",
-            "-Q",
+        cmd = workers.worker_command(
             self.queue,
-            "--without-gossip",
-            "--without-mingle",
-            "-l",
-            "info",
-            "-n",
-            f"drill-{self.queue}-{id(self)}@%h",
-            "-I",
-            "tests.drills.probe",
-        ]
+            name=f"drill-{self.queue}-{id(self)}@%h",
+            pool=self.pool,
+            loglevel="info",
+            heartbeat=True,
+            extra=["-I", "tests.drills.probe"],
+        )
         if self.beat:
             cmd += ["-B", "--schedule", str(self.log.with_suffix(".beat"))]
         self.logfile = open(self.log, "ab")  # noqa: SIM115 - closed in stop()

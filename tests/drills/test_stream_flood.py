@@ -30,7 +30,7 @@ from django.utils.module_loading import import_string
 from games import push, services
 from games.polling import poll_token
 from games.signin import SEEN_KEY, SESSION_KEY
-from tests import factories
+from tests import factories, workers
 from tests.conftest import need_service
 from tests.drills.services import ROOT, free_port
 
@@ -105,11 +105,10 @@ def server(postgres, tmp_path):
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < 8192:  # both ends of the flood's sockets (the server inherits it)
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(8192, hard), hard))
-    db = postgres.settings_dict
     port = free_port()
     env = dict(
         os.environ,
-        DATABASE_URL=f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+        DATABASE_URL=workers.database_url(postgres.settings_dict),
         REDIS_URL=settings.REDIS_URL,
         SECRET_KEY=settings.SECRET_KEY,
         DEBUG="false",

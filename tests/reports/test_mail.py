@@ -6,8 +6,6 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
-import time
 import uuid
 from datetime import timedelta
 from email.header import decode_header, make_header
@@ -26,7 +24,7 @@ from classrooms.models import ParentLink
 from classrooms.reports import services as report_services
 from classrooms.reports.mail import services, tasks
 from classrooms.reports.mail.models import EmailPreference, WeeklyEmail
-from tests import factories
+from tests import factories, workers
 from tests.conftest import need_service
 from tests.reports.plays import paris, played_game
 
@@ -528,54 +526,29 @@ def mail_worker(django_db_setup, django_db_blocker, tmp_path_factory):
 
     from kavet_site.celery import app
 
-    db = connection.settings_dict
     queue = f"test-mail-{uuid.uuid4().hex[:8]}"
+    name = f"{queue}@%h"
     out = tmp_path_factory.mktemp("mail") / "worker.out"
     env = dict(
         os.environ,
         CELERY_QUEUE=queue,
         CONN_MAX_AGE="0",
         EMAIL_BACKEND="django.core.mail.backends.console.EmailBackend",
-        DATABASE_URL=f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:"
-        f"{db['PORT'] or 5432}/{db['NAME']}",
+        DATABASE_URL=workers.database_url(connection.settings_dict),
     )
     with out.open("wb") as sink:
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "kavet_site",
-                "worker",
-                "--pool=solo",
-                "-Q",
-                queue,
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-                "-l",
-                "warning",
-                "-n",
-                f"{queue}@%h",
-            ],
+            workers.worker_command(queue, name=name),
             env=env,
             cwd=str(dj_settings.BASE_DIR),
             stdout=sink,
             stderr=subprocess.STDOUT,
         )
     try:
-        deadline = time.monotonic() + 30
-        while not app.control.ping(destination=[f"{queue}@{os.uname().nodename}"], timeout=0.5):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"the mail worker did not come up: {out.read_text()[-2000:]}")
+        workers.wait_until_up(app, proc, name=name, log=out)
         yield queue, out
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        workers.stop(proc)
 
 
 @pytest.fixture
