@@ -169,7 +169,7 @@ def cacheable(game: Game) -> bool:
 renders: dict[str, int] = {"shared": 0, "seat": 0, "whole": 0}
 
 
-def _render(kind: str, template: str, ctx: dict, request: HttpRequest) -> str:
+def _render(kind: str, template: str, ctx: dict, request: HttpRequest | None) -> str:
     renders[kind] += 1
     return str(render_to_string(template, ctx, request))
 
@@ -208,7 +208,7 @@ def board_response(
         board = _once(board_k, lambda: _shared_board(request, game, shared, got, parts, language))
     mine = got.get(seat_k)
     if mine is None:
-        mine = _seat_parts(request, own())
+        mine = _seat_parts(own())
         cache.set(seat_k, mine, TTL)
     return HttpResponse(fill(assemble(board, mine, seat, since, token), request, game))
 
@@ -264,11 +264,13 @@ def _shared_board(request, game: Game, shared, got: dict, parts: list, language:
     return {"html": html, "news": lines}
 
 
-def _seat_parts(request: HttpRequest, ctx: dict) -> dict:
+def _seat_parts(ctx: dict) -> dict:
+    # Without the request: its context processors (the user, the messages...) are not read by
+    # these parts, and are most of what rendering two small parts would cost.
     ctx["csrf_token"] = CSRF_MARK
     return {
-        "whose_turn": _render("seat", "games/table.html#whose_turn", ctx, request),
-        "actions": _render("seat", "games/table.html#actions", ctx, request),
+        "whose_turn": _render("seat", "games/table.html#whose_turn", ctx, None),
+        "actions": _render("seat", "games/table.html#actions", ctx, None),
         "my_turn": "1" if ctx["my_turn"] else "0",
         "disabled": "" if ctx["can_build"] else "disabled",
     }
