@@ -58,7 +58,9 @@ TURN_MARK = "kvturn0mark0b1c2d3e4"
 DISABLED_MARK = "kvdis0mark0c1d2e3f4"
 NEWS_MARK = "kvnews0mark0d1e2f3a4"
 ME_MARK = "kvme0mark0e1f2a3b4s"
+APPLIED_MARK = "kvapp0mark0f1a2b3c4"  # the mover's own answer: its move applied
 MARKS = {
+    "applied": APPLIED_MARK,
     "whose_turn": WHO_MARK,
     "actions": ACTIONS_MARK,
     "my_turn": TURN_MARK,
@@ -184,12 +186,14 @@ def board_response(
     build,
     shared,
     own,
+    applied: bool = False,
 ) -> HttpResponse:
     """The HTMX board of this seat: the table's board of this version (`shared()`: the table's
     context with no seat, rendered once per version and language for every seat) with this
     seat's own parts (`own()`: selectors.seat_context, rendered once per version and seat) and
     this request's (its poll token, "since", CSRF token, clock, countdown) filled in.
-    `build()`: the whole context of this seat, for a board that is not shared (practice)."""
+    `build()`: the whole context of this seat, for a board that is not shared (practice).
+    `applied`: the answer to this seat's own move, applied (the mover's board of the version)."""
     template = "games/table.html#board"
     if not cacheable(game):
         return HttpResponse(_render("whole", template, build(), request))
@@ -210,7 +214,8 @@ def board_response(
     if mine is None:
         mine = _seat_parts(own())
         cache.set(seat_k, mine, TTL)
-    return HttpResponse(fill(assemble(board, mine, seat, since, token), request, game))
+    html = assemble(board, mine, seat, since, token, applied=applied)
+    return HttpResponse(fill(html, request, game))
 
 
 # How long a board's other seats wait for the one rendering it (they ask at the same moment: the
@@ -288,7 +293,9 @@ def _told_lines(told: list) -> list[tuple[int, str]]:
 _ME = re.compile(ME_MARK + r"(\d+)x")
 
 
-def assemble(board: dict, mine: dict, seat: Seat, since: int | None, token: str) -> str:
+def assemble(
+    board: dict, mine: dict, seat: Seat, since: int | None, token: str, *, applied: bool = False
+) -> str:
     """The table's board with this seat's own parts and this tablet's news and poll token."""
     told = "".join(
         f"<p>{escape(line)}</p>"
@@ -303,6 +310,7 @@ def assemble(board: dict, mine: dict, seat: Seat, since: int | None, token: str)
         (DISABLED_MARK, mine["disabled"]),
         (NEWS_MARK, told),
         (POLL_MARK, urlencode(token)),
+        (APPLIED_MARK, "1" if applied else "0"),
     ):
         mine_html = mine_html.replace(mark, value)
     position = str(seat.position)

@@ -63,13 +63,14 @@ def board(c: Client, game: Game, since: int) -> str:
     return response.content.decode()
 
 
-def move(c: Client, game: Game, seen: int, kind: str = "nothing") -> None:
+def move(c: Client, game: Game, seen: int, kind: str = "nothing") -> str:
     response = c.post(
         reverse("games:table_move", args=[game.pk]),
         {"seen_version": seen, "type": kind},
         HTTP_HX_REQUEST="true",
     )
     assert response.status_code == 200 and 'data-applied="1"' in response.content.decode()
+    return response.content.decode()
 
 
 def token_in(html: str) -> str:
@@ -211,10 +212,17 @@ def test_each_seats_board_is_the_board_rendered_whole_for_it(
             for since in sinces:
                 assert _same(board(c, game, since)) == _same(_whole(monkeypatch, c, game, since))
 
+    def answered(c: Client, seen: int, kind: str) -> None:
+        # The mover's answer is the table's new board with the mover's parts, applied.
+        answer = move(c, game, seen, kind)
+        game.refresh_from_db()
+        whole = _whole(monkeypatch, c, game, seen)
+        assert _same(answer) == _same(whole).replace('data-applied="0"', 'data-applied="1"')
+
     check(-1)
-    move(tabs[0], game, 0, "nothing")  # Anna: nothing to do; a challenge window for the others
+    answered(tabs[0], 0, "nothing")  # Anna: nothing to do; a challenge window for the others
     check(-1, 0)
-    move(tabs[1], game, 1, "challenge")  # Bo says "Kavet 'm eus!"
+    answered(tabs[1], 1, "challenge")  # Bo says "Kavet 'm eus!"
     check(-1, 0, 1)
     assert "You said “Kavet 'm eus!”" in board(tabs[1], game, 1)
     from games import services
@@ -270,11 +278,13 @@ def test_the_tables_board_is_rendered_once_per_version(board_caches, make_game, 
     for c in tabs:  # asked again (a second tablet, a reconnect): nothing rendered
         board(c, game, -1)
     assert rendered() == {"shared": 1, "seat": 6, "whole": 0}
-    move(tabs[0], game, 0, "nothing")  # a new version: a new table's board
+    # A move: its answer renders the table's board of the new version, the other seats' fetches
+    # (told by the push) read it; only each seat's own parts are rendered for each.
+    move(tabs[0], game, 0, "nothing")
     game.refresh_from_db()
     for c in tabs[1:]:
         assert "Anna says: nothing to do." in board(c, game, 0)
-    assert rendered() == {"shared": 2, "seat": 10, "whole": 0}
+    assert rendered() == {"shared": 2, "seat": 12, "whole": 0}
 
 
 def test_a_board_being_rendered_is_waited_for_not_rendered_again(board_caches, table, monkeypatch):
