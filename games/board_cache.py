@@ -1,26 +1,30 @@
-"""The table's board, rendered once per version and viewer, and what a table's seats share.
+"""The table's board, rendered once per version for all its seats, and what the seats share.
 
 A move makes every other tablet of the table fetch its new board (the push channel says
-"version N", games.push; the tablet asks with its poll request). Two caches, both in Django's
+"version N", games.push; the tablet asks with its poll request). All of it is kept in Django's
 cache (Redis in production, so shared by every web process; in-process memory in the embedded
-default), both keyed by the version, so a new version is simply a new key and nothing is ever
+default), keyed by the version, so a new version is simply a new key and nothing is ever
 invalidated by hand:
 
 - **What a table's seats share** at one version (`shared_moves`, `shared_value`): the recent
   moves (the history, the news, the ruling all read them), their sentences and the history's
-  rendered list in each language. These are the same for
-  every seat (the history shows no one's hand), so the first board of the version (most often
-  the mover's own answer) makes them and the other seats' fetches do not. The history was most
-  of a board's rendering (40 moves: several ms) and grows with the game.
-- **The rendered board of one viewer** (`board_response`): the HTMX board of `table` for one
-  seat of one user, at one version, status, language and "since" (which news is new to this
-  tablet). A seat sees its own hand (engine.seat_view, R1.5): the key names the seat and the
-  user, so one seat's board is never served to another. What changes between two requests of
-  the same viewer is left out of the cached text and filled in per request: the CSRF token (per
-  browser, not per user), the server's clock (data-now) and the seconds left on a countdown.
+  rendered list in each language.
+- **The table's board** (`shared_board_key`): the HTMX board of `table` as every seat sees it
+  alike (the players and their cards, the cards on the table, the history, the ruling, the
+  countdown, the end's ranking), rendered once per version, status, deadline and language from
+  the table's context with no seat (selectors.table_context(seat=None)), by the first request
+  that needs it (most often the mover's own answer; the others asking at that moment wait for
+  it, `_once`). Where a seat's board differs it holds marks (`MARKS`).
+- **A seat's own parts** (`seat_key`): its "whose turn" line, its held cards and its move form
+  (what its legal moves open), whether it may tap the table's cards, whether it is its turn:
+  rendered once per version and seat from selectors.seat_context. Keyed by the seat, so one
+  seat's own parts are never put into another seat's board.
 
-Why a viewer's board is asked twice at one version: a child's second tablet, the stream's
-fallback poll, a reconnect after a Wi-Fi gap, a double fetch when two changes come close.
+Per request (`assemble`, `fill`): the seat's own parts into the marks, its row and its place in
+the ranking marked "me", what is new to this tablet since the version it saw, its poll token
+(per seat and user), the CSRF token (per browser), the server's clock, the seconds left on a
+countdown, and for the mover's answer that its move was applied. A practice game (the coach,
+one tablet) is rendered whole, as before.
 """
 
 from __future__ import annotations
@@ -203,8 +207,7 @@ def board_response(
     language = get_language()
     # (Not the previous version's moves: shared_moves asks for them only when these are missing.)
     parts = [_moves_key(game, HISTORY_MOVES)] + [
-        _shared_key(game, name)
-        for name in ("read-aloud", f"told.{language}", f"history.{language}")
+        _shared_key(game, name) for name in (f"told.{language}", f"history.{language}")
     ]
     got = cache.get_many([board_k, seat_k, *parts])
     board = got.get(board_k)
