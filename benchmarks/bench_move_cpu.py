@@ -104,6 +104,7 @@ async def measure(app, seeded: dict, rounds: int, cold: bool) -> dict:
         # As when the three fetches and the move's own answer all ask at once (the push goes
         # out at the move's commit): none of them finds this version's shared part stored.
         from django.core.cache import cache
+        from django.utils import translation
 
         from games import board_cache
         from games.selectors import HISTORY_MOVES
@@ -114,6 +115,9 @@ async def measure(app, seeded: dict, rounds: int, cold: bool) -> dict:
             keys += [
                 board_cache._shared_key(game, f"{name}.{language}") for name in ("told", "history")
             ]
+            if hasattr(board_cache, "shared_board_key"):  # the table's rendered board
+                with translation.override(language):
+                    keys.append(board_cache.shared_board_key(game))
         cache.delete_many(keys)
 
     moves, fetches, bares, failures = [], [], [], []
@@ -190,8 +194,9 @@ def main() -> None:
     parser.add_argument(
         "--cold",
         action="store_true",
-        help="each fetch finds the version's shared part (moves, sentences, history) not stored "
-        "yet, as when the fetches and the move's answer run at once",
+        help="each fetch finds the version's shared part (moves, sentences, history, the table's "
+        "rendered board) not stored yet: the fetches and the move's answer at once, each "
+        "rendering its own (the upper bound: board_cache makes them wait for one)",
     )
     parser.add_argument("--app", default="kavet_site.asgi:application")
     args = parser.parse_args()

@@ -1,31 +1,36 @@
-"""The table's board, rendered once per version and viewer, and what a table's seats share.
+"""The table's board, rendered once per version for all its seats, and what the seats share.
 
 A move makes every other tablet of the table fetch its new board (the push channel says
-"version N", games.push; the tablet asks with its poll request). Two caches, both in Django's
+"version N", games.push; the tablet asks with its poll request). All of it is kept in Django's
 cache (Redis in production, so shared by every web process; in-process memory in the embedded
-default), both keyed by the version, so a new version is simply a new key and nothing is ever
+default), keyed by the version, so a new version is simply a new key and nothing is ever
 invalidated by hand:
 
 - **What a table's seats share** at one version (`shared_moves`, `shared_value`): the recent
   moves (the history, the news, the ruling all read them), their sentences and the history's
-  rendered list in each language. These are the same for
-  every seat (the history shows no one's hand), so the first board of the version (most often
-  the mover's own answer) makes them and the other seats' fetches do not. The history was most
-  of a board's rendering (40 moves: several ms) and grows with the game.
-- **The rendered board of one viewer** (`board_response`): the HTMX board of `table` for one
-  seat of one user, at one version, status, language and "since" (which news is new to this
-  tablet). A seat sees its own hand (engine.seat_view, R1.5): the key names the seat and the
-  user, so one seat's board is never served to another. What changes between two requests of
-  the same viewer is left out of the cached text and filled in per request: the CSRF token (per
-  browser, not per user), the server's clock (data-now) and the seconds left on a countdown.
+  rendered list in each language.
+- **The table's board** (`shared_board_key`): the HTMX board of `table` as every seat sees it
+  alike (the players and their cards, the cards on the table, the history, the ruling, the
+  countdown, the end's ranking), rendered once per version, status, deadline and language from
+  the table's context with no seat (selectors.table_context(seat=None)), by the first request
+  that needs it (most often the mover's own answer; the others asking at that moment wait for
+  it, `_once`). Where a seat's board differs it holds marks (`MARKS`).
+- **A seat's own parts** (`seat_key`): its "whose turn" line, its held cards and its move form
+  (what its legal moves open), whether it may tap the table's cards, whether it is its turn:
+  rendered once per version and seat from selectors.seat_context. Keyed by the seat, so one
+  seat's own parts are never put into another seat's board.
 
-Why a viewer's board is asked twice at one version: a child's second tablet, the stream's
-fallback poll, a reconnect after a Wi-Fi gap, a double fetch when two changes come close.
+Per request (`assemble`, `fill`): the seat's own parts into the marks, its row and its place in
+the ranking marked "me", what is new to this tablet since the version it saw, its poll token
+(per seat and user), the CSRF token (per browser), the server's clock, the seconds left on a
+countdown, and for the mover's answer that its move was applied. A practice game (the coach,
+one tablet) is rendered whole, as before.
 """
 
 from __future__ import annotations
 
-import hashlib
+import re
+import time
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
@@ -33,8 +38,10 @@ from typing import Any
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
+from django.template.defaultfilters import urlencode
 from django.template.loader import render_to_string
 from django.utils import timezone
+from django.utils.html import escape
 from django.utils.translation import get_language
 
 from .models import Game, Move, Seat
@@ -46,6 +53,27 @@ TTL = 120
 CSRF_MARK = "kvcsrf0mark0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6"
 NOW_MARK = "kvnow0mark0c1d2e3f4"
 LEFT_MARK = "kvleft0mark0d1e2f3a4"
+POLL_MARK = "kvpoll0mark0e1f2a3b4"
+# The shared board's stand-ins for what each seat sees of its own (its turn, its form, its row
+# of players marked "me", its cards to tap) and of its own tablet (what is new since its version).
+WHO_MARK = "kvwho0mark0f1a2b3c4"
+ACTIONS_MARK = "kvact0mark0a1b2c3d4"
+TURN_MARK = "kvturn0mark0b1c2d3e4"
+DISABLED_MARK = "kvdis0mark0c1d2e3f4"
+NEWS_MARK = "kvnews0mark0d1e2f3a4"
+ME_MARK = "kvme0mark0e1f2a3b4s"
+APPLIED_MARK = "kvapp0mark0f1a2b3c4"  # the mover's own answer: its move applied
+MARKS = {
+    "applied": APPLIED_MARK,
+    "whose_turn": WHO_MARK,
+    "actions": ACTIONS_MARK,
+    "my_turn": TURN_MARK,
+    "disabled": DISABLED_MARK,
+    "news": NEWS_MARK,
+    "me": ME_MARK,
+}
+# How many sentences of recent play the screen reader hears.
+NEWS_LINES = 5
 
 
 # While a board is built by board_response: what one get_many found, and what is to be set in
@@ -127,14 +155,15 @@ def shared_value(game: Game, name: str, compute):
     return _cached(_shared_key(game, name), compute, TTL)
 
 
-def viewer_key(request: HttpRequest, game: Game, seat: Seat, since: int | None) -> str:
-    """One seat of one user, at one version/status/deadline, in one language, since one version."""
+def shared_board_key(game: Game) -> str:
+    """The board every seat of the table sees at one version/status/deadline, in one language."""
     deadline = game.timer_deadline.timestamp() if game.timer_deadline else 0
-    raw = (
-        f"{_game_key(game)}|{deadline:.3f}|seat {seat.pk}.{seat.position}|user {request.user.pk}"
-        f"|{get_language()}|since {since}|htmx {bool(request.htmx)}"
-    )
-    return "kv:board:" + hashlib.sha256(raw.encode()).hexdigest()
+    return f"kv:board:shared:{_game_key(game)}:{deadline:.3f}:{get_language()}"
+
+
+def seat_key(game: Game, seat: Seat) -> str:
+    """One seat's own parts of the board at one version/status, in one language."""
+    return f"kv:board:seat:{_game_key(game)}:{seat.pk}.{seat.position}:{get_language()}"
 
 
 def cacheable(game: Game) -> bool:
@@ -142,40 +171,153 @@ def cacheable(game: Game) -> bool:
     return game.kind != Game.Kind.PRACTICE and bool(game.state)
 
 
+# Renders of the board's text, by kind ("shared", "seat", "whole"): what the tests count.
+renders: dict[str, int] = {"shared": 0, "seat": 0, "whole": 0}
+
+
+def _render(kind: str, template: str, ctx: dict, request: HttpRequest | None) -> str:
+    renders[kind] += 1
+    return str(render_to_string(template, ctx, request))
+
+
 def board_response(
-    request: HttpRequest, *, game: Game, seat: Seat, since: int | None, build
+    request: HttpRequest,
+    *,
+    game: Game,
+    seat: Seat,
+    since: int | None,
+    token: str,
+    build,
+    shared,
+    own,
+    applied: bool = False,
 ) -> HttpResponse:
-    """The HTMX board for this viewer: from the cache when this viewer's board of this version
-    was rendered already, else `build()` (the table's context) rendered and kept."""
+    """The HTMX board of this seat: the table's board of this version (`shared()`: the table's
+    context with no seat, rendered once per version and language for every seat) with this
+    seat's own parts (`own()`: selectors.seat_context, rendered once per version and seat) and
+    this request's (its poll token, "since", CSRF token, clock, countdown) filled in.
+    `build()`: the whole context of this seat, for a board that is not shared (practice).
+    `applied`: the answer to this seat's own move, applied (the mover's board of the version)."""
     template = "games/table.html#board"
     if not cacheable(game):
-        return HttpResponse(render_to_string(template, build(), request))
+        return HttpResponse(_render("whole", template, build(), request))
     from games.selectors import HISTORY_MOVES
 
-    key = viewer_key(request, game, seat, since)
+    board_k, seat_k = shared_board_key(game), seat_key(game, seat)
     language = get_language()
     # (Not the previous version's moves: shared_moves asks for them only when these are missing.)
-    shared = [_moves_key(game, HISTORY_MOVES)] + [
-        _shared_key(game, name)
-        for name in ("read-aloud", f"told.{language}", f"history.{language}")
+    parts = [_moves_key(game, HISTORY_MOVES)] + [
+        _shared_key(game, name) for name in (f"told.{language}", f"history.{language}")
     ]
-    got = cache.get_many([key, *shared])
-    html = got.get(key)
-    if html is None:
-        batch = {"keys": set(shared), "got": got, "put": {}}
-        token = _batch.set(batch)
-        try:
-            ctx = build()
-        finally:
-            _batch.reset(token)
-        ctx["csrf_token"] = CSRF_MARK
-        ctx["now_ms"] = NOW_MARK
-        countdown = ctx.get("countdown")
-        if countdown is not None:
-            ctx["countdown"] = _marked_countdown(countdown)
-        html = render_to_string(template, ctx, request)
-        cache.set_many({key: html, **batch["put"]}, TTL)
+    got = cache.get_many([board_k, seat_k, *parts])
+    board = got.get(board_k)
+    if board is None:
+        board = _once(board_k, lambda: _shared_board(request, game, shared, got, parts, language))
+    mine = got.get(seat_k)
+    if mine is None:
+        mine = _seat_parts(own())
+        cache.set(seat_k, mine, TTL)
+    html = assemble(board, mine, seat, since, token, applied=applied)
     return HttpResponse(fill(html, request, game))
+
+
+# How long a board's other seats wait for the one rendering it (they ask at the same moment: the
+# push goes out at the move's commit), before rendering it themselves.
+WAIT = 0.25
+
+
+def _once(key: str, make):
+    """`make()` stored at `key`, made by one of the requests that miss it at the same moment:
+    the others wait for it (a lock in the cache: Redis, shared by every web process)."""
+    lock = key + ":making"
+    if cache.add(lock, 1, 5):
+        try:
+            value = make()
+            cache.set(key, value, TTL)
+        finally:
+            cache.delete(lock)
+        return value
+    until = time.monotonic() + WAIT
+    while time.monotonic() < until:
+        time.sleep(0.004)
+        value = cache.get(key)
+        if value is not None:
+            return value
+    value = make()
+    cache.set(key, value, TTL)
+    return value
+
+
+def _shared_board(request, game: Game, shared, got: dict, parts: list, language: str) -> dict:
+    batch = {"keys": set(parts), "got": got, "put": {}}
+    token = _batch.set(batch)
+    try:
+        ctx = shared()
+    finally:
+        _batch.reset(token)
+    ctx.update(csrf_token=CSRF_MARK, now_ms=NOW_MARK, poll_token=POLL_MARK, marks=MARKS)
+    countdown = ctx.get("countdown")
+    if countdown is not None:
+        ctx["countdown"] = _marked_countdown(countdown)
+    html = _render("shared", "games/table.html#board", ctx, request)
+    if batch["put"]:
+        cache.set_many(batch["put"], TTL)
+    told_key = _shared_key(game, f"told.{language}")
+    told = batch["put"].get(told_key) or got.get(told_key) or []
+    # The news of the table, each line with its move, so "new since" is told per tablet.
+    if told:
+        lines = _told_lines(told)
+    else:  # no move yet: the game's first sentence, new to everyone
+        lines = [(None, line) for line, _new in ctx.get("news") or []]
+    return {"html": html, "news": lines}
+
+
+def _seat_parts(ctx: dict) -> dict:
+    # Without the request: its context processors (the user, the messages...) are not read by
+    # these parts, and are most of what rendering two small parts would cost.
+    ctx["csrf_token"] = CSRF_MARK
+    return {
+        "whose_turn": _render("seat", "games/table.html#whose_turn", ctx, None),
+        "actions": _render("seat", "games/table.html#actions", ctx, None),
+        "my_turn": "1" if ctx["my_turn"] else "0",
+        "disabled": "" if ctx["can_build"] else "disabled",
+    }
+
+
+def news(told: list, since: int | None) -> list[tuple[str, bool]]:
+    """The last lines told at the table, each marked new when its move is after `since`."""
+    return [(line, since is None or number > since) for number, line in _told_lines(told)]
+
+
+def _told_lines(told: list) -> list[tuple[int, str]]:
+    return [(number, line) for number, said in told for line in said][-NEWS_LINES:]
+
+
+_ME = re.compile(ME_MARK + r"(\d+)x")
+
+
+def assemble(
+    board: dict, mine: dict, seat: Seat, since: int | None, token: str, *, applied: bool = False
+) -> str:
+    """The table's board with this seat's own parts and this tablet's news and poll token."""
+    told = "".join(
+        f"<p>{escape(line)}</p>"
+        for number, line in board["news"]
+        if since is None or number is None or number > since
+    )
+    mine_html = board["html"]
+    for mark, value in (
+        (WHO_MARK, mine["whose_turn"]),
+        (ACTIONS_MARK, mine["actions"]),
+        (TURN_MARK, mine["my_turn"]),
+        (DISABLED_MARK, mine["disabled"]),
+        (NEWS_MARK, told),
+        (POLL_MARK, urlencode(token)),
+        (APPLIED_MARK, "1" if applied else "0"),
+    ):
+        mine_html = mine_html.replace(mark, value)
+    position = str(seat.position)
+    return _ME.sub(lambda m: " is-me" if m[1] == position else "", mine_html)
 
 
 def _marked_countdown(countdown: Any):

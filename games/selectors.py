@@ -120,7 +120,7 @@ class Countdown:
 
 # How many sentences of recent play the screen reader hears, and how many moves the history
 # (one tap away, in a <details>) and the ruling panel look back over.
-NEWS_LINES = 5
+NEWS_LINES = board_cache.NEWS_LINES
 HISTORY_MOVES = 40
 
 
@@ -156,12 +156,7 @@ def table_context(
         if 0 <= seat_data.get("seat", -1) < len(players):
             seat_data["name"] = players[seat_data["seat"]]
     rules = view["rules"]
-    legal = (
-        list(view["legal"])
-        if game.status == Game.Status.RUNNING and not (seat and seat.bot)
-        else []
-    )
-    me = view["seats"][position] if position is not None else None
+    mine = seat_part(game=game, seat=seat, view=view)
     # The last few things that happened, told in words on every tablet; what is new since the
     # version this tablet saw (several moves after a Wi-Fi gap) is marked, so a child who looked
     # away for a moment still reads what the computer players just did.
@@ -174,11 +169,7 @@ def table_context(
             (m.number, [str(line) for line in events_sentences(m.events, players)]) for m in recent
         ],
     )
-    news: list[tuple[str, bool]] = []
-    for number, lines in told:
-        is_new = since is None or number > since
-        news.extend((line, is_new) for line in lines)
-    news = news[-NEWS_LINES:]
+    news = board_cache.news(told, since)
     fresh = [m for m in recent if since is not None and m.number > since] or recent[-1:]
     recent_events = [e for m in fresh for e in m.events]
     if not recent:
@@ -224,14 +215,7 @@ def table_context(
             ),
             key=lambda r: (r["place"] or 99, r["seat"]),
         )
-    keys = [
-        (op, OPERATOR_SYMBOLS[op])
-        for op in (rules.get("operators") or "")
-        if op in OPERATOR_SYMBOLS
-    ]
-    keys += [("(", "("), (")", ")"), ("=", "=")]
     pending = view.get("pending")
-    events = {c["event"] for c in me["events"]} if me else set()
     ruling = ruling_panel([e for m in recent for e in m.events], players, position)
     history = [(n, lines) for n, lines in reversed(told) if lines]
     ctx.update(
@@ -246,14 +230,11 @@ def table_context(
             )
         ),
         ruled_cards=set(ruling["cards"]) if ruling else set(),
-        explain=event_explanations(events, rules),
         read_aloud=read_aloud_setting(game),
         view=view,
         state_phase=view["phase"],
         players=players,
         rules=rules,
-        legal=legal,
-        me=me,
         news=news,
         countdown=countdown,
         result=result,
@@ -261,28 +242,82 @@ def table_context(
         settlements=[
             settlement_sentence(item, players) for item in (result or {}).get("settlements", [])
         ],
-        operator_keys=keys,
+        operator_keys=operator_keys(rules),
         pending=pending,
         pending_text=as_printed((pending or {}).get("text", "")),
-        my_turn=bool(legal) and ("announce" in legal or "nothing" in legal),
-        can_build="announce" in legal,
         pending_who=players[pending["seat"]] if pending else "",
         challenge_name=players[view["challenge"]["challenger"]] if view.get("challenge") else "",
-        can_place={
-            p for p, e in (("pevar", "PEVAR"), ("pemp", "PEMP"), ("daou", "DAOU")) if e in events
-        },
         active_name=players[view["active"]] if view["phase"] != "over" else "",
         challenge=view.get("challenge"),
         lesson=_lesson(recent_events, position),
         bot_seats={s.position for s in seats if s.bot},
         show_steps=bool(rules.get("show_steps")),
         is_over=game.status in DONE_STATUSES,
+        **mine,
     )
     if game.kind == Game.Kind.PRACTICE and game.draw_order:  # "Learn to play": the coach
         from games import tutorial
 
         ctx["tutorial"] = tutorial.tutorial_context(game=game, seat=seat)
     return ctx
+
+
+def seat_part(*, game: Game, seat: Seat | None, view: dict[str, Any]) -> dict[str, Any]:
+    """What of the table is this seat's own (`view`: engine.seat_view for it): its legal moves,
+    its row of the table, and the affordances they open (whose turn, the builder, the trick's
+    places). The rest of the board is the same on every tablet of the table (games.board_cache).
+    """
+    position = seat.position if seat is not None else None
+    legal = (
+        list(view["legal"])
+        if game.status == Game.Status.RUNNING and not (seat and seat.bot)
+        else []
+    )
+    me = view["seats"][position] if position is not None else None
+    events = {c["event"] for c in me["events"]} if me else set()
+    return {
+        "legal": legal,
+        "me": me,
+        "explain": event_explanations(events, view["rules"]),
+        "my_turn": bool(legal) and ("announce" in legal or "nothing" in legal),
+        "can_build": "announce" in legal,
+        "can_place": {
+            p for p, e in (("pevar", "PEVAR"), ("pemp", "PEMP"), ("daou", "DAOU")) if e in events
+        },
+    }
+
+
+def operator_keys(rules: dict[str, Any]) -> list[tuple[str, str]]:
+    """The signs' keys of the builder at this table's level, then the parentheses and "="."""
+    keys = [
+        (op, OPERATOR_SYMBOLS[op])
+        for op in (rules.get("operators") or "")
+        if op in OPERATOR_SYMBOLS
+    ]
+    return keys + [("(", "("), (")", ")"), ("=", "=")]
+
+
+def seat_context(*, game: Game, seat: Seat, seats: Sequence[Seat] | None = None) -> dict[str, Any]:
+    """What the board's own parts of one seat read (games.board_cache's seat fragments): the
+    seat's part, and the few things of the table its "whose turn" line and its form name."""
+    state = engine.GameState.from_dict(game.state)
+    view = engine.seat_view(state, seat.position)
+    players = player_names(game, seats)
+    rules = view["rules"]
+    challenge = view.get("challenge")
+    return {
+        "game": game,
+        "seat": seat,
+        "version": game.version,
+        "status": game.status,
+        "state_phase": view["phase"],
+        "rules": rules,
+        "operator_keys": operator_keys(rules),
+        "pending": view.get("pending"),
+        "active_name": players[view["active"]] if view["phase"] != "over" else "",
+        "challenge_name": players[challenge["challenger"]] if challenge else "",
+        **seat_part(game=game, seat=seat, view=view),
+    }
 
 
 def _start_sentence(players: list[str], starter: int) -> str:

@@ -44,6 +44,7 @@ import time
 import uuid
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
 
 from django.contrib.auth import SESSION_KEY as AUTH_USER_KEY
 from django.core.handlers.asgi import ASGIRequest
@@ -302,43 +303,17 @@ def table_stream(request: HttpRequest, game_id: int) -> HttpResponse:
     token = poll_token_read(request.GET.get("t", ""))
     if token is None or token[0] != game_id or _session_user(request) != str(token[2]):
         return HttpResponseForbidden()
-    refused = _refuse_sync(request)
-    if refused:
-        return refused
-    channel = push.table_channel(game_id)
-    stream_id = uuid.uuid4().hex
-    try:
-        watcher, cursor = _subscribe(request, channel, stream_id)
-    except _Deaf:
-        return HttpResponse(status=204)  # EventSource stops; the page polls every 2 s
-    try:
-        try:  # the database block: its connection goes back before anything waits
-            if request.user.pk != token[2]:
-                raise _Refused
-            game, _seat = permissions.game_for_seat(user=request.user, game_id=game_id)  # or 404
-        finally:
-            _release_database()
+
+    def opened() -> tuple[Any, int | None]:
+        if request.user.pk != token[2]:
+            raise _Refused
+        game, _seat = permissions.game_for_seat(user=request.user, game_id=game_id)  # or 404
         client = _client_version(request)
         if game.status in ENDED and client is not None and client >= game.version:
             raise _Nothing  # an ended game changes no more: EventSource stops
-        return _respond(
-            request,
-            channel,
-            _Table(game.version),
-            client,
-            watcher=watcher,
-            cursor=cursor,
-            stream_id=stream_id,
-        )
-    except _Nothing:
-        _unsubscribe(watcher, stream_id)
-        return HttpResponse(status=204)
-    except _Refused:
-        _unsubscribe(watcher, stream_id)
-        return HttpResponseForbidden()
-    except BaseException:
-        _unsubscribe(watcher, stream_id)
-        raise
+        return _Table(game.version), client
+
+    return _stream(request, push.table_channel(game_id), opened)
 
 
 def group_stream(
@@ -352,10 +327,22 @@ def group_stream(
     """
     if _session_user(request) is None:
         return HttpResponseForbidden()  # signed out: nothing to read
+
+    def opened() -> tuple[Any, int | None]:
+        if not request.user.is_authenticated:
+            raise _Refused
+        return _Group(versions(request)), _client_version(request)
+
+    return _stream(request, push.group_channel(group), opened)
+
+
+def _stream(request: HttpRequest, channel: str, opened: Callable[[], tuple]) -> HttpResponse:
+    """A stream of `channel`, subscribed before `opened()` reads what the client is told first
+    (so no change falls between the two): `opened()`, run in the database block, answers the
+    stream's state and the client's version, or raises _Nothing (204) or _Refused (403)."""
     refused = _refuse_sync(request)
     if refused:
         return refused
-    channel = push.group_channel(group)
     stream_id = uuid.uuid4().hex
     try:
         watcher, cursor = _subscribe(request, channel, stream_id)
@@ -363,20 +350,15 @@ def group_stream(
         return HttpResponse(status=204)  # EventSource stops; the page polls every 2 s
     try:
         try:  # the database block: its connection goes back before anything waits
-            if not request.user.is_authenticated:
-                raise _Refused
-            state = _Group(versions(request))
+            state, client = opened()
         finally:
             _release_database()
         return _respond(
-            request,
-            channel,
-            state,
-            _client_version(request),
-            watcher=watcher,
-            cursor=cursor,
-            stream_id=stream_id,
+            request, channel, state, client, watcher=watcher, cursor=cursor, stream_id=stream_id
         )
+    except _Nothing:
+        _unsubscribe(watcher, stream_id)
+        return HttpResponse(status=204)
     except _Refused:
         _unsubscribe(watcher, stream_id)
         return HttpResponseForbidden()

@@ -109,20 +109,28 @@ def table(request: HttpRequest, game_id: int) -> HttpResponse:
     game = services.table_visit(game=game, seat=seat)
     since = _since(request) if request.htmx else None
 
+    def current_seats():
+        # The seats as read, unless a due move was applied meanwhile (scores, places).
+        return seats if (game.version, game.status) == read else None
+
     def context() -> dict:
-        ctx = selectors.table_context(
-            game=game,
-            seat=seat,
-            since=since,
-            # The seats as read, unless a due move was applied meanwhile (scores, places).
-            seats=seats if (game.version, game.status) == read else None,
-        )
+        ctx = selectors.table_context(game=game, seat=seat, since=since, seats=current_seats())
         ctx["poll_token"] = poll_token(game, seat.position, request.user.pk)
         return ctx
 
     if request.htmx:
-        # The board a push made this tablet ask for: rendered once per version for this viewer.
-        return board_cache.board_response(request, game=game, seat=seat, since=since, build=context)
+        # The board a push made this tablet ask for: the table's board rendered once per
+        # version for all its seats, with this seat's own parts (games.board_cache).
+        return board_cache.board_response(
+            request,
+            game=game,
+            seat=seat,
+            since=since,
+            token=poll_token(game, seat.position, request.user.pk),
+            build=context,
+            shared=lambda: selectors.table_context(game=game, seat=None, seats=current_seats()),
+            own=lambda: selectors.seat_context(game=game, seat=seat, seats=current_seats()),
+        )
     return render(request, "games/table.html", context())
 
 
@@ -161,17 +169,34 @@ def table_move(request: HttpRequest, game_id: int) -> HttpResponse:
             messages.warning(request, outcome.message)
         return redirect("games:table", game_id=game.pk)
     game = outcome.game
-    ctx = selectors.table_context(
-        game=game, seat=seat, since=seen if outcome.applied else None, seats=outcome.seats
-    )
+    if request.htmx and outcome.applied and not outcome.message:
+        # The mover's new board: the table's board of the new version, which the other seats'
+        # fetches (the push went out at the commit) read too (games.board_cache).
+        return board_cache.board_response(
+            request,
+            game=game,
+            seat=seat,
+            since=seen,
+            token=poll_token(game, seat.position, request.user.pk),
+            build=lambda: _move_context(game, seat, seen, outcome, request),
+            shared=lambda: selectors.table_context(game=game, seat=None, seats=outcome.seats),
+            own=lambda: selectors.seat_context(game=game, seat=seat, seats=outcome.seats),
+            applied=True,
+        )
+    ctx = _move_context(game, seat, seen if outcome.applied else None, outcome, request)
+    template = "games/table.html#board" if request.htmx else "games/table.html"
+    return render(request, template, ctx, status=status)
+
+
+def _move_context(game: Game, seat, since: int | None, outcome, request: HttpRequest) -> dict:
+    ctx = selectors.table_context(game=game, seat=seat, since=since, seats=outcome.seats)
     ctx.update(
         flash=outcome.message,
         applied=outcome.applied,
         refused=not outcome.applied,
         poll_token=poll_token(game, seat.position, request.user.pk),
     )
-    template = "games/table.html#board" if request.htmx else "games/table.html"
-    return render(request, template, ctx, status=status)
+    return ctx
 
 
 @require_GET

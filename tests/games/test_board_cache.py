@@ -63,13 +63,14 @@ def board(c: Client, game: Game, since: int) -> str:
     return response.content.decode()
 
 
-def move(c: Client, game: Game, seen: int, kind: str = "nothing") -> None:
+def move(c: Client, game: Game, seen: int, kind: str = "nothing") -> str:
     response = c.post(
         reverse("games:table_move", args=[game.pk]),
         {"seen_version": seen, "type": kind},
         HTTP_HX_REQUEST="true",
     )
     assert response.status_code == 200 and 'data-applied="1"' in response.content.decode()
+    return response.content.decode()
 
 
 def token_in(html: str) -> str:
@@ -151,23 +152,152 @@ def test_what_differs_per_request_is_filled_in_per_request(board_caches, table, 
     assert response.status_code == 200
 
 
-def test_the_key_names_the_viewer_version_language_and_since(table, anna, bo, rf):
-    from django.contrib.auth.models import AnonymousUser
-
+def test_the_keys_name_the_version_language_and_seat(table, anna, bo):
     seats = {s.position: s for s in table.seats.all()}
 
-    def key(user, seat, since=0, lang="en"):
-        request = rf.get("/")
-        request.user = user or AnonymousUser()
-        request.htmx = True
+    def keys(seat, lang="en"):
         with translation.override(lang):
-            return board_cache.viewer_key(request, table, seat, since)
+            return board_cache.shared_board_key(table), board_cache.seat_key(table, seat)
 
-    base = key(anna.user, seats[0])
-    assert base == key(anna.user, seats[0])
-    assert base != key(bo.user, seats[0])  # another user, even for the same seat
-    assert base != key(anna.user, seats[1])  # another seat
-    assert base != key(anna.user, seats[0], since=-1)  # another "new since"
-    assert base != key(anna.user, seats[0], lang="fr")  # another language
+    shared, anna_own = keys(seats[0])
+    assert keys(seats[0]) == (shared, anna_own)
+    # The table's board is one for every seat; each seat's own parts are its own.
+    assert keys(seats[1])[0] == shared and keys(seats[1])[1] != anna_own
+    assert keys(seats[0], lang="fr")[0] != shared and keys(seats[0], lang="fr")[1] != anna_own
     table.version += 1
-    assert base != key(anna.user, seats[0])  # another version
+    assert keys(seats[0])[0] != shared and keys(seats[0])[1] != anna_own
+    table.version -= 1
+    table.status = Game.Status.PAUSED
+    assert keys(seats[0])[0] != shared and keys(seats[0])[1] != anna_own
+
+
+# --- the table's board, shared by its seats ---------------------------------------------------
+
+
+@pytest.fixture
+def cy(classroom):
+    from tests import factories
+
+    return factories.student(classroom=classroom, name="Cy", picture_code="6-7-8")
+
+
+def _same(html: str) -> str:
+    """The board without what differs per request (the clock, the CSRF token, the seconds left)."""
+    html = re.sub(r'data-now="\d+"', "", html)
+    html = re.sub(r'countdown-num">\d+<', "", html)
+    return html.replace(_csrf(html), "") if _csrf(html) else html
+
+
+def _whole(monkeypatch, c: Client, game: Game, since: int) -> str:
+    """The board as rendered whole for this seat (as before the table's board was shared)."""
+    with monkeypatch.context() as m:
+        m.setattr(board_cache, "cacheable", lambda game: False)
+        return board(c, game, since)
+
+
+def test_each_seats_board_is_the_board_rendered_whole_for_it(
+    board_caches, monkeypatch, make_game, anna, bo, cy
+):
+    # The shared board with each seat's own parts filled in is, byte for byte, what rendering
+    # the whole board for that seat gives: at a turn, in a challenge window (a countdown), in a
+    # challenge, for every seat and for several "since" (what is new to each tablet).
+    game = make_game(
+        [{"student": anna}, {"student": bo}, {"student": cy}, {"bot": "easy"}], challenge_window=30
+    )
+    tabs = [tablet(anna), tablet(bo), tablet(cy)]
+
+    def check(*sinces):
+        game.refresh_from_db()
+        for c in tabs:
+            for since in sinces:
+                assert _same(board(c, game, since)) == _same(_whole(monkeypatch, c, game, since))
+
+    def answered(c: Client, seen: int, kind: str) -> None:
+        # The mover's answer is the table's new board with the mover's parts, applied.
+        answer = move(c, game, seen, kind)
+        game.refresh_from_db()
+        whole = _whole(monkeypatch, c, game, seen)
+        assert _same(answer) == _same(whole).replace('data-applied="0"', 'data-applied="1"')
+
+    check(-1)
+    answered(tabs[0], 0, "nothing")  # Anna: nothing to do; a challenge window for the others
+    check(-1, 0)
+    answered(tabs[1], 1, "challenge")  # Bo says "Kavet 'm eus!"
+    check(-1, 0, 1)
+    assert "You said “Kavet 'm eus!”" in board(tabs[1], game, 1)
+    from games import services
+
+    services.game_end(game=game, by=None)  # ended early: the ranking, each seat's row its own
+    check(2)
+    assert "The game was ended early." in board(tabs[2], game, 2)
+
+
+def test_a_seat_never_gets_another_seats_own_parts(board_caches, make_game, anna, bo, cy):
+    # Anna's turn: her board has the builder and "Your turn!", her row is hers; Bo's and Cy's,
+    # made from the same table's board just after hers, have none of it, each their own row.
+    game = make_game([{"student": anna}, {"student": bo}, {"student": cy}])
+    game.refresh_from_db()
+    anna_board = board(tablet(anna), game, -1)
+    others = {name: board(tablet(s), game, -1) for name, s in (("Bo", bo), ("Cy", cy))}
+    assert "Your turn!" in anna_board and 'id="move-form"' in anna_board
+    assert 'data-my-turn="1"' in anna_board
+    assert 'data-card="4"' in anna_board and "disabled>" not in anna_board
+    assert re.search(r'class="player is-active is-me"', anna_board)
+    for name, html in others.items():
+        assert "Your turn!" not in html and 'id="move-form"' not in html, name
+        assert 'data-my-turn="0"' in html and "Anna's turn." in html
+        assert 'aria-pressed="false" disabled>' in html  # the table's cards: not Bo's to tap
+        me = re.findall(
+            r'class="player[^"]*is-me[^"]*">\s*<span class="player-name">([^<]+)<', html
+        )
+        assert me == [name]
+    # The stored table's board holds no seat's own part, no token, no CSRF token.
+    from django.core.cache import cache
+
+    game.refresh_from_db()  # (Anna's first sight started her turn's clock, R4.9)
+    shared = cache.get(board_cache.shared_board_key(game))["html"]
+    assert "is-me" not in shared and "move-form" not in shared and "Your turn" not in shared
+    assert "&amp;t=" + board_cache.POLL_MARK in shared
+    assert token_in(anna_board) == poll_token(game, 0, anna.user.pk)
+    assert token_in(others["Bo"]) == poll_token(game, 1, bo.user.pk)
+
+
+def test_the_tables_board_is_rendered_once_per_version(board_caches, make_game, anna, bo, cy):
+    game = make_game([{"student": anna}, {"student": bo}, {"student": cy}])
+    game.refresh_from_db()
+    tabs = [tablet(anna), tablet(bo), tablet(cy)]
+    before = dict(board_cache.renders)
+
+    def rendered() -> dict:
+        return {k: board_cache.renders[k] - before[k] for k in before}
+
+    for c in tabs:
+        board(c, game, -1)
+    # One table's board for the three seats, and each seat's two own parts (its turn, its form).
+    assert rendered() == {"shared": 1, "seat": 6, "whole": 0}
+    for c in tabs:  # asked again (a second tablet, a reconnect): nothing rendered
+        board(c, game, -1)
+    assert rendered() == {"shared": 1, "seat": 6, "whole": 0}
+    # A move: its answer renders the table's board of the new version, the other seats' fetches
+    # (told by the push) read it; only each seat's own parts are rendered for each.
+    move(tabs[0], game, 0, "nothing")
+    game.refresh_from_db()
+    for c in tabs[1:]:
+        assert "Anna says: nothing to do." in board(c, game, 0)
+    assert rendered() == {"shared": 2, "seat": 12, "whole": 0}
+
+
+def test_a_board_being_rendered_is_waited_for_not_rendered_again(board_caches, table, monkeypatch):
+    # The seats ask at the same moment (the push goes out at the commit): one renders, the
+    # others wait for its board rather than render their own.
+    from django.core.cache import cache
+
+    key = "kv:board:test-once"
+    cache.add(key + ":making", 1, 5)  # another request is making it
+    made = []
+    monkeypatch.setattr(board_cache.time, "sleep", lambda s: cache.set(key, "theirs", 5))
+    assert board_cache._once(key, lambda: made.append(1) or "mine") == "theirs"
+    assert made == []
+    cache.delete_many([key, key + ":making"])
+    assert board_cache._once(key, lambda: made.append(1) or "mine") == "mine"
+    assert made == [1] and cache.get(key) == "mine" and cache.get(key + ":making") is None
