@@ -227,3 +227,26 @@ def test_the_early_poll_answer_knows_the_table_url():
     match = TABLE_POLL_PATH.match(reverse("games:table", args=[4217]))
     assert match and match[1] == "4217"
     assert not TABLE_POLL_PATH.match(reverse("games:table_move", args=[4217]))
+
+
+def test_a_held_event_card_is_shown_not_playable(make_game, anna, bo, client):
+    # R6.4: an event card drawn with TRI is held, shown as not playable; the held number card
+    # beside it is a key like any card (R3.1).
+    from django.utils.html import escape
+
+    from games import engine
+
+    game = make_game([{"student": anna}, {"student": bo}])
+    state = engine.GameState.from_dict(game.state)
+    event = next(c for c in state.draw if state.cards[c].kind == "event")
+    number = next(c for c in state.draw if state.cards[c].kind == "number")
+    state.draw = [c for c in state.draw if c not in (event, number)]
+    state.held[state.active] = [number, event]
+    Game.objects.filter(pk=game.pk).update(state=state.to_dict())
+    seated = anna if state.active == 0 else bo
+
+    html = tablet(client, seated).get(reverse("games:table", args=[game.pk])).content.decode()
+    held = html.split('class="table-cards my-held"')[1].split("</section>")[0]
+    assert f'data-card="{number}"' in held and "<button" in held
+    assert f'data-card="{event}"' not in held
+    assert "is-unplayable" in held and escape(state.cards[event].label) in held
