@@ -269,6 +269,23 @@ def _reveal(record: dict[str, Any]) -> Event:
     )
 
 
+def _end_challenge(
+    s: GameState, events: list[Event], outcome: str, reason: str, *, immediate: bool = False
+) -> None:
+    """The challenge is ruled (R5.4, R5.5, R7.7): its event, and nothing pending any more."""
+    events.append(
+        ev.ChallengeRuled(
+            outcome=outcome,
+            challenger=s.challenge["challenger"],
+            challenged=s.challenge["challenged"],
+            reason=reason,
+            immediate=immediate,
+        ).to_dict()
+    )
+    s.pending = None
+    s.challenge = None
+
+
 def _right_challenge(s: GameState, challenger_record: dict[str, Any], events: list[Event]) -> None:
     """R5.4: the challenger wins the trick and plays on; the challenged skips their next turn."""
     record = s.pending
@@ -277,17 +294,7 @@ def _right_challenge(s: GameState, challenger_record: dict[str, Any], events: li
     _win_trick(s, challenger, challenger_record["cards"], challenger_record["place"], events)
     s.skips[challenged] += 1
     events.append(ev.SkipDue(seat=challenged).to_dict())
-    events.append(
-        ev.ChallengeRuled(
-            outcome="right",
-            challenger=challenger,
-            challenged=challenged,
-            reason="challenger_correct",
-            immediate=False,
-        ).to_dict()
-    )
-    s.pending = None
-    s.challenge = None
+    _end_challenge(s, events, "right", "challenger_correct")
     # Play later goes to whoever would have followed the challenged player. A challenged player
     # who was already playing on after a right challenge was out of turn: play still resumes
     # where that first challenge sent it.
@@ -312,17 +319,9 @@ def _false_challenge(s: GameState, reason: str, events: list[Event]) -> None:
     )
     s.skips[challenger] += 1
     events.append(ev.SkipDue(seat=challenger).to_dict())
-    events.append(
-        ev.ChallengeRuled(
-            outcome="false",
-            challenger=challenger,
-            challenged=challenged,
-            reason=reason,
-            immediate=reason in ("correct_announcement", "true_nothing"),
-        ).to_dict()
+    _end_challenge(
+        s, events, "false", reason, immediate=reason in ("correct_announcement", "true_nothing")
     )
-    s.pending = None
-    s.challenge = None
     if record["kind"] == "announce" and record["ok"]:
         _win_trick(s, challenged, record["cards"], record["place"], events)
         _play_on(s, challenged, events)
@@ -332,22 +331,12 @@ def _false_challenge(s: GameState, reason: str, events: list[Event]) -> None:
 
 def _chwech_correct(s: GameState, record: dict[str, Any], events: list[Event]) -> None:
     """R7.7: the second chance worked; the trick is won and the challenge called off."""
-    challenger, challenged = s.challenge["challenger"], s.challenge["challenged"]
+    challenged = s.challenge["challenged"]
     chwech = s.event_held(challenged, "CHWECH")
     s.events_row[challenged].remove(chwech)
     _win_trick(s, challenged, record["cards"], record["place"], events)
     s.piles[challenged].append(chwech)
-    events.append(
-        ev.ChallengeRuled(
-            outcome="called_off",
-            challenger=challenger,
-            challenged=challenged,
-            reason="chwech_correct",
-            immediate=False,
-        ).to_dict()
-    )
-    s.pending = None
-    s.challenge = None
+    _end_challenge(s, events, "called_off", "chwech_correct")
     _play_on(s, challenged, events)
 
 

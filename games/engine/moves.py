@@ -226,7 +226,9 @@ def _move_nothing(s: GameState, seat: int, move: Move, events: list[Event]) -> N
         raise _refusal("wrong_phase", phase=s.phase)
 
 
-def _move_ok(s: GameState, seat: int, move: Move, events: list[Event]) -> None:
+def _answerable(s: GameState, seat: int) -> dict[str, Any]:
+    """The announcement `seat` may answer (OK or a challenge, R5.1): the window is open and
+    the announcement is neither theirs nor answered by them already."""
     if s.phase != "window":
         raise _refusal("wrong_phase", phase=s.phase)
     pending = s.pending
@@ -234,6 +236,11 @@ def _move_ok(s: GameState, seat: int, move: Move, events: list[Event]) -> None:
         raise _refusal("own_announcement")
     if seat in pending["oks"]:
         raise _refusal("already_answered")
+    return pending
+
+
+def _move_ok(s: GameState, seat: int, move: Move, events: list[Event]) -> None:
+    pending = _answerable(s, seat)
     pending["oks"].append(seat)
     events.append(ev.Ok(seat=seat).to_dict())
     if len(pending["oks"]) == s.n_seats - 1:  # R5.1: every other player pressed OK
@@ -243,13 +250,7 @@ def _move_ok(s: GameState, seat: int, move: Move, events: list[Event]) -> None:
 def _move_challenge(s: GameState, seat: int, move: Move, events: list[Event]) -> None:
     if s.phase in ("chwech_offer", "chwech_announce", "challenge"):
         raise _refusal("too_late", challenger=s.challenge["challenger"])  # R5.1: first call wins
-    if s.phase != "window":
-        raise _refusal("wrong_phase", phase=s.phase)
-    pending = s.pending
-    if seat == pending["seat"]:
-        raise _refusal("own_announcement")
-    if seat in pending["oks"]:
-        raise _refusal("already_answered")
+    pending = _answerable(s, seat)
     challenged = pending["seat"]
     s.challenge = {"challenger": seat, "challenged": challenged}
     events.append(ev.ChallengeCalled(seat=seat, against=challenged, kind=pending["kind"]).to_dict())
