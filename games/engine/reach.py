@@ -20,15 +20,14 @@ from .fraction_keys import (
     _value_key,
 )
 from .fraction_needs import _exact_root
+from .operations import in_bounds, normal
 from .rules import MAX_EXPONENT, MAX_NUMERATOR, RuleSet
 from .solver import (
     _CACHE_LIMIT,
     X,
     _bits,
     _caches,
-    _in_bounds,
     _MaskArithmetic,
-    _normal,
     _operand_sets,
     _rules_key,
     _SetArithmetic,
@@ -212,7 +211,7 @@ def _rational_root(value: Value, n: int) -> list[Value]:
     rn, rd = _exact_root(num, n), _exact_root(den, n)
     if rn is None or rd is None:
         return roots
-    root = _normal(Fraction(rn, rd))
+    root = normal(Fraction(rn, rd))
     roots.append(-root if f < 0 else root)
     if n % 2 == 0 and root != 0:
         roots.append(-root)
@@ -260,7 +259,7 @@ class _Tier3Target:
         return any(self.has(ms, v) for v in (*([0] if not nonzero else []), *range(1, 40)))
 
     def _has(self, ms: tuple[int, ...], t: Value) -> bool:
-        if not _in_bounds(t):
+        if not in_bounds(t):
             return False
         if len(ms) == 1:
             return self._x_fits(t) if ms[0] == X else ms[0] == t
@@ -303,15 +302,15 @@ class _Tier3Target:
                 wanted = [(e - t, True), (t + e, False)]
             elif sym == "*":
                 wanted = (
-                    [(_normal(Fraction(t) / e), True)] if e else ([(_ANY, True)] if t == 0 else [])
+                    [(normal(Fraction(t) / e), True)] if e else ([(_ANY, True)] if t == 0 else [])
                 )
             elif sym == "/":
                 if t:
-                    wanted.append((_normal(Fraction(e) / t), True))
+                    wanted.append((normal(Fraction(e) / t), True))
                 elif e == 0:
                     wanted.append((_ANY_NONZERO, True))
                 if e:
-                    wanted.append((_normal(t * Fraction(e)), False))
+                    wanted.append((normal(t * Fraction(e)), False))
             else:
                 wanted = [(y, True) for y in _exponents(e, t)]
                 if type(e) is int and 0 <= e <= MAX_EXPONENT:
@@ -323,7 +322,7 @@ class _Tier3Target:
                 if isinstance(y, str):
                     yield y, sym, e_left
                     continue
-                if not _in_bounds(y):
+                if not in_bounds(y):
                     continue
                 # y was solved for exactly: only "e / 0" and powers need the step checked.
                 if sym == "/" and e_left and y == 0:
@@ -360,11 +359,11 @@ def _exponents(e: Value, t: Value) -> list[int]:
             power = power * e
             continue
         power = (
-            _normal(power * e)
+            normal(power * e)
             if isinstance(power, Fraction) or isinstance(e, Fraction)
             else power * e
         )
-        if not _in_bounds(power):
+        if not in_bounds(power):
             break
     return out
 

@@ -12,8 +12,8 @@ from itertools import combinations, product
 from typing import Any
 
 from .checker import Node, Value, card_values, judge
-from .operations import CardValue, Operation
-from .rules import MAX_DENOMINATOR, MAX_EXPONENT, MAX_NUMERATOR, RuleSet
+from .operations import CardValue, Operation, normal, operate_in_bounds
+from .rules import MAX_DENOMINATOR, MAX_NUMERATOR, RuleSet
 
 X = -1  # an X card inside a multiset of card values (cards themselves are never negative)
 # Memory bounds for the memo of a long-running server process: a tiers 1-2 entry is one int
@@ -206,18 +206,6 @@ class _MaskArithmetic:
                     yield "/", v * a, a, True
 
 
-def _normal(value: Value) -> Value:
-    if isinstance(value, Fraction) and value.denominator == 1:
-        return value.numerator
-    return value
-
-
-def _in_bounds(value: Value) -> bool:
-    if isinstance(value, Fraction):
-        return abs(value.numerator) <= MAX_NUMERATOR and value.denominator <= MAX_DENOMINATOR
-    return abs(value) <= MAX_NUMERATOR
-
-
 class _SetArithmetic:
     """Tier 3: sets of exact fractions (ints where whole, which keeps the common case fast)."""
 
@@ -227,27 +215,7 @@ class _SetArithmetic:
         self.cache = _caches.setdefault(_rules_key(rules), {})
         self.held_values = _set_values.setdefault(_rules_key(rules), [0])
 
-    def apply(self, sym: str, a: Value, b: Value) -> Value | None:
-        if sym == "+":
-            value: Value = a + b
-        elif sym == "-":
-            value = a - b
-        elif sym == "*":
-            value = a * b
-        elif sym == "/":
-            if b == 0:
-                return None
-            if type(a) is int and type(b) is int:
-                value = a // b if a % b == 0 else Fraction(a, b)
-            else:
-                value = _normal(Fraction(a) / b)
-        else:
-            if type(b) is not int or not 0 <= b <= MAX_EXPONENT or (a == 0 and b == 0):
-                return None
-            if b > 1 and abs(a) > 1 and (abs(Fraction(a).numerator) > 21 and b > 3):
-                return None  # |a| > 21 and b > 3 already exceeds 10,000: skip the power
-            value = _normal(a**b) if isinstance(a, Fraction) else a**b
-        return value if _in_bounds(value) else None
+    apply = staticmethod(operate_in_bounds)  # `a sym b` in bounds, or None
 
     def reach(self, ms: tuple[int, ...]) -> frozenset[Value]:
         cache = self.cache
@@ -278,6 +246,8 @@ class _SetArithmetic:
         add = out.add
         for x in ra:
             if type(x) is int:
+                # Whole pairs: operate_in_bounds written inline for + - * / (the tier 3 common
+                # case; a call per pair costs it, measured with bench_common_case.py).
                 for y in whole_b:
                     if plus and -MAX_NUMERATOR <= x + y <= MAX_NUMERATOR:
                         add(x + y)
@@ -347,14 +317,14 @@ class _SetArithmetic:
                         needed = [x - target, target + x]
                     elif sym == "*":
                         needed = (
-                            [_normal(Fraction(target) / x)]
+                            [normal(Fraction(target) / x)]
                             if x
                             else ([] if target else [next(iter(rb))])
                         )
                     elif sym == "/":
                         needed = [
-                            _normal(Fraction(x) / target) if target else None,
-                            _normal(target * x),
+                            normal(Fraction(x) / target) if target else None,
+                            normal(target * x),
                         ]
                         if x == 0 and target == 0:
                             # 0 / y = 0 for every y but 0, which x / y = target cannot solve for.
@@ -507,11 +477,11 @@ def _closing(arith: _SetArithmetic, e: Value, target: Value) -> Iterator[tuple[s
             candidates = [(target + e, True), (e - target, False)]
         elif sym == "*":
             # X * 0 = 0 holds for any X; choose 0.
-            candidates = [(_normal(Fraction(target) / e), True)] if e else [(0, True)]
+            candidates = [(normal(Fraction(target) / e), True)] if e else [(0, True)]
         elif sym == "/":
-            candidates = [(_normal(target * e), True)]
+            candidates = [(normal(target * e), True)]
             # e / X = target: X = e / target, or any nonzero X when both are 0.
-            candidates.append((_normal(Fraction(e) / target), False) if target else (1, False))
+            candidates.append((normal(Fraction(e) / target), False) if target else (1, False))
         for x, x_left in candidates:
             if type(x) is int and abs(x) <= MAX_NUMERATOR:
                 got = arith.apply(sym, x, e) if x_left else arith.apply(sym, e, x)
