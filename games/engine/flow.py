@@ -208,10 +208,23 @@ def _open_window(s: GameState, record: dict[str, Any], events: list[Event]) -> N
     )
 
 
+def _answer_or_settle(s: GameState, record: dict[str, Any], events: list[Event]) -> None:
+    """What a player said on their turn waits for the others' answers (R5.1), or without a
+    challenge window is settled at once (R4.6, R5.6: the engine referees alone)."""
+    if s.config.challenge_window > 0:
+        _open_window(s, record, events)
+    else:
+        _settle(s, record, events)
+
+
 def _close_window(s: GameState, reason: str, events: list[Event]) -> None:
     record = s.pending
     s.pending = None
     events.append(ev.WindowClosed(reason=reason).to_dict())
+    _settle(s, record, events)
+
+
+def _settle(s: GameState, record: dict[str, Any], events: list[Event]) -> None:
     if record["kind"] == "announce":
         _settle_announcement(s, record, events)
     else:
@@ -244,10 +257,7 @@ def _say_nothing(s: GameState, seat: int, events: list[Event], *, timeout: bool)
         "oks": [],
     }
     events.append(ev.SaidNothing(seat=seat, role="turn", timeout=timeout).to_dict())
-    if s.config.challenge_window > 0:
-        _open_window(s, record, events)
-    else:
-        _settle_nothing(s, record, events)
+    _answer_or_settle(s, record, events)
 
 
 def _settle_nothing(s: GameState, record: dict[str, Any], events: list[Event]) -> None:

@@ -14,15 +14,14 @@ from typing import Any
 from . import events as ev
 from .checker import check_operation
 from .flow import (
+    _answer_or_settle,
     _chwech_correct,
     _chwech_wrong,
     _close_window,
     _false_challenge,
     _jsonable,
-    _open_window,
     _right_challenge,
     _say_nothing,
-    _settle_announcement,
     _start_turn,
     _verdict_event,
     operation_dict,
@@ -187,10 +186,7 @@ def _move_announce(s: GameState, seat: int, move: Move, events: list[Event]) -> 
         ).to_dict()
     )
     if role == "turn":
-        if s.config.challenge_window > 0:
-            _open_window(s, record, events)
-        else:
-            _settle_announcement(s, record, events)  # R4.6, R5.6: the engine referees alone
+        _answer_or_settle(s, record, events)
     elif role == "challenge":
         events.append(_verdict_event(record, "challenge"))
         if record["ok"]:
