@@ -26,6 +26,7 @@ from .solver import (
     _CACHE_LIMIT,
     X,
     _bits,
+    _BitSetReach,
     _caches,
     _MaskArithmetic,
     _operand_sets,
@@ -368,7 +369,7 @@ def _exponents(e: Value, t: Value) -> list[int]:
     return out
 
 
-class _WholeReach:
+class _WholeReach(_BitSetReach):
     """Every whole value a multiset of operands makes with whole intermediates, as a bit set.
 
     Value v is bit v - lo of one Python int over lo..hi: 0..bound at tiers 1-2 (exactly the
@@ -435,22 +436,7 @@ class _WholeReach:
             return self.full
         return 1 << (value + self.off) if self.lo <= value <= self.hi else 0
 
-    def reach(self, ms: tuple[int, ...]) -> int:
-        found = self.memo.get(ms)
-        if found is not None:
-            return found
-        if len(ms) == 1:
-            mask = self.leaf(ms[0])
-        else:
-            mask = 0
-            for a, b in _balanced_splits(ms):
-                mask |= self.combine(self.reach(a), self.reach(b), mask)
-                if mask == self.full:
-                    break
-        if len(self.memo) > self.limit:
-            self.memo.clear()
-        self.memo[ms] = mask
-        return mask
+    _splits = staticmethod(_balanced_splits)
 
     def combine(self, ma: int, mb: int, have: int = 0) -> int:
         """Every `a op b` and `b op a`, a from ma and b from mb, within lo..hi."""
@@ -572,6 +558,8 @@ class _WholeReach:
                 neg_acc &= (2 << off) - 1
                 out |= self._mirror(neg_acc << off)
         return out & full
+
+    _join = combine  # the values two parts make (_BitSetReach.reach)
 
     def has(self, ms: tuple[int, ...], t: int) -> bool:
         """Goal-directed `t in reach(ms)`: only the parts' sets are built (largest parts last)."""

@@ -97,7 +97,46 @@ def _sub_multisets(ms: tuple[int, ...]) -> Iterator[tuple[tuple[int, ...], tuple
                 yield ta, tb
 
 
-class _MaskArithmetic:
+class _BitSetReach:
+    """The memoised reach of a multiset as a bit set of whole values: the solver's
+    (_MaskArithmetic) and can_make's (reach._WholeReach). Each names its splits of a
+    multiset (`_splits`), its `leaf`, and `_join`: the values two parts' sets make, given
+    those found already (`have`)."""
+
+    memo: dict[tuple[int, ...], int]
+    limit: int
+    full: int
+
+    def leaf(self, value: int) -> int:
+        raise NotImplementedError
+
+    def _splits(self, ms: tuple[int, ...]) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
+        raise NotImplementedError
+
+    def _join(self, ma: int, mb: int, have: int) -> int:
+        raise NotImplementedError
+
+    def reach(self, ms: tuple[int, ...]) -> int:
+        """Every value the cards of `ms` make, all of them used, intermediates in bounds."""
+        memo = self.memo
+        found = memo.get(ms)
+        if found is not None:
+            return found
+        if len(ms) == 1:
+            mask = self.leaf(ms[0])
+        else:
+            mask = 0
+            for a, b in self._splits(ms):
+                mask |= self._join(self.reach(a), self.reach(b), mask)
+                if mask == self.full:
+                    break
+        if len(memo) > self.limit:
+            memo.clear()
+        memo[ms] = mask
+        return mask
+
+
+class _MaskArithmetic(_BitSetReach):
     """Tiers 1-2: a set of whole numbers 0..bound is one Python int used as a bit set."""
 
     def __init__(self, rules: RuleSet, budget: _Budget = _UNBOUNDED) -> None:
@@ -105,33 +144,19 @@ class _MaskArithmetic:
         self.bound = int(rules.bound or 0)
         self.full = (1 << (self.bound + 1)) - 1
         self.ops = rules.operators or ""
-        self.cache = _caches.setdefault(_rules_key(rules), {})
+        self.memo = _caches.setdefault(_rules_key(rules), {})
+        self.limit = _CACHE_LIMIT
         self.budget = budget
 
     def leaf(self, value: int) -> int:
         # R3.4: an X card may stand for any whole number the tier allows.
         return self.full if value == X else 1 << value
 
-    def reach(self, ms: tuple[int, ...]) -> int:
-        """Every value the cards of `ms` make, all of them used, intermediates in bounds."""
-        cache = self.cache
-        found = cache.get(ms)
-        if found is not None:
-            return found
-        if len(ms) == 1:
-            mask = self.leaf(ms[0])
-        else:
-            mask = 0
-            for a, b in _sub_multisets(ms):
-                ra, rb = self.reach(a), self.reach(b)
-                self.budget.spend()
-                mask |= self.combine(ra, rb)
-                if mask == self.full:
-                    break
-        if len(cache) > _CACHE_LIMIT:
-            cache.clear()
-        cache[ms] = mask
-        return mask
+    _splits = staticmethod(_sub_multisets)
+
+    def _join(self, ma: int, mb: int, have: int) -> int:
+        self.budget.spend()
+        return self.combine(ma, mb)
 
     def combine(self, ma: int, mb: int) -> int:
         bound, ops = self.bound, self.ops
