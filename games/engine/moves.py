@@ -318,6 +318,43 @@ _HANDLERS: dict[str, Callable[[GameState, Any, Move, list[Event]], None]] = {
 # --- judging an announcement ---------------------------------------------------------------
 
 
+def _tokens_at(tokens: Any, position: dict[int, int]) -> list[dict[str, Any]]:
+    """A tablet's keys pressed, each card by its position in the available cards."""
+    if not isinstance(tokens, list) or len(tokens) > 200:
+        raise _refusal("bad_move", field="tokens")
+    announcement = []
+    for token in tokens:
+        if not isinstance(token, dict):
+            raise _refusal("bad_move", field="tokens")
+        if "card" in token:
+            cid = token["card"]
+            if type(cid) is not int or cid not in position:
+                raise _refusal("card_unavailable", card=_echo(cid))
+            announcement.append({"card": position[cid]})
+        else:
+            announcement.append(dict(token))
+    return announcement
+
+
+def _x_values_at(raw_x: Any, position: dict[int, int]) -> dict[int, Any]:
+    """The values named for X cards (R3.4), by card id, as values by position."""
+    if not isinstance(raw_x, dict):
+        raise _refusal("bad_move", field="x_values")
+    x_values = {}
+    for key, value in raw_x.items():
+        # JSON turns the card-id keys into strings of digits.
+        if isinstance(key, str) and key.isascii() and key.isdigit() and len(key) < 10:
+            cid: Any = int(key)
+        elif type(key) is int:
+            cid = key
+        else:
+            raise _refusal("bad_move", field="x_values")
+        if cid not in position:
+            raise _refusal("card_unavailable", card=_echo(cid))
+        x_values[position[cid]] = value
+    return x_values
+
+
 def _judge(s: GameState, seat: int, move: Move) -> dict[str, Any]:
     """Check an announcement against the table and the seat's held cards; refuse an invalid one."""
     available = s.table + s.held[seat]
@@ -326,35 +363,9 @@ def _judge(s: GameState, seat: int, move: Move) -> dict[str, Any]:
     tokens = move.get("tokens")
     text = move.get("text")
     if tokens is not None:
-        if not isinstance(tokens, list) or len(tokens) > 200:
-            raise _refusal("bad_move", field="tokens")
         position = {cid: i for i, cid in enumerate(available)}
-        announcement: Any = []
-        for token in tokens:
-            if not isinstance(token, dict):
-                raise _refusal("bad_move", field="tokens")
-            if "card" in token:
-                cid = token["card"]
-                if type(cid) is not int or cid not in position:
-                    raise _refusal("card_unavailable", card=_echo(cid))
-                announcement.append({"card": position[cid]})
-            else:
-                announcement.append(dict(token))
-        raw_x = move.get("x_values") or {}
-        if not isinstance(raw_x, dict):
-            raise _refusal("bad_move", field="x_values")
-        x_values = {}
-        for key, value in raw_x.items():
-            # JSON turns the card-id keys into strings of digits.
-            if isinstance(key, str) and key.isascii() and key.isdigit() and len(key) < 10:
-                cid: Any = int(key)
-            elif type(key) is int:
-                cid = key
-            else:
-                raise _refusal("bad_move", field="x_values")
-            if cid not in position:
-                raise _refusal("card_unavailable", card=_echo(cid))
-            x_values[position[cid]] = value
+        announcement: Any = _tokens_at(tokens, position)
+        x_values = _x_values_at(move.get("x_values") or {}, position)
     elif isinstance(text, str):
         announcement = text
     else:

@@ -158,7 +158,8 @@ class _MaskArithmetic(_BitSetReach):
         self.budget.spend()
         return self.combine(ma, mb)
 
-    def combine(self, ma: int, mb: int) -> int:
+    # Past C901's 12 branches on purpose: bit-set steps per operator: the tiers 1-2 hot loop.
+    def combine(self, ma: int, mb: int) -> int:  # noqa: C901
         bound, ops = self.bound, self.ops
         la, lb = _bits(ma), _bits(mb)
         out = 0
@@ -223,12 +224,16 @@ class _MaskArithmetic(_BitSetReach):
                 elif a and v % a == 0 and mb >> (v // a) & 1:
                     yield "*", a, v // a, False
             if "/" in ops:
-                if v and a % v == 0 and a // v and mb >> (a // v) & 1:
-                    yield "/", a, a // v, False
-                elif a == 0 and v == 0 and mb >> 1:
-                    yield "/", 0, _bits(mb >> 1)[0] + 1, False  # 0 / b = 0 for any b but 0
-                if a and v * a <= bound and mb >> (v * a) & 1:
-                    yield "/", v * a, a, True
+                yield from self._quotient_pairs(a, mb, v)
+
+    def _quotient_pairs(self, a: int, mb: int, v: int) -> Iterator[tuple[str, int, int, bool]]:
+        """pairs for /: a / b = v, or b / a = v (swapped)."""
+        if v and a % v == 0 and a // v and mb >> (a // v) & 1:
+            yield "/", a, a // v, False
+        elif a == 0 and v == 0 and mb >> 1:
+            yield "/", 0, _bits(mb >> 1)[0] + 1, False  # 0 / b = 0 for any b but 0
+        if a and v * a <= self.bound and mb >> (v * a) & 1:
+            yield "/", v * a, a, True
 
 
 class _SetArithmetic:
@@ -261,7 +266,8 @@ class _SetArithmetic:
         cache[ms] = result
         return result
 
-    def _combine_into(self, out: set[Value], ra: frozenset[Value], rb: frozenset[Value]) -> None:
+    # Past C901's 12 branches on purpose: whole pairs inline (see inside).
+    def _combine_into(self, out: set[Value], ra: frozenset[Value], rb: frozenset[Value]) -> None:  # noqa: C901
         """Adds every `x sym y` and `y sym x` in bounds; whole pairs without a Fraction."""
         ops, apply = self.ops, self.apply
         plus, minus, times, divide = "+" in ops, "-" in ops, "*" in ops, "/" in ops
@@ -334,36 +340,29 @@ class _SetArithmetic:
             if len(ra) > len(rb):
                 ra, rb = rb, ra
             for x in ra:
-                # target = x op y, or y op x: the y each operator would need.
                 for sym in self.ops:
-                    if sym == "+":
-                        needed: list[Value | None] = [target - x]
-                    elif sym == "-":
-                        needed = [x - target, target + x]
-                    elif sym == "*":
-                        needed = (
-                            [normal(Fraction(target) / x)]
-                            if x
-                            else ([] if target else [next(iter(rb))])
-                        )
-                    elif sym == "/":
-                        needed = [
-                            normal(Fraction(x) / target) if target else None,
-                            normal(target * x),
-                        ]
-                        if x == 0 and target == 0:
-                            # 0 / y = 0 for every y but 0, which x / y = target cannot solve for.
-                            needed.append(next((y for y in rb if y != 0), None))
-                    else:
-                        needed = [
-                            b2
-                            for b2 in rb
-                            if self.apply(sym, x, b2) == target or self.apply(sym, b2, x) == target
-                        ]
-                    for y in needed:
+                    for y in self._needed(sym, x, target, rb):
                         if y is not None and y in rb and self._checks(sym, x, y, target):
                             return True
         return False
+
+    def _needed(
+        self, sym: str, x: Value, target: Value, rb: frozenset[Value]
+    ) -> list[Value | None]:
+        """target = x sym y, or y sym x: the y of rb (or None) that operator would need."""
+        if sym == "+":
+            return [target - x]
+        if sym == "-":
+            return [x - target, target + x]
+        if sym == "*":
+            return [normal(Fraction(target) / x)] if x else ([] if target else [next(iter(rb))])
+        if sym == "/":
+            needed = [normal(Fraction(x) / target) if target else None, normal(target * x)]
+            if x == 0 and target == 0:
+                # 0 / y = 0 for every y but 0, which x / y = target cannot solve for.
+                needed.append(next((y for y in rb if y != 0), None))
+            return needed
+        return [b2 for b2 in rb if self._checks(sym, x, b2, target)]
 
     def _checks(self, sym: str, x: Value, y: Value, target: Value) -> bool:
         return self.apply(sym, x, y) == target or self.apply(sym, y, x) == target
@@ -551,6 +550,45 @@ def _dfs(
     return None
 
 
+def _tier3_dfs_options(
+    arith: _SetArithmetic,
+    operands: tuple[int, ...],
+    free: list[int],
+    n_x: int,
+    budget: _Budget,
+) -> Iterator[tuple[Node, int, Value]]:
+    """_tier3_options past _EXACT_TIER3_OPERANDS: a bounded depth-first search per result."""
+    items = [(v, ("leaf", v, v)) for v in operands]
+    for result in free:
+        steps = [_DFS_BUDGET]
+        tree = _dfs(arith, list(items), result, steps, set())
+        budget.spend((_DFS_BUDGET - steps[0]) // 100)
+        if tree is not None:
+            yield tree, result, result
+    if n_x:
+        steps = [_DFS_BUDGET]
+        tree = _dfs(arith, list(items), None, steps, set())
+        budget.spend((_DFS_BUDGET - steps[0]) // 100)
+        if tree is not None:
+            yield tree, X, _tree_value(arith, tree)
+
+
+def _x_closing_options(
+    arith: _SetArithmetic,
+    operands: tuple[int, ...],
+    reach: frozenset[Value],
+    free: list[int],
+) -> Iterator[tuple[Node, int, Value]]:
+    """X as one side of the last step: "X / 3 = 7" with X = 21."""
+    for result in free:
+        for e in _sorted_values(reach):
+            for sym, x, x_left in _closing(arith, e, result):
+                sub = _witness(arith, operands, e)
+                tree = ("op", sym, _x_leaf(x), sub) if x_left else ("op", sym, sub, _x_leaf(x))
+                yield tree, result, result
+                break
+
+
 def _tier3_options(
     arith: _SetArithmetic,
     table: _Table,
@@ -562,19 +600,7 @@ def _tier3_options(
     size = len(operands)
     free = [v for v in _results_outside(table, operands) if v != X]
     if size > _EXACT_TIER3_OPERANDS:
-        items = [(v, ("leaf", v, v)) for v in operands]
-        for result in free:
-            steps = [_DFS_BUDGET]
-            tree = _dfs(arith, list(items), result, steps, set())
-            budget.spend((_DFS_BUDGET - steps[0]) // 100)
-            if tree is not None:
-                yield tree, result, result
-        if n_x:
-            steps = [_DFS_BUDGET]
-            tree = _dfs(arith, list(items), None, steps, set())
-            budget.spend((_DFS_BUDGET - steps[0]) // 100)
-            if tree is not None:
-                yield tree, X, _tree_value(arith, tree)
+        yield from _tier3_dfs_options(arith, operands, free, n_x, budget)
         return
     reach = arith.reach(operands) if operands else frozenset()
     if size >= 2:
@@ -586,14 +612,7 @@ def _tier3_options(
             if whole:
                 yield _witness(arith, operands, whole[0]), X, whole[0]
     if size >= 1 and n_x:
-        # X as one side of the last step: "X / 3 = 7" with X = 21.
-        for result in free:
-            for e in _sorted_values(reach):
-                for sym, x, x_left in _closing(arith, e, result):
-                    sub = _witness(arith, operands, e)
-                    tree = ("op", sym, _x_leaf(x), sub) if x_left else ("op", sym, sub, _x_leaf(x))
-                    yield tree, result, result
-                    break
+        yield from _x_closing_options(arith, operands, reach, free)
     if size == 1 and n_x >= 2:
         yield ("leaf", operands[0], operands[0]), X, operands[0]  # padded below: "a + X = X"
     if size == 0 and n_x >= 2:
