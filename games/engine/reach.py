@@ -17,9 +17,9 @@ from .fraction_keys import (
     _MATERIALISE,
     _balanced_splits,
     _Tier3Keys,
-    _value_key,
 )
 from .fraction_needs import _exact_root
+from .fraction_steps import _value_key
 from .operations import in_bounds, normal
 from .rules import MAX_EXPONENT, MAX_NUMERATOR, RuleSet
 from .solver import (
