@@ -586,7 +586,7 @@ class _Tier3Keys:
         # target). Chosen here, not in a function between: these calls are many and small.
         if 2 * len(la) < 3 * len(live.keys):
             return _needed_per_value(ops, live, la, lv, zone, ra, negative, mixed, rows, pm)
-        return _needed_per_target(ops, live, la, lv, zone, ra, negative, mixed, pm)
+        return _needed_per_target(ops, live, la, lv, zone, ra, negative, pm)
 
     def _without_sums(
         self, a: tuple[int, ...], k: int, la: list[tuple[int, int]], lv: list[float]

@@ -208,7 +208,6 @@ def _needed_per_target(  # noqa: C901
     zone: tuple[float, float, float],
     ra: frozenset[int],
     negative: bool = False,
-    mixed: bool = False,
     pm: _PlusMinus | None = None,
 ) -> Iterator[set[int]]:
     """The keys _Tier3Keys._needs asks for, target by target.
