@@ -40,8 +40,8 @@ from .fraction_needs import (
     _ValueRows,
 )
 from .fraction_steps import _combine_keys
+from .reach_sets import _KEY_SET_VALUES_LIMIT, _key_set_values, _key_sets, _operand_sets, _rules_key
 from .rules import MAX_DENOMINATOR, MAX_EXPONENT, MAX_NUMERATOR, RuleSet
-from .solver import _KEY_SET_VALUES_LIMIT, _key_set_values, _key_sets, _operand_sets, _rules_key
 
 _MATERIALISE = 4  # tier 3 reach sets up to this many cards are built whole (~1,000 values)
 

@@ -95,8 +95,8 @@ def operate_in_bounds(sym: str, a: Number, b: Number) -> Number | None:
     value leaves tier 3's bounds, and an int wherever the value is whole (`a`, `b` normal).
 
     A power whose base is past 21 in size with an exponent past 3 is refused before it is
-    computed: it already exceeds 10,000. The solver's loop over pairs of whole numbers
-    writes + - * / inline (solver._SetArithmetic._combine_into, measured: a call per pair
+    computed: it already exceeds 10,000. The tier 3 sets' loop over pairs of whole numbers
+    writes + - * / inline (reach_sets._SetArithmetic._combine_into, measured: a call per pair
     costs the common case), with this function for the rest.
     """
     plain = ALWAYS_DEFINED.get(sym)

@@ -21,8 +21,7 @@ from .fraction_keys import (
 from .fraction_needs import _exact_root
 from .fraction_steps import _value_key
 from .operations import in_bounds, normal
-from .rules import MAX_EXPONENT, MAX_NUMERATOR, RuleSet
-from .solver import (
+from .reach_sets import (
     _CACHE_LIMIT,
     X,
     _bits,
@@ -33,6 +32,7 @@ from .solver import (
     _rules_key,
     _SetArithmetic,
 )
+from .rules import MAX_EXPONENT, MAX_NUMERATOR, RuleSet
 
 
 def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool = False) -> bool:
@@ -422,7 +422,7 @@ class _WholeReach(_BitSetReach):
     by spreading a binary string for x a (multiples) and by slicing it for / d (quotients),
     so a step costs a few big-int operations per value of the smaller side.
 
-    The sets are memoised for the process (games.engine.solver's memo, emptied by
+    The sets are memoised for the process (games.engine.reach_sets' memo, emptied by
     clear_caches), as find_operation's are (and 5bcc4f6's can_make's were): tables repeat
     their small sub-multisets from one call to the next (benchmarks/README.md).
     """
