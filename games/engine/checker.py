@@ -100,6 +100,19 @@ def render(node: Node, label: Callable[[int], str]) -> str:
     return f"{left_text} {sym} {right_text}"
 
 
+def _check_x_range(used_x: Mapping[int, int], rules: RuleSet, expression_text: str) -> None:
+    """R3.4: an X value must meet the tier, like any intermediate result (R2.2, R3.5)."""
+    for value in used_x.values():
+        if not rules.x_low <= value <= rules.x_high:
+            raise _Wrong(
+                "x_value_out_of_range",
+                low=rules.x_low,
+                high=rules.x_high,
+                value=value,
+                expression=expression_text,
+            )
+
+
 def judge(
     expression: Node,
     result_position: int,
@@ -154,16 +167,7 @@ def judge(
     result_value = leaf_value(result_position)
     failure: _Wrong | None = None
     try:
-        for position in positions:
-            # R3.4: an X value must meet the tier, like any intermediate result (R2.2, R3.5).
-            if values[position] == "X" and not rules.x_low <= used_x[position] <= rules.x_high:
-                raise _Wrong(
-                    "x_value_out_of_range",
-                    low=rules.x_low,
-                    high=rules.x_high,
-                    value=used_x[position],
-                    expression=expression_text,
-                )
+        _check_x_range(used_x, rules, expression_text)
         value = evaluate(expression)
         if value != result_value:
             failure = _Wrong(
@@ -216,6 +220,54 @@ def _shown(number: int) -> int | str:
     return number if -(10**15) < number < 10**15 else ("-" if number < 0 else "") + "10^15+"
 
 
+def _match_positions(
+    leaves: list[Any], values: list[CardValue | None], x_values: Mapping[Any, Any] | None
+) -> tuple[list[int], dict[int, Any]]:
+    """_match_cards for a tablet's tokens: each leaf names its card's position."""
+    taken: set[int] = set()
+    positions: list[int] = []
+    for leaf in leaves:
+        position = leaf[1]
+        if not 0 <= position < len(values) or values[position] is None:
+            raise ParseFailure("card_unavailable", card=f"#{_shown(position)}")
+        if position in taken:
+            raise ParseFailure("card_reused", card=str(values[position]))
+        taken.add(position)
+        positions.append(position)
+    named: dict[int, Any] = {}
+    for key, value in (x_values or {}).items():
+        position = _int_or_none(key)
+        if position is not None:
+            named[position] = value
+    return positions, named
+
+
+def _named_x(
+    x_order: list[int], x_seen: int, values: list[CardValue | None], taken: set[int]
+) -> int:
+    """The position of the next X card written, its value sent alongside the text."""
+    if x_seen >= len(x_order):
+        raise ParseFailure("x_value_missing")
+    position = x_order[x_seen]
+    if not 0 <= position < len(values) or values[position] != "X":
+        raise ParseFailure("card_unavailable", card="X")
+    if position in taken:
+        raise ParseFailure("card_reused", card="X")
+    return position
+
+
+def _first_free(key: CardValue, by_value: dict[CardValue, list[int]], taken: set[int]) -> int:
+    """The first card showing `key` not taken yet by an earlier one written."""
+    candidates = by_value.get(key, [])
+    free = [p for p in candidates if p not in taken]
+    if not free:
+        if candidates:
+            raise ParseFailure("card_reused", card=str(key))
+        # A number written that no card on the table shows (never there, or taken).
+        raise ParseFailure("card_unavailable", card=str(key), written=True)
+    return free[0]
+
+
 def _match_cards(
     parsed: Parsed, values: list[CardValue | None], x_values: Mapping[Any, Any] | None
 ) -> tuple[list[int], dict[int, Any]]:
@@ -225,20 +277,7 @@ def _match_cards(
     positions: list[int] = []
     named: dict[int, Any] = {}
     if parsed.structured:
-        for leaf in leaves:
-            position = leaf[1]
-            if not 0 <= position < len(values) or values[position] is None:
-                raise ParseFailure("card_unavailable", card=f"#{_shown(position)}")
-            if position in taken:
-                raise ParseFailure("card_reused", card=str(values[position]))
-            taken.add(position)
-            positions.append(position)
-        for key, value in (x_values or {}).items():
-            position = _int_or_none(key)
-            if position is not None:
-                named[position] = value
-        return positions, named
-
+        return _match_positions(leaves, values, x_values)
     by_value: dict[CardValue, list[int]] = {}
     for position, value in enumerate(values):
         if value is not None:
@@ -252,22 +291,9 @@ def _match_cards(
     for leaf in leaves:
         key: CardValue = "X" if leaf[0] == "x" else leaf[1]
         if key == "X" and x_order is not None:
-            if x_seen >= len(x_order):
-                raise ParseFailure("x_value_missing")
-            position = x_order[x_seen]
-            if not 0 <= position < len(values) or values[position] != "X":
-                raise ParseFailure("card_unavailable", card="X")
-            if position in taken:
-                raise ParseFailure("card_reused", card="X")
+            position = _named_x(x_order, x_seen, values, taken)
         else:
-            candidates = by_value.get(key, [])
-            free = [p for p in candidates if p not in taken]
-            if not free:
-                if candidates:
-                    raise ParseFailure("card_reused", card=str(key))
-                # A number written that no card on the table shows (never there, or taken).
-                raise ParseFailure("card_unavailable", card=str(key), written=True)
-            position = free[0]
+            position = _first_free(key, by_value, taken)
         if key == "X":
             if x_order is None:
                 if x_seen < len(parsed.x_assignments):

@@ -208,10 +208,23 @@ def _open_window(s: GameState, record: dict[str, Any], events: list[Event]) -> N
     )
 
 
+def _answer_or_settle(s: GameState, record: dict[str, Any], events: list[Event]) -> None:
+    """What a player said on their turn waits for the others' answers (R5.1), or without a
+    challenge window is settled at once (R4.6, R5.6: the engine referees alone)."""
+    if s.config.challenge_window > 0:
+        _open_window(s, record, events)
+    else:
+        _settle(s, record, events)
+
+
 def _close_window(s: GameState, reason: str, events: list[Event]) -> None:
     record = s.pending
     s.pending = None
     events.append(ev.WindowClosed(reason=reason).to_dict())
+    _settle(s, record, events)
+
+
+def _settle(s: GameState, record: dict[str, Any], events: list[Event]) -> None:
     if record["kind"] == "announce":
         _settle_announcement(s, record, events)
     else:
@@ -244,10 +257,7 @@ def _say_nothing(s: GameState, seat: int, events: list[Event], *, timeout: bool)
         "oks": [],
     }
     events.append(ev.SaidNothing(seat=seat, role="turn", timeout=timeout).to_dict())
-    if s.config.challenge_window > 0:
-        _open_window(s, record, events)
-    else:
-        _settle_nothing(s, record, events)
+    _answer_or_settle(s, record, events)
 
 
 def _settle_nothing(s: GameState, record: dict[str, Any], events: list[Event]) -> None:
@@ -269,6 +279,23 @@ def _reveal(record: dict[str, Any]) -> Event:
     )
 
 
+def _end_challenge(
+    s: GameState, events: list[Event], outcome: str, reason: str, *, immediate: bool = False
+) -> None:
+    """The challenge is ruled (R5.4, R5.5, R7.7): its event, and nothing pending any more."""
+    events.append(
+        ev.ChallengeRuled(
+            outcome=outcome,
+            challenger=s.challenge["challenger"],
+            challenged=s.challenge["challenged"],
+            reason=reason,
+            immediate=immediate,
+        ).to_dict()
+    )
+    s.pending = None
+    s.challenge = None
+
+
 def _right_challenge(s: GameState, challenger_record: dict[str, Any], events: list[Event]) -> None:
     """R5.4: the challenger wins the trick and plays on; the challenged skips their next turn."""
     record = s.pending
@@ -277,17 +304,7 @@ def _right_challenge(s: GameState, challenger_record: dict[str, Any], events: li
     _win_trick(s, challenger, challenger_record["cards"], challenger_record["place"], events)
     s.skips[challenged] += 1
     events.append(ev.SkipDue(seat=challenged).to_dict())
-    events.append(
-        ev.ChallengeRuled(
-            outcome="right",
-            challenger=challenger,
-            challenged=challenged,
-            reason="challenger_correct",
-            immediate=False,
-        ).to_dict()
-    )
-    s.pending = None
-    s.challenge = None
+    _end_challenge(s, events, "right", "challenger_correct")
     # Play later goes to whoever would have followed the challenged player. A challenged player
     # who was already playing on after a right challenge was out of turn: play still resumes
     # where that first challenge sent it.
@@ -312,17 +329,9 @@ def _false_challenge(s: GameState, reason: str, events: list[Event]) -> None:
     )
     s.skips[challenger] += 1
     events.append(ev.SkipDue(seat=challenger).to_dict())
-    events.append(
-        ev.ChallengeRuled(
-            outcome="false",
-            challenger=challenger,
-            challenged=challenged,
-            reason=reason,
-            immediate=reason in ("correct_announcement", "true_nothing"),
-        ).to_dict()
+    _end_challenge(
+        s, events, "false", reason, immediate=reason in ("correct_announcement", "true_nothing")
     )
-    s.pending = None
-    s.challenge = None
     if record["kind"] == "announce" and record["ok"]:
         _win_trick(s, challenged, record["cards"], record["place"], events)
         _play_on(s, challenged, events)
@@ -332,22 +341,12 @@ def _false_challenge(s: GameState, reason: str, events: list[Event]) -> None:
 
 def _chwech_correct(s: GameState, record: dict[str, Any], events: list[Event]) -> None:
     """R7.7: the second chance worked; the trick is won and the challenge called off."""
-    challenger, challenged = s.challenge["challenger"], s.challenge["challenged"]
+    challenged = s.challenge["challenged"]
     chwech = s.event_held(challenged, "CHWECH")
     s.events_row[challenged].remove(chwech)
     _win_trick(s, challenged, record["cards"], record["place"], events)
     s.piles[challenged].append(chwech)
-    events.append(
-        ev.ChallengeRuled(
-            outcome="called_off",
-            challenger=challenger,
-            challenged=challenged,
-            reason="chwech_correct",
-            immediate=False,
-        ).to_dict()
-    )
-    s.pending = None
-    s.challenge = None
+    _end_challenge(s, events, "called_off", "chwech_correct")
     _play_on(s, challenged, events)
 
 

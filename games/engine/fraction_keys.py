@@ -3,8 +3,9 @@ and the batched search for "do these cards make t?" that can_make asks (R2.2, R3
 
 Sets of up to four cards are built whole and memoised for the process (the memo of
 games.engine.solver); for more cards, sets of wanted keys are pushed from each sub-multiset to
-its large parts and met with the small parts' sets (_Tier3Keys._propagate). What a part must
-make for a split to make a key (the other operand solved for) is games.engine.fraction_needs.
+its large parts and met with the small parts' sets (_Tier3Keys._propagate). One step on keys
+(`x sym z` for sets of values) is games.engine.fraction_steps; what a part must make for a
+split to make a key (the other operand solved for) is games.engine.fraction_needs.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from fractions import Fraction
 from functools import cache, lru_cache
-from math import gcd
 from operator import itemgetter
 
 from .checker import Value
@@ -29,18 +29,19 @@ from .fraction_needs import (
     _NEGATIVE_KEYS,
     _NONNEG_KEYS,
     _SHIFT,
-    _fkey,
     _key_signs,
     _meets,
-    _needed_sets,
+    _needed_per_target,
+    _needed_per_value,
     _needs_key,
     _PlusMinus,
     _Targets,
     _value_rows,
     _ValueRows,
 )
+from .fraction_steps import _combine_keys
+from .reach_sets import _KEY_SET_VALUES_LIMIT, _key_set_values, _key_sets, _operand_sets, _rules_key
 from .rules import MAX_DENOMINATOR, MAX_EXPONENT, MAX_NUMERATOR, RuleSet
-from .solver import _KEY_SET_VALUES_LIMIT, _key_set_values, _key_sets, _operand_sets, _rules_key
 
 _MATERIALISE = 4  # tier 3 reach sets up to this many cards are built whole (~1,000 values)
 
@@ -61,6 +62,8 @@ def _balanced_splits(ms: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], tuple[
 
 
 _Picker = Callable[[tuple[int, ...]], tuple[int, ...]]
+# (the largest |v|, the largest denominator, whether some v < 0, the smallest nonzero |v|)
+_Bounds = tuple[float, int, bool, float]
 
 
 @cache
@@ -82,199 +85,6 @@ def _split_pickers(n: int) -> tuple[tuple[_Picker, _Picker], ...]:
         splits.add((left, right) if left <= right else (right, left))
     ordered = sorted(splits, key=lambda ab: (max(len(ab[0]), len(ab[1])), ab))
     return tuple((picker(a), picker(b)) for a, b in ordered)
-
-
-def _value_key(value: Value) -> int | None:
-    if type(value) is int:
-        return value * _KEY + 1 if -MAX_NUMERATOR <= value <= MAX_NUMERATOR else None
-    f = Fraction(value)
-    return _fkey(f.numerator, f.denominator)
-
-
-def _combine_keys(
-    la: list[tuple[int, int]],
-    lb: list[tuple[int, int]],
-    ops: str,
-    out: set[int],
-    fold: bool = False,
-) -> None:
-    """Adds to `out` every `a sym b` and `b sym a` in bounds, a from la and b from lb. `fold`:
-    both lists are what cards >= 0 make with "-", so each holds |v| beside every v < 0
-    (_Tier3Keys._propagate), which _combine_whole uses."""
-    add = out.add
-    plus, minus, times, divide = "+" in ops, "-" in ops, "*" in ops, "/" in ops
-    N, D, K = MAX_NUMERATOR, MAX_DENOMINATOR, _KEY
-    if len(lb) == 1 and lb[0][1] == 1:
-        la, lb = lb, la
-    if len(la) == 1 and la[0][1] == 1:  # one whole value (a single card): its own loop
-        _combine_whole(la[0][0], lb, plus, minus, times, divide, out, fold)
-        pairs = []
-    else:
-        pairs = la
-    for p1, q1 in pairs:
-        for p2, q2 in lb:
-            if q1 == 1 and q2 == 1:
-                if plus:
-                    s = p1 + p2
-                    if -N <= s <= N:
-                        add(s * K + 1)
-                if minus:
-                    s = p1 - p2
-                    if -N <= s <= N:
-                        add(s * K + 1)
-                        add(1 - s * K)
-                if times:
-                    s = p1 * p2
-                    if -N <= s <= N:
-                        add(s * K + 1)
-                if divide and (p1 or p2):
-                    # p1 / p2 and p2 / p1 reduced by the same gcd (|p1|, |p2| <= N)
-                    g = gcd(p1, p2)
-                    n, d = p1 // g, p2 // g
-                    if d < 0:
-                        n, d = -n, -d
-                    if d and d <= D:
-                        add(n * K + d)
-                    if n and (n if n > 0 else -n) <= D:
-                        add((d * K + n) if n > 0 else (-d * K - n))
-                continue
-            if q1 == 1 or q2 == 1:
-                # One whole: p1 + p2/q2 = (p1 q2 + p2)/q2 is reduced (as p2/q2 is), no gcd.
-                d = q1 * q2
-                x, y = p1 * q2, p2 * q1
-                if plus:
-                    s = x + y
-                    if -N <= s <= N:
-                        add(s * K + d)
-                if minus:
-                    s = x - y
-                    if -N <= s <= N:
-                        add(s * K + d)
-                        add(d - s * K)
-            elif plus or minus:
-                d = q1 * q2
-                x, y = p1 * q2, p2 * q1
-                if plus:
-                    s = x + y
-                    g = gcd(s, d)
-                    n, e = s // g, d // g
-                    if e <= D and -N <= n <= N:
-                        add(n * K + e)
-                if minus:
-                    s = x - y
-                    g = gcd(s, d)
-                    n, e = s // g, d // g
-                    if e <= D and -N <= n <= N:
-                        add(n * K + e)
-                        add(e - n * K)
-            if times:
-                n, d = p1 * p2, q1 * q2
-                g = gcd(n, d)
-                n, d = n // g, d // g
-                if d <= D and -N <= n <= N:
-                    add(n * K + d)
-            if divide and (p1 or p2):
-                # (p1 / q1) / (p2 / q2) = n / d and its inverse d / n, one gcd for both
-                n, d = p1 * q2, q1 * p2
-                g = gcd(n, d)
-                n, d = n // g, d // g
-                if d < 0:
-                    n, d = -n, -d
-                if d and d <= D and -N <= n <= N:
-                    add(n * K + d)
-                if n and (n if n > 0 else -n) <= D and d <= N:
-                    add((d * K + n) if n > 0 else (-d * K - n))
-    if "^" in ops:
-        for base, exps in ((la, lb), (lb, la)):
-            es = sorted({p for p, q in exps if q == 1 and 0 <= p <= MAX_EXPONENT})
-            if len(base) == 1:  # one value: no comprehension per exponent
-                p, q = base[0]
-                for e in es:
-                    if e == 0:
-                        if p:
-                            add(K + 1)
-                        continue
-                    top, low = _POWER_BASES.get(e, (N, D))
-                    if not (-top <= p <= top and q <= low):
-                        break  # |p| ** e and q ** e only grow with e
-                    add(p**e * K + q**e)
-                continue
-            for e in es:
-                if e == 0:
-                    if any(p for p, _q in base):
-                        add(K + 1)  # x ^ 0 = 1 for x not 0 (0 ^ 0 has no value, R2.2)
-                elif e == 1:
-                    out.update([p * K + q for p, q in base])
-                else:
-                    # (p/q) ^ e is reduced and in bounds when |p| <= top and q <= low
-                    top, low = _POWER_BASES[e]
-                    out.update([p**e * K + q**e for p, q in base if -top <= p <= top and q <= low])
-
-
-def _combine_whole(
-    c: int,
-    lb: list[tuple[int, int]],
-    plus: bool,
-    minus: bool,
-    times: bool,
-    divide: bool,
-    out: set[int],
-    fold: bool = False,
-) -> None:
-    """_combine_keys for the whole c and every p/q of lb, ^ apart: c + p/q and c - p/q are
-    (c q + p)/q and (c q - p)/q, already reduced; c * p/q needs the gcd of c and q only, and
-    c / (p/q) and its inverse that of c and p. With `fold` (c >= 0, and lb holds |y| beside
-    every y < 0) a y < 0 adds only y - c = -(c + |y|): c + y = c - |y| and c - y = c + |y|
-    come from |y|."""
-    add = out.add
-    N, D, K = MAX_NUMERATOR, MAX_DENOMINATOR, _KEY
-    fold = fold and minus and c >= 0
-    for p, q in lb:
-        x = c * q
-        if fold and p < 0:
-            s = x - p  # c - y > 0
-            if s <= N:
-                add(q - s * K)
-        else:
-            if plus:
-                s = x + p
-                if -N <= s <= N:
-                    add(s * K + q)
-            if minus:
-                s = x - p
-                if -N <= s <= N:
-                    add(s * K + q)
-                    add(q - s * K)
-        if times:
-            g = gcd(c, q)
-            s = c // g * p
-            if -N <= s <= N:
-                add(s * K + q // g)
-        if divide and (c or p):
-            # c / (p/q) = c q / p and its inverse p / (c q), one gcd for both
-            g = gcd(c, p)
-            n, d = c // g * q, p // g
-            if d < 0:
-                n, d = -n, -d
-            if d and d <= D and -N <= n <= N:
-                add(n * K + d)
-            if n and (n if n > 0 else -n) <= D and d <= N:
-                add((d * K + n) if n > 0 else (-d * K - n))
-
-
-def _largest_base(bound: int, e: int) -> int:
-    """The largest whole b >= 0 with b ** e <= bound."""
-    b = 0
-    while (b + 1) ** e <= bound:
-        b += 1
-    return b
-
-
-# For e = 2..10: (the largest |p|, the largest q) of a p/q whose e-th power is in bounds
-_POWER_BASES = {
-    e: (_largest_base(MAX_NUMERATOR, e), _largest_base(MAX_DENOMINATOR, e))
-    for e in range(2, MAX_EXPONENT + 1)
-}
 
 
 @contextmanager
@@ -317,7 +127,7 @@ class _Tier3Keys:
         self.memo: dict[tuple[bool, tuple[int, ...], int], bool] = {}
         self.built: dict[tuple[bool, tuple[int, ...]], frozenset[int]] = {}
         self.items_memo: dict[tuple[bool, tuple[int, ...]], list[tuple[int, int]]] = {}
-        self.bounds: dict[tuple[bool, tuple[int, ...]], tuple[float, int, bool, float]] = {}
+        self.bounds: dict[tuple[bool, tuple[int, ...]], _Bounds] = {}
         self.asked: dict[tuple[bool, tuple[int, ...]], int] = {}
         self.costs: dict[tuple[bool, tuple[int, ...]], tuple[int, int] | None] = {}
         self.values_memo: dict[tuple[int, ...], list[Value]] = {}
@@ -563,7 +373,7 @@ class _Tier3Keys:
         opposite, only the opposite is asked (_live).
 
         A set of keys all < 0 (a negative target, and much of what it needs) is asked
-        without + and with a subtrahend >= 0 (_key_signs, _needed_sets): if u makes v < 0 as
+        without + and with a subtrahend >= 0 (_key_signs, _needs): if u makes v < 0 as
         x sym z, it also makes v so. x + z < 0 with z >= 0 is z - |x|, and with both < 0 it
         is x - |z|; x - z with z < 0 (then x < 0 too) is |z| - |x|; |x| and |z| are made by
         the same cards (the transform above). * / ^ stay as they are. A set with both signs
@@ -580,7 +390,6 @@ class _Tier3Keys:
         n = max(len(ms) for ms in roots)
         fold = "-" in self.ops and all(ms[0] >= 0 for ms in roots)
         wanted: list[dict[tuple[int, ...], set[int]]] = [{} for _ in range(n + 1)]
-        bounds, flags, up, down = self.bounds, self.flags, _OUTWARDS, 2.0 - _OUTWARDS
         far = self.ops.replace("+", "").replace("-", "")  # for a split out of reach of + and -
         for ms, keys in roots.items():
             wanted[len(ms)].setdefault(ms, set()).update(keys)
@@ -603,23 +412,33 @@ class _Tier3Keys:
                 for a, b in _balanced_splits(u):
                     if len(a) > len(b):
                         a, b = b, a
-                    ops = self.ops
-                    if mags is not None:
-                        pa = bounds.get((False, a)) or self._bounds(a, False)
-                        pb = bounds.get((some, b)) or self._bounds(b, some)
-                        if not flags[2]:
-                            h, lo, _d = _split_bounds(pa, pb, *flags)
-                            i = bisect_left(mags, lo * down)
-                            if i == len(mags) or mags[i] > h * up:
-                                continue
-                        if mags[0] > (pa[0] + pb[0]) * up:
-                            ops = far
+                    ops = self.ops if mags is None else self._split_ops(a, b, mags, some, far)
+                    if ops is None:
+                        continue
                     if len(b) <= _MATERIALISE or (some, b) in self.built:
                         if self._meet(a, b, live, sign, some, ops):
                             return True
                     elif self._push(a, b, live, sign, wanted[len(b)], some, ops):
                         return True
         return False
+
+    def _split_ops(
+        self, a: tuple[int, ...], b: tuple[int, ...], mags: list[float], some: bool, far: str
+    ) -> str | None:
+        """The operators a split of _propagate is met with, from its parts' bounds and `mags`
+        (the sorted |v| of the keys but 0): None when no key is within them (not with ^,
+        whose bounds reach the tier's), `far` (no + or -) when x + z and x - z reach none."""
+        bounds, flags = self.bounds, self.flags
+        pa = bounds.get((False, a)) or self._bounds(a, False)
+        pb = bounds.get((some, b)) or self._bounds(b, some)
+        if not flags[2]:
+            h, lo, _d = _split_bounds(pa, pb, *flags)
+            i = bisect_left(mags, lo * (2.0 - _OUTWARDS))
+            if i == len(mags) or mags[i] > h * _OUTWARDS:
+                return None
+        if mags[0] > (pa[0] + pb[0]) * _OUTWARDS:
+            return far
+        return self.ops
 
     def _live(
         self,
@@ -725,8 +544,12 @@ class _Tier3Keys:
         sign: int,
         ops: str | None = None,
     ) -> Iterator[set[int]]:
-        """_needed_sets for the keys of `live` (by `ops`, all of them by default), x from a's
-        values and z within `zone`; with _NONNEG_KEYS (every key >= 0, "-", cards >= 0: see
+        """For each operator (and side), the keys z with `x sym z` or `z sym x` equal to a key
+        t = tp/tq of `live`, x = p/q from a's values (for + and -, from those of
+        _without_sums where given), z within `zone`: one set per operator, + first, by `ops`
+        (all of them by default): the generator of fraction_needs._needed_per_value or
+        _needed_per_target itself (not one wrapped in another: these calls are many and
+        small). With _NONNEG_KEYS (every key >= 0, "-", cards >= 0: see
         _propagate) x and z >= 0 only, with _NEGATIVE_KEYS (every key < 0) no + and a
         subtrahend >= 0."""
         key = (sa, a)  # the memos looked up inline: these calls are many and small
@@ -755,18 +578,15 @@ class _Tier3Keys:
                 pm = self.additive_memo.get((a, nonneg, k))
                 if pm is None:
                     pm = self.additive_memo[(a, nonneg, k)] = self._without_sums(a, k, la, lv)
-        return _needed_sets(
-            self.ops if ops is None else ops,
-            live,
-            la,
-            lv,
-            zone,
-            self.built.get(key) or self.reach(a, sa),
-            sign == _NEGATIVE_KEYS,
-            sign == _MIXED_KEYS,
-            rows,
-            pm,
-        )
+        ops = self.ops if ops is None else ops
+        ra = self.built.get(key) or self.reach(a, sa)
+        negative, mixed = sign == _NEGATIVE_KEYS, sign == _MIXED_KEYS
+        # Solving value by value costs a little more per value than target by target per
+        # target (counted under callgrind on the slowest inputs: best from about 1.5 values a
+        # target). Chosen here, not in a function between: these calls are many and small.
+        if 2 * len(la) < 3 * len(live.keys):
+            return _needed_per_value(ops, live, la, lv, zone, ra, negative, mixed, rows, pm)
+        return _needed_per_target(ops, live, la, lv, zone, ra, negative, pm)
 
     def _without_sums(
         self, a: tuple[int, ...], k: int, la: list[tuple[int, int]], lv: list[float]
@@ -815,16 +635,7 @@ class _Tier3Keys:
                 a, b = b, a
             la = self.by_size(a, some)
             if len(b) <= _MATERIALISE or (some, b) in built:
-                ra, rb = self.reach(a, some), self.reach(b, some)
-                if len(ra) > len(rb):
-                    a, b, ra, rb = b, a, rb, ra
-                la = self.by_size(a, some)
-                if len(la) <= 4:  # a few values: solved for one by one, no sets built
-                    for ep, eq in la:
-                        for k in _needs_key(ops, ep, eq, tp, tq):
-                            if k in rb or (k <= _ANY_NONZERO_KEY and has(b, k, some)):
-                                return True
-                elif _meets(ops, la, ra, rb, tp, tq):
+                if self._sets_meet(a, b, tp, tq, some):
                     return True
                 continue
             for ep, eq in la:
@@ -832,6 +643,23 @@ class _Tier3Keys:
                     if has(b, k, some):
                         return True
         return False
+
+    def _sets_meet(
+        self, a: tuple[int, ...], b: tuple[int, ...], tp: int, tq: int, some: bool
+    ) -> bool:
+        """_split_search for a split whose parts' sets are small or built: met directly."""
+        ops = self.ops
+        ra, rb = self.reach(a, some), self.reach(b, some)
+        if len(ra) > len(rb):
+            a, b, ra, rb = b, a, rb, ra
+        la = self.by_size(a, some)
+        if len(la) <= 4:  # a few values: solved for one by one, no sets built
+            for ep, eq in la:
+                for k in _needs_key(ops, ep, eq, tp, tq):
+                    if k in rb or (k <= _ANY_NONZERO_KEY and self.has(b, k, some)):
+                        return True
+            return False
+        return _meets(ops, la, ra, rb, tp, tq)
 
     def _costs(self, ms: tuple[int, ...], some: bool) -> tuple[int, int] | None:
         """(the work of one search in `ms`, the work of building its set), or None when a
@@ -859,7 +687,7 @@ class _Tier3Keys:
             self.costs[skey] = found
         return found
 
-    def _bounds(self, ms: tuple[int, ...], some: bool) -> tuple[float, int, bool, float]:
+    def _bounds(self, ms: tuple[int, ...], some: bool) -> _Bounds:
         """(the largest |v|, the largest denominator, whether some v is negative, the smallest
         nonzero |v|) over every v the cards make: exact for built sets, else bounds from the
         parts' bounds. Floats, rounded outwards at every step (by a relative 1e-12, far above
@@ -868,63 +696,74 @@ class _Tier3Keys:
         found = self.bounds.get(skey)
         if found is not None:
             return found
-        up, down = _OUTWARDS, 2.0 - _OUTWARDS
         if some and len(ms) <= _MATERIALISE:
-            # Any part of a small set: its own bounds and those of any part of each of its
-            # parts one card smaller (as reach builds the set), none of the values sorted.
-            parts = [self._bounds(ms, False)]
-            if len(ms) > 1:
-                parts += [self._bounds(sub, True) for sub in _operand_sets(ms, len(ms) - 1)]
-            result = (
-                max(part[0] for part in parts),
-                max(part[1] for part in parts),
-                any(part[2] for part in parts),
-                min(part[3] for part in parts),
-            )
+            result = self._bounds_of_parts(ms)
         elif len(ms) <= _MATERIALISE or skey in self.built:
-            # One pass over the keys (no sorting: a set only met as the larger part never is).
-            high, den, negative, low = 0.0, 1, False, float(MAX_NUMERATOR)
-            for k in self.reach(ms, some):
-                p, q = k >> _SHIFT, k & _LOW
-                if p < 0:
-                    negative = True
-                    p = -p
-                if q > den:
-                    den = q
-                if p:
-                    v = p / q
-                    if v > high:
-                        high = v
-                    if v < low:
-                        low = v
-            result = (high * up, den, negative, low * down if high else float(MAX_NUMERATOR))
+            result = self._bounds_of_set(ms, some)
         else:
-            times, divide, power = self.flags
-            memo, bounds = self.bounds, self._bounds
-            high = float(max(ms))
-            low = float(min((v for v in ms if v), default=MAX_NUMERATOR))
-            den = 1
-            negative = "-" in self.ops
-            floor = down / MAX_DENOMINATOR  # the smallest nonzero |v| a value can have, widened
-            for a, b in _balanced_splits(ms):
-                pa = memo.get((some, a)) or bounds(a, some)
-                pb = memo.get((some, b)) or bounds(b, some)
-                negative = negative or pa[2] or pb[2]
-                h, lo, d = _split_bounds(pa, pb, times, divide, power)
-                high = max(high, h) * up
-                low = min(low, lo) * down
-                den = max(den, d)
-                if high >= MAX_NUMERATOR and den >= MAX_DENOMINATOR and negative and low <= floor:
-                    break  # as loose as the tier's bounds (R2.2): no split can loosen them more
-            den = min(den, MAX_DENOMINATOR)
-            result = (min(high, float(MAX_NUMERATOR)), den, negative, max(low, down / den))
+            result = self._bounds_of_splits(ms, some)
         self.bounds[skey] = result
         return result
 
+    def _bounds_of_parts(self, ms: tuple[int, ...]) -> _Bounds:
+        """Any part of a small set: its own bounds and those of any part of each of its parts
+        one card smaller (as reach builds the set), none of the values sorted."""
+        parts = [self._bounds(ms, False)]
+        if len(ms) > 1:
+            parts += [self._bounds(sub, True) for sub in _operand_sets(ms, len(ms) - 1)]
+        return (
+            max(part[0] for part in parts),
+            max(part[1] for part in parts),
+            any(part[2] for part in parts),
+            min(part[3] for part in parts),
+        )
+
+    def _bounds_of_set(self, ms: tuple[int, ...], some: bool) -> _Bounds:
+        """One pass over the keys (no sorting: a set only met as the larger part never is)."""
+        up, down = _OUTWARDS, 2.0 - _OUTWARDS
+        high, den, negative, low = 0.0, 1, False, float(MAX_NUMERATOR)
+        for k in self.reach(ms, some):
+            p, q = k >> _SHIFT, k & _LOW
+            if p < 0:
+                negative = True
+                p = -p
+            if q > den:
+                den = q
+            if p:
+                v = p / q
+                if v > high:
+                    high = v
+                if v < low:
+                    low = v
+        return (high * up, den, negative, low * down if high else float(MAX_NUMERATOR))
+
+    def _bounds_of_splits(self, ms: tuple[int, ...], some: bool) -> _Bounds:
+        """A large set not built: bounds from its splits' parts' bounds."""
+        up, down = _OUTWARDS, 2.0 - _OUTWARDS
+        times, divide, power = self.flags
+        memo, bounds = self.bounds, self._bounds
+        high = float(max(ms))
+        low = float(min((v for v in ms if v), default=MAX_NUMERATOR))
+        den = 1
+        negative = "-" in self.ops
+        floor = down / MAX_DENOMINATOR  # the smallest nonzero |v| a value can have, widened
+        for a, b in _balanced_splits(ms):
+            pa = memo.get((some, a)) or bounds(a, some)
+            pb = memo.get((some, b)) or bounds(b, some)
+            negative = negative or pa[2] or pb[2]
+            h, lo, d = _split_bounds(pa, pb, times, divide, power)
+            high = max(high, h) * up
+            low = min(low, lo) * down
+            den = max(den, d)
+            if high >= MAX_NUMERATOR and den >= MAX_DENOMINATOR and negative and low <= floor:
+                break  # as loose as the tier's bounds (R2.2): no split can loosen them more
+        den = min(den, MAX_DENOMINATOR)
+        return (min(high, float(MAX_NUMERATOR)), den, negative, max(low, down / den))
+
 
 def _split_bounds(
-    pa: tuple[float, int, bool, float],
-    pb: tuple[float, int, bool, float],
+    pa: _Bounds,
+    pb: _Bounds,
     times: bool,
     divide: bool,
     power: bool,
@@ -962,7 +801,7 @@ _OUTWARDS = 1 + 1e-12  # _Tier3Keys._bounds: a float bound widened by this at ea
 
 # A product step (one pair of values combined by every operator, _combine_keys) costs about
 # this many needed-key steps (one value solved for one operator inside a comprehension, the
-# windows of _needed_sets leaving out most of them).
+# windows of _Tier3Keys._needs leaving out most of them).
 _PRODUCT_STEP = 30
 
 

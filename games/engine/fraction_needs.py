@@ -1,8 +1,8 @@
 """Tier 3 on int keys (p * 1024 + q): solving `x sym z = t` for the other operand z. For one
 value and one target (_needs_key, _meets: the X-card search of games.engine.fraction_keys), or
-for a set of values against a set of targets at once (_needed_sets: the batched search of
-_Tier3Keys._propagate), each set of needed keys a comprehension over value windows found by
-bisection (R2.2: every key within the tier's bounds).
+for a set of values against a set of targets at once (_needed_per_target, _needed_per_value:
+the batched search of _Tier3Keys._propagate), each set of needed keys a comprehension over
+value windows found by bisection (R2.2: every key within the tier's bounds).
 """
 
 from __future__ import annotations
@@ -64,7 +64,8 @@ def _rational_roots_key(tp: int, tq: int, n: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _needs_key(ops: str, ep: int, eq: int, tp: int, tq: int) -> list[int]:
+# Past C901's 12 branches on purpose: one branch per operator and side, the X search's inner step.
+def _needs_key(ops: str, ep: int, eq: int, tp: int, tq: int) -> list[int]:  # noqa: C901
     """The keys y with `e sym y` or `y sym e` equal to t (e = ep/eq, t = tp/tq), each within
     the tier's bounds (R2.2); _ANY_KEY / _ANY_NONZERO_KEY when any value (but 0) will do."""
     out: list[int] = []
@@ -177,7 +178,7 @@ class _Targets:
 
 
 # Two tier 3 values p/q differ by at least 1e-6 (q <= 1,000); float error on the window ends
-# of _needed_sets (magnitudes up to 1e8) stays below 1e-8: widening them by this loses none.
+# of _needed_per_* (magnitudes up to 1e8) stays below 1e-8: widening them by this loses none.
 _SLACK = 1e-7
 _T = TypeVar("_T")
 _Halves = list[tuple[list[tuple[int, int]], list[float]]]
@@ -198,7 +199,8 @@ def _key_signs(keys: set[int]) -> int:
     return _MIXED_KEYS
 
 
-def _needed_sets(
+# Past C901's 12 branches on purpose: a comprehension per operator and sign; many small calls.
+def _needed_per_target(  # noqa: C901
     ops: str,
     targets: _Targets,
     la: list[tuple[int, int]],
@@ -206,34 +208,9 @@ def _needed_sets(
     zone: tuple[float, float, float],
     ra: frozenset[int],
     negative: bool = False,
-    mixed: bool = False,
-    rows: Callable[[], _ValueRows] | None = None,
     pm: _PlusMinus | None = None,
 ) -> Iterator[set[int]]:
-    """For each operator (and side), the keys z with `x sym z` or `z sym x` equal to a target
-    t = tp/tq, x = p/q from la (for + and -, from pm's values where given: the
-    _Tier3Keys._without_sums of la): one set per operator, + first. The generator itself, of
-    _needed_per_value for fewer than 1.5 values a target, else of _needed_per_target (not one
-    wrapped in another: these calls are many and small)."""
-    # Solving value by value costs a little more per value than target by target per target
-    # (counted under callgrind on the slowest inputs: best from about 1.5 values a target).
-    if 2 * len(la) < 3 * len(targets.keys):
-        return _needed_per_value(ops, targets, la, lv, zone, ra, negative, mixed, rows, pm)
-    return _needed_per_target(ops, targets, la, lv, zone, ra, negative, mixed, pm)
-
-
-def _needed_per_target(
-    ops: str,
-    targets: _Targets,
-    la: list[tuple[int, int]],
-    lv: list[float],
-    zone: tuple[float, float, float],
-    ra: frozenset[int],
-    negative: bool = False,
-    mixed: bool = False,
-    pm: _PlusMinus | None = None,
-) -> Iterator[set[int]]:
-    """_needed_sets target by target.
+    """The keys _Tier3Keys._needs asks for, target by target.
 
     la is sorted by value (lv: the values as floats) and z must lie in `zone` (the lowest
     and highest value the other part can make): for each target only the x that can give
@@ -367,7 +344,8 @@ def _needed_per_target(
         yield _power_needs(targets, ra)
 
 
-def _needed_per_value(
+# Past C901's 12 branches on purpose: a comprehension per operator and sign; many small calls.
+def _needed_per_value(  # noqa: C901
     ops: str,
     targets: _Targets,
     la: list[tuple[int, int]],
@@ -558,7 +536,8 @@ def _between(la: list[_T], lv: Sequence[float], low: float, high: float) -> list
     )
 
 
-def _power_needs(targets: _Targets, ra: frozenset[int]) -> set[int]:
+# Past C901's 12 branches on purpose: roots and powers per exponent, inside the key search.
+def _power_needs(targets: _Targets, ra: frozenset[int]) -> set[int]:  # noqa: C901
     """The z with x ^ z = t (z whole 0..10: x ^ 0 = 1 for x not 0, x ^ 1 = x, else x is a
     z-th root of t) or z ^ x = t (x whole 0..10: z is an x-th root of t; z ^ 0 = 1 for any z
     but 0), x from the keys ra. R2.2: 0 ^ 0 has no value. Roots are looked up in the tables
@@ -609,7 +588,8 @@ def _root_table(e: int) -> dict[int, tuple[int, ...]]:
     return {t: tuple(zs) for t, zs in table.items()}
 
 
-def _meets(
+# Past C901's 12 branches on purpose: two sets met for one target, one branch per operator, inline.
+def _meets(  # noqa: C901
     ops: str, la: list[tuple[int, int]], ra: frozenset[int], rb: frozenset[int], tp: int, tq: int
 ) -> bool:
     """Whether `a sym b` or `b sym a` is tp/tq for some key a of ra (as pairs: la) and b of rb.

@@ -14,15 +14,14 @@ from typing import Any
 from . import events as ev
 from .checker import check_operation
 from .flow import (
+    _answer_or_settle,
     _chwech_correct,
     _chwech_wrong,
     _close_window,
     _false_challenge,
     _jsonable,
-    _open_window,
     _right_challenge,
     _say_nothing,
-    _settle_announcement,
     _start_turn,
     _verdict_event,
     operation_dict,
@@ -187,10 +186,7 @@ def _move_announce(s: GameState, seat: int, move: Move, events: list[Event]) -> 
         ).to_dict()
     )
     if role == "turn":
-        if s.config.challenge_window > 0:
-            _open_window(s, record, events)
-        else:
-            _settle_announcement(s, record, events)  # R4.6, R5.6: the engine referees alone
+        _answer_or_settle(s, record, events)
     elif role == "challenge":
         events.append(_verdict_event(record, "challenge"))
         if record["ok"]:
@@ -226,7 +222,9 @@ def _move_nothing(s: GameState, seat: int, move: Move, events: list[Event]) -> N
         raise _refusal("wrong_phase", phase=s.phase)
 
 
-def _move_ok(s: GameState, seat: int, move: Move, events: list[Event]) -> None:
+def _answerable(s: GameState, seat: int) -> dict[str, Any]:
+    """The announcement `seat` may answer (OK or a challenge, R5.1): the window is open and
+    the announcement is neither theirs nor answered by them already."""
     if s.phase != "window":
         raise _refusal("wrong_phase", phase=s.phase)
     pending = s.pending
@@ -234,6 +232,11 @@ def _move_ok(s: GameState, seat: int, move: Move, events: list[Event]) -> None:
         raise _refusal("own_announcement")
     if seat in pending["oks"]:
         raise _refusal("already_answered")
+    return pending
+
+
+def _move_ok(s: GameState, seat: int, move: Move, events: list[Event]) -> None:
+    pending = _answerable(s, seat)
     pending["oks"].append(seat)
     events.append(ev.Ok(seat=seat).to_dict())
     if len(pending["oks"]) == s.n_seats - 1:  # R5.1: every other player pressed OK
@@ -243,13 +246,7 @@ def _move_ok(s: GameState, seat: int, move: Move, events: list[Event]) -> None:
 def _move_challenge(s: GameState, seat: int, move: Move, events: list[Event]) -> None:
     if s.phase in ("chwech_offer", "chwech_announce", "challenge"):
         raise _refusal("too_late", challenger=s.challenge["challenger"])  # R5.1: first call wins
-    if s.phase != "window":
-        raise _refusal("wrong_phase", phase=s.phase)
-    pending = s.pending
-    if seat == pending["seat"]:
-        raise _refusal("own_announcement")
-    if seat in pending["oks"]:
-        raise _refusal("already_answered")
+    pending = _answerable(s, seat)
     challenged = pending["seat"]
     s.challenge = {"challenger": seat, "challenged": challenged}
     events.append(ev.ChallengeCalled(seat=seat, against=challenged, kind=pending["kind"]).to_dict())
@@ -321,6 +318,43 @@ _HANDLERS: dict[str, Callable[[GameState, Any, Move, list[Event]], None]] = {
 # --- judging an announcement ---------------------------------------------------------------
 
 
+def _tokens_at(tokens: Any, position: dict[int, int]) -> list[dict[str, Any]]:
+    """A tablet's keys pressed, each card by its position in the available cards."""
+    if not isinstance(tokens, list) or len(tokens) > 200:
+        raise _refusal("bad_move", field="tokens")
+    announcement = []
+    for token in tokens:
+        if not isinstance(token, dict):
+            raise _refusal("bad_move", field="tokens")
+        if "card" in token:
+            cid = token["card"]
+            if type(cid) is not int or cid not in position:
+                raise _refusal("card_unavailable", card=_echo(cid))
+            announcement.append({"card": position[cid]})
+        else:
+            announcement.append(dict(token))
+    return announcement
+
+
+def _x_values_at(raw_x: Any, position: dict[int, int]) -> dict[int, Any]:
+    """The values named for X cards (R3.4), by card id, as values by position."""
+    if not isinstance(raw_x, dict):
+        raise _refusal("bad_move", field="x_values")
+    x_values = {}
+    for key, value in raw_x.items():
+        # JSON turns the card-id keys into strings of digits.
+        if isinstance(key, str) and key.isascii() and key.isdigit() and len(key) < 10:
+            cid: Any = int(key)
+        elif type(key) is int:
+            cid = key
+        else:
+            raise _refusal("bad_move", field="x_values")
+        if cid not in position:
+            raise _refusal("card_unavailable", card=_echo(cid))
+        x_values[position[cid]] = value
+    return x_values
+
+
 def _judge(s: GameState, seat: int, move: Move) -> dict[str, Any]:
     """Check an announcement against the table and the seat's held cards; refuse an invalid one."""
     available = s.table + s.held[seat]
@@ -329,35 +363,9 @@ def _judge(s: GameState, seat: int, move: Move) -> dict[str, Any]:
     tokens = move.get("tokens")
     text = move.get("text")
     if tokens is not None:
-        if not isinstance(tokens, list) or len(tokens) > 200:
-            raise _refusal("bad_move", field="tokens")
         position = {cid: i for i, cid in enumerate(available)}
-        announcement: Any = []
-        for token in tokens:
-            if not isinstance(token, dict):
-                raise _refusal("bad_move", field="tokens")
-            if "card" in token:
-                cid = token["card"]
-                if type(cid) is not int or cid not in position:
-                    raise _refusal("card_unavailable", card=_echo(cid))
-                announcement.append({"card": position[cid]})
-            else:
-                announcement.append(dict(token))
-        raw_x = move.get("x_values") or {}
-        if not isinstance(raw_x, dict):
-            raise _refusal("bad_move", field="x_values")
-        x_values = {}
-        for key, value in raw_x.items():
-            # JSON turns the card-id keys into strings of digits.
-            if isinstance(key, str) and key.isascii() and key.isdigit() and len(key) < 10:
-                cid: Any = int(key)
-            elif type(key) is int:
-                cid = key
-            else:
-                raise _refusal("bad_move", field="x_values")
-            if cid not in position:
-                raise _refusal("card_unavailable", card=_echo(cid))
-            x_values[position[cid]] = value
+        announcement: Any = _tokens_at(tokens, position)
+        x_values = _x_values_at(move.get("x_values") or {}, position)
     elif isinstance(text, str):
         announcement = text
     else:

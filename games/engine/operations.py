@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from .errors import INVALID_CODES, english_message
-from .rules import MAX_EXPONENT, MAX_NUMERATOR
+from .rules import MAX_DENOMINATOR, MAX_EXPONENT, MAX_NUMERATOR
 
 CardValue = int | str  # a number card's value, or "X"
 # How each operator is printed on a tablet's keys, the board and in sentences (the engine reads
@@ -28,6 +30,15 @@ class StepWrong(Exception):
         self.params = params
 
 
+# The operators whose every step has a value (R2.2): one table for operate and
+# operate_in_bounds; "/" and "^" have their own rules below.
+ALWAYS_DEFINED: dict[str, Callable[[Number, Number], Number]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+}
+
+
 def operate(sym: str, a: Number, b: Number, *, whole: bool = False) -> Number:
     """`a sym b` exactly: the one home of the operators' arithmetic (R2.2).
 
@@ -36,15 +47,12 @@ def operate(sym: str, a: Number, b: Number, *, whole: bool = False) -> Number:
     size, checked before any power is computed, so "20^20^20" stops at 20^20 without
     computing anything. A step with no value raises StepWrong: division_by_zero, not_whole,
     exponent_not_allowed, zero_power_zero, out_of_bounds. The checker (the tiers' bounds on
-    top) and the skills (what a child computed) both read it; the solver's search keeps its
-    own faster set arithmetic.
+    top), the skills (what a child computed) and the entry read it; the searches read
+    operate_in_bounds, the same arithmetic without exceptions.
     """
-    if sym == "+":
-        return a + b
-    if sym == "-":
-        return a - b
-    if sym == "*":
-        return a * b
+    plain = ALWAYS_DEFINED.get(sym)
+    if plain is not None:
+        return plain(a, b)
     if sym == "/":
         if b == 0:
             raise StepWrong("division_by_zero")
@@ -66,6 +74,48 @@ def operate(sym: str, a: Number, b: Number, *, whole: bool = False) -> Number:
     if abs(a) > MAX_NUMERATOR:  # cards and checked steps never are; a child's text may be
         raise StepWrong("out_of_bounds", value=str(a))
     return a**b
+
+
+def normal(value: Number) -> Number:
+    """A whole Fraction as its int: the searches keep whole values as ints (the fast case)."""
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return value.numerator
+    return value
+
+
+def in_bounds(value: Number) -> bool:
+    """Within tier 3's bounds: numerator and whole value up to 10,000, denominator 1,000."""
+    if isinstance(value, Fraction):
+        return abs(value.numerator) <= MAX_NUMERATOR and value.denominator <= MAX_DENOMINATOR
+    return abs(value) <= MAX_NUMERATOR
+
+
+def operate_in_bounds(sym: str, a: Number, b: Number) -> Number | None:
+    """operate for the searches (solver, reach): None where operate raises StepWrong or the
+    value leaves tier 3's bounds, and an int wherever the value is whole (`a`, `b` normal).
+
+    A power whose base is past 21 in size with an exponent past 3 is refused before it is
+    computed: it already exceeds 10,000. The tier 3 sets' loop over pairs of whole numbers
+    writes + - * / inline (reach_sets._SetArithmetic._combine_into, measured: a call per pair
+    costs the common case), with this function for the rest.
+    """
+    plain = ALWAYS_DEFINED.get(sym)
+    if plain is not None:
+        value = plain(a, b)
+    elif sym == "/":
+        if b == 0:
+            return None
+        if type(a) is int and type(b) is int:
+            value = a // b if a % b == 0 else Fraction(a, b)
+        else:
+            value = normal(Fraction(a) / b)
+    else:
+        if type(b) is not int or not 0 <= b <= MAX_EXPONENT or (a == 0 and b == 0):
+            return None
+        if b > 1 and abs(a) > 1 and (abs(Fraction(a).numerator) > 21 and b > 3):
+            return None  # |a| > 21 and b > 3 already exceeds 10,000: skip the power
+        value = normal(a**b) if isinstance(a, Fraction) else a**b
+    return value if in_bounds(value) else None
 
 
 @dataclass(frozen=True)

@@ -277,6 +277,18 @@ class _SegmentParser:
             right = self.expression(prec if sym == "^" else prec + 1)
             left = ("op", sym, left, right)
 
+    def _parenthesised(self) -> Node:
+        """What follows an opening bracket, up to its closing one."""
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise _parse_error("too_deep")
+        inner = self.expression()
+        if self.peek() is None or self.peek()[0] != ")":  # type: ignore[index]
+            raise _parse_error("unbalanced")
+        self.i += 1
+        self.depth -= 1
+        return inner
+
     def operand(self) -> Node:
         token = self.peek()
         if token is None:
@@ -284,15 +296,7 @@ class _SegmentParser:
         kind = token[0]
         self.i += 1
         if kind == "(":
-            self.depth += 1
-            if self.depth > MAX_NESTING:
-                raise _parse_error("too_deep")
-            inner = self.expression()
-            if self.peek() is None or self.peek()[0] != ")":  # type: ignore[index]
-                raise _parse_error("unbalanced")
-            self.i += 1
-            self.depth -= 1
-            return inner
+            return self._parenthesised()
         if kind == "num":
             return ("num", token[1])
         if kind == "x":
@@ -383,9 +387,8 @@ def _chained(segment: list[Token], steps: list[tuple[int, Node]], used: list[boo
     return True
 
 
-def parse_announcement(announcement: Any) -> Parsed:
-    """Text or tablet tokens to a Parsed announcement; raises ParseFailure."""
-    structured = not isinstance(announcement, str)
+def _segments(announcement: Any, structured: bool) -> tuple[list[list[Token]], list[int]]:
+    """An announcement's segments between its "=" signs, and the values named for X cards."""
     x_assignments: list[int] = []
     if structured:
         if not isinstance(announcement, (list, tuple)):
@@ -406,7 +409,13 @@ def parse_announcement(announcement: Any) -> Parsed:
             raise _parse_error("empty_step")
     if not segments:
         raise _parse_error("empty")
+    return segments, x_assignments
 
+
+def parse_announcement(announcement: Any) -> Parsed:
+    """Text or tablet tokens to a Parsed announcement; raises ParseFailure."""
+    structured = not isinstance(announcement, str)
+    segments, x_assignments = _segments(announcement, structured)
     steps: list[tuple[int, Node]] = []
     used: list[bool] = []
     for index, segment in enumerate(segments):

@@ -7,7 +7,7 @@ _Tier3Target. benchmarks/bench_solver.py measures it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 from functools import cache
 from typing import Any
@@ -17,22 +17,22 @@ from .fraction_keys import (
     _MATERIALISE,
     _balanced_splits,
     _Tier3Keys,
-    _value_key,
 )
 from .fraction_needs import _exact_root
-from .rules import MAX_EXPONENT, MAX_NUMERATOR, RuleSet
-from .solver import (
+from .fraction_steps import _value_key
+from .operations import in_bounds, normal
+from .reach_sets import (
     _CACHE_LIMIT,
     X,
     _bits,
+    _BitSetReach,
     _caches,
-    _in_bounds,
     _MaskArithmetic,
-    _normal,
     _operand_sets,
     _rules_key,
     _SetArithmetic,
 )
+from .rules import MAX_EXPONENT, MAX_NUMERATOR, RuleSet
 
 
 def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool = False) -> bool:
@@ -67,42 +67,15 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
     values = [v for v in card_values(list(operands)) if v is not None]
     if len(values) < 2 or type(target) is not int:
         return False
-    if rules.tier < 3 and not 0 <= target <= int(rules.bound or 0):
-        return False
-    if rules.tier == 3 and abs(target) > MAX_NUMERATOR:
+    if not _a_number_of(rules, target):
         return False
     ms = tuple(sorted(X if v == "X" else v for v in values))  # type: ignore[misc]
     sizes = [len(ms)] if use_all else range(2, len(ms) + 1)
-    if target < 0 and "-" not in (rules.operators or "") and all(v != X and v >= 0 for v in ms):
-        return False  # + * / ^ on numbers >= 0 never go below 0 (an X could)
-    keys_alone = len(ms) <= _KEYS_ALONE and X not in ms and "/" in (rules.operators or "")
-    if (
-        rules.tier == 3
-        and keys_alone
-        and 0 in ms
-        and not use_all
-        and target
-        and _zero_powers(rules)
-    ):
-        # 0 cards with ^: each 0 left out, turning a card into a 1 (c ^ 0) or negating the
-        # result (0 - v), so one search over the other cards with ones in place of some.
-        return _Tier3Keys.makes_any_once(rules, _zero_power_roots(ms, target))
-    if rules.tier == 3 and keys_alone and 0 in ms and _zero_absorbs(rules):
-        # A 0 card: some part of the rest makes |target| (R2.2), with use_all or not.
-        rest = ms[1:]  # sorted: the first card is a 0
-        return target == 0 or _Tier3Keys.makes_any_once(rules, {rest: {abs(target)}})
-    if rules.tier == 3 and keys_alone:
-        # Fractions possible: the exact search on int keys answers it all, whole steps
-        # included. A bit-set pass first would find some "yes" sooner but builds every
-        # sub-multiset's set, 0.1-0.25 s on a "no" on 8 cards. On more cards the bit sets go
-        # first: they find most "yes" in milliseconds, where the key search would build
-        # whole sets of five cards (splits into two parts of five or more).
-        return _Tier3Keys.makes_once(rules, ms, target, some=not use_all)
-    if rules.tier == 3 and ms.count(X) >= 2 and sum(abs(v) for v in ms if v != X) <= MAX_NUMERATOR:
-        # (S + X1) + X2 = target, S the sum of the other cards, X1 = -S and X2 = target:
-        # every partial sum stays within |S| (R3.4: each X its own value), as _Tier3Target
-        # says at once; the bit sets of X cards (20,001 values each) would be gone through
-        # first.
+    if target < 0 and _never_below_zero(ms, rules):
+        return False
+    if rules.tier == 3 and _keys_alone(ms, rules):
+        return _by_keys_alone(ms, target, rules, use_all)
+    if rules.tier == 3 and _two_x_make_all(ms):
         return True
     if all(v == X or rules.x_low <= v <= rules.x_high for v in ms):
         # Whole intermediates: the whole answer at tiers 1-2, and every "yes" found with
@@ -111,32 +84,79 @@ def can_make(operands: Sequence[Any], target: int, rules: RuleSet, use_all: bool
         # the most values, so a "yes" comes after a few of them; once the whole multiset has
         # said no, every smaller one is a set already built (has() looks it up).
         whole = _WholeReach(rules)
-        if any(
-            whole.has(subset, target)
-            for size in sorted(sizes, reverse=True)
-            for subset in _operand_sets(ms, size)
-        ):
+        if whole.has_any(ms, sorted(sizes, reverse=True), target):
             return True
         if rules.tier < 3 or "/" not in (rules.operators or ""):
             # Without / no step makes a fraction (a power's exponent is whole, R2.2), so the
             # whole-number bit sets were already the whole answer.
             return False
     if rules.tier == 3:
-        if X not in ms:
-            return _Tier3Keys.makes_once(rules, ms, target, some=not use_all)
-        search = _Tier3Target(rules)
-        return any(
-            search.has(subset, target) for size in sizes for subset in _operand_sets(ms, size)
-        )
+        return _by_fractions(ms, target, rules, sizes, use_all)
+    # Tiers 1-2 with a card past the tier's numbers: the solver's bit sets.
     arith = _MaskArithmetic(rules)
-    for size in sizes:
-        for subset in _operand_sets(ms, size):
-            if arith.contains(arith.reach(subset), target):
-                return True
-    return False
+    return any(
+        arith.contains(arith.reach(subset), target)
+        for size in sizes
+        for subset in _operand_sets(ms, size)
+    )
 
 
 _KEYS_ALONE = 8  # tier 3 with /: up to this many cards the key search answers alone
+
+
+def _by_fractions(
+    ms: tuple[int, ...], target: int, rules: RuleSet, sizes: Sequence[int], use_all: bool
+) -> bool:
+    """can_make at tier 3 where fractions may be needed: the key search, or with X the
+    goal-directed _Tier3Target on each sub-multiset of `sizes`."""
+    if X not in ms:
+        return _Tier3Keys.makes_once(rules, ms, target, some=not use_all)
+    search = _Tier3Target(rules)
+    return any(search.has(subset, target) for size in sizes for subset in _operand_sets(ms, size))
+
+
+def _never_below_zero(ms: tuple[int, ...], rules: RuleSet) -> bool:
+    """+ * / ^ on numbers >= 0 never go below 0 (an X could)."""
+    return "-" not in (rules.operators or "") and all(v != X and v >= 0 for v in ms)
+
+
+def _a_number_of(rules: RuleSet, target: int) -> bool:
+    """Whether the tier has the number `target`: 0 to the bound at tiers 1-2, |t| <= 10,000."""
+    if rules.tier < 3:
+        return 0 <= target <= int(rules.bound or 0)
+    return abs(target) <= MAX_NUMERATOR
+
+
+def _two_x_make_all(ms: tuple[int, ...]) -> bool:
+    """Tier 3: (S + X1) + X2 = target, S the sum of the other cards, X1 = -S and X2 = target:
+    every partial sum stays within |S| (R3.4: each X its own value), as _Tier3Target says
+    at once; the bit sets of X cards (20,001 values each) would be gone through first."""
+    return ms.count(X) >= 2 and sum(abs(v) for v in ms if v != X) <= MAX_NUMERATOR
+
+
+def _keys_alone(ms: tuple[int, ...], rules: RuleSet) -> bool:
+    """Whether the key search alone answers at tier 3: with /, no X, at most _KEYS_ALONE cards."""
+    return len(ms) <= _KEYS_ALONE and X not in ms and "/" in (rules.operators or "")
+
+
+def _by_keys_alone(ms: tuple[int, ...], target: int, rules: RuleSet, use_all: bool) -> bool:
+    """can_make at tier 3 with / on at most _KEYS_ALONE cards, no X: the key search alone.
+
+    Fractions possible: the exact search on int keys answers it all, whole steps included.
+    A bit-set pass first would find some "yes" sooner but builds every sub-multiset's set,
+    0.1-0.25 s on a "no" on 8 cards. On more cards the bit sets go first: they find most
+    "yes" in milliseconds, where the key search would build whole sets of five cards
+    (splits into two parts of five or more).
+    """
+    if 0 in ms and not use_all and target and _zero_powers(rules):
+        # 0 cards with ^: each 0 left out, turning a card into a 1 (c ^ 0) or negating the
+        # result (0 - v), so one search over the other cards with ones in place of some.
+        return _Tier3Keys.makes_any_once(rules, _zero_power_roots(ms, target))
+    if 0 in ms and _zero_absorbs(rules):
+        # A 0 card: some part of the rest makes |target| (R2.2), with use_all or not.
+        rest = ms[1:]  # sorted: the first card is a 0
+        return target == 0 or _Tier3Keys.makes_any_once(rules, {rest: {abs(target)}})
+    return _Tier3Keys.makes_once(rules, ms, target, some=not use_all)
 
 
 def _zero_absorbs(rules: RuleSet) -> bool:
@@ -212,11 +232,69 @@ def _rational_root(value: Value, n: int) -> list[Value]:
     rn, rd = _exact_root(num, n), _exact_root(den, n)
     if rn is None or rd is None:
         return roots
-    root = _normal(Fraction(rn, rd))
+    root = normal(Fraction(rn, rd))
     roots.append(-root if f < 0 else root)
     if n % 2 == 0 and root != 0:
         roots.append(-root)
     return roots
+
+
+# Each (y, e on the left) with `e sym y` or `y sym e` equal to t, one function per operator
+# (_Tier3Target._wanted); _ANY and _ANY_NONZERO: any y (but 0) will do.
+_Wanted = list[tuple[Value | str, bool]]
+
+
+def _times_wanted(e: Value, t: Value) -> _Wanted:
+    return [(normal(Fraction(t) / e), True)] if e else ([(_ANY, True)] if t == 0 else [])
+
+
+def _divide_wanted(e: Value, t: Value) -> _Wanted:
+    wanted: _Wanted = []
+    if t:
+        wanted.append((normal(Fraction(e) / t), True))
+    elif e == 0:
+        wanted.append((_ANY_NONZERO, True))  # 0 / y = 0 for every y but 0
+    if e:
+        wanted.append((normal(t * Fraction(e)), False))
+    return wanted
+
+
+def _power_wanted(e: Value, t: Value) -> _Wanted:
+    """0 ^ 0 has no value."""
+    wanted: _Wanted = [(y, True) for y in _exponents(e, t)]
+    if type(e) is int and 0 <= e <= MAX_EXPONENT:
+        if e == 0:
+            wanted += [(_ANY_NONZERO, False)] if t == 1 else []
+        else:
+            wanted += [(y, False) for y in _rational_root(t, e)]
+    return wanted
+
+
+def _x_splits(
+    ms: tuple[int, ...],
+) -> list[tuple[bool, int, tuple[int, ...], tuple[int, ...]]]:
+    """The splits (a, b) of cards with X that _Tier3Target._has goes through: a the part
+    enumerated, without X; small parts first, those past _MATERIALISE (large) last."""
+    splits = []
+    for a, b in _balanced_splits(ms):
+        xa, xb = X in a, X in b
+        if xa and xb:
+            # Only with two X cards and |cards| summing above 10,000 (never with cards).
+            continue
+        if xa or (not xb and len(a) > len(b)):
+            a, b = b, a  # a: the part enumerated, without X
+        splits.append((len(a) > _MATERIALISE, len(a), a, b))
+    splits.sort(key=lambda item: (item[0], item[1]))
+    return splits
+
+
+_WANTED: dict[str, Callable[[Value, Value], _Wanted]] = {
+    "+": lambda e, t: [(t - e, True)],
+    "-": lambda e, t: [(e - t, True), (t + e, False)],
+    "*": _times_wanted,
+    "/": _divide_wanted,
+    "^": _power_wanted,
+}
 
 
 class _Tier3Target:
@@ -260,29 +338,16 @@ class _Tier3Target:
         return any(self.has(ms, v) for v in (*([0] if not nonzero else []), *range(1, 40)))
 
     def _has(self, ms: tuple[int, ...], t: Value) -> bool:
-        if not _in_bounds(t):
+        if not in_bounds(t):
             return False
         if len(ms) == 1:
             return self._x_fits(t) if ms[0] == X else ms[0] == t
         n_x = ms.count(X)
         if n_x == 0:
             return self._has_cards(ms, t)
-        concrete = [v for v in ms if v != X]
-        if n_x >= 2 and type(t) is int and sum(abs(v) for v in concrete) <= MAX_NUMERATOR:
-            # (S + X1) + X2 = t with S the sum of the other cards, X1 = -S and X2 = t: every
-            # partial sum stays within |S| (R3.4: each X its own value).
+        if type(t) is int and _two_x_make_all(ms):
             return True
-        splits = []
-        for a, b in _balanced_splits(ms):
-            xa, xb = X in a, X in b
-            if xa and xb:
-                # Only with two X cards and |cards| summing above 10,000 (never with cards).
-                continue
-            if xa or (not xb and len(a) > len(b)):
-                a, b = b, a  # a: the part enumerated, without X
-            splits.append((len(a) > _MATERIALISE, len(a), a, b))
-        splits.sort(key=lambda item: (item[0], item[1]))
-        for large, _size, a, b in splits:
+        for large, _size, a, b in _x_splits(ms):
             if large and all(v >= 0 for v in a) and sum(a) <= MAX_NUMERATOR:
                 # A large part is enumerated last and its plain sum tried first: X + S = t.
                 if any(self._closes(sum(a), b, t)):
@@ -296,34 +361,11 @@ class _Tier3Target:
         """Each (y, operator, e on the left) with `e sym y` or `y sym e` equal to t."""
         apply = self.arith.apply
         for sym in self.ops:
-            wanted: list[tuple[Value | str, bool]] = []  # (y, e on the left)
-            if sym == "+":
-                wanted = [(t - e, True)]
-            elif sym == "-":
-                wanted = [(e - t, True), (t + e, False)]
-            elif sym == "*":
-                wanted = (
-                    [(_normal(Fraction(t) / e), True)] if e else ([(_ANY, True)] if t == 0 else [])
-                )
-            elif sym == "/":
-                if t:
-                    wanted.append((_normal(Fraction(e) / t), True))
-                elif e == 0:
-                    wanted.append((_ANY_NONZERO, True))
-                if e:
-                    wanted.append((_normal(t * Fraction(e)), False))
-            else:
-                wanted = [(y, True) for y in _exponents(e, t)]
-                if type(e) is int and 0 <= e <= MAX_EXPONENT:
-                    if e == 0:
-                        wanted += [(_ANY_NONZERO, False)] if t == 1 else []
-                    else:
-                        wanted += [(y, False) for y in _rational_root(t, e)]
-            for y, e_left in wanted:
+            for y, e_left in _WANTED[sym](e, t):
                 if isinstance(y, str):
                     yield y, sym, e_left
                     continue
-                if not _in_bounds(y):
+                if not in_bounds(y):
                     continue
                 # y was solved for exactly: only "e / 0" and powers need the step checked.
                 if sym == "/" and e_left and y == 0:
@@ -360,16 +402,16 @@ def _exponents(e: Value, t: Value) -> list[int]:
             power = power * e
             continue
         power = (
-            _normal(power * e)
+            normal(power * e)
             if isinstance(power, Fraction) or isinstance(e, Fraction)
             else power * e
         )
-        if not _in_bounds(power):
+        if not in_bounds(power):
             break
     return out
 
 
-class _WholeReach:
+class _WholeReach(_BitSetReach):
     """Every whole value a multiset of operands makes with whole intermediates, as a bit set.
 
     Value v is bit v - lo of one Python int over lo..hi: 0..bound at tiers 1-2 (exactly the
@@ -380,7 +422,7 @@ class _WholeReach:
     by spreading a binary string for x a (multiples) and by slicing it for / d (quotients),
     so a step costs a few big-int operations per value of the smaller side.
 
-    The sets are memoised for the process (games.engine.solver's memo, emptied by
+    The sets are memoised for the process (games.engine.reach_sets' memo, emptied by
     clear_caches), as find_operation's are (and 5bcc4f6's can_make's were): tables repeat
     their small sub-multisets from one call to the next (benchmarks/README.md).
     """
@@ -436,24 +478,10 @@ class _WholeReach:
             return self.full
         return 1 << (value + self.off) if self.lo <= value <= self.hi else 0
 
-    def reach(self, ms: tuple[int, ...]) -> int:
-        found = self.memo.get(ms)
-        if found is not None:
-            return found
-        if len(ms) == 1:
-            mask = self.leaf(ms[0])
-        else:
-            mask = 0
-            for a, b in _balanced_splits(ms):
-                mask |= self.combine(self.reach(a), self.reach(b), mask)
-                if mask == self.full:
-                    break
-        if len(self.memo) > self.limit:
-            self.memo.clear()
-        self.memo[ms] = mask
-        return mask
+    _splits = staticmethod(_balanced_splits)
 
-    def combine(self, ma: int, mb: int, have: int = 0) -> int:
+    # Past C901's 12 branches on purpose: bit-set steps per operator and sign: the hot loop.
+    def combine(self, ma: int, mb: int, have: int = 0) -> int:  # noqa: C901
         """Every `a op b` and `b op a`, a from ma and b from mb, within lo..hi."""
         if not ma or not mb:
             return 0
@@ -574,6 +602,12 @@ class _WholeReach:
                 out |= self._mirror(neg_acc << off)
         return out & full
 
+    _join = combine  # the values two parts make (_BitSetReach.reach)
+
+    def has_any(self, ms: tuple[int, ...], sizes: Sequence[int], t: int) -> bool:
+        """Whether some sub-multiset of `ms` of one of `sizes`, in that order, makes t."""
+        return any(self.has(subset, t) for size in sizes for subset in _operand_sets(ms, size))
+
     def has(self, ms: tuple[int, ...], t: int) -> bool:
         """Goal-directed `t in reach(ms)`: only the parts' sets are built (largest parts last)."""
         if not self.lo <= t <= self.hi:
@@ -589,7 +623,8 @@ class _WholeReach:
                 return True
         return False
 
-    def _closes(self, ma: int, mb: int, t: int) -> bool:
+    # Past C901's 12 branches on purpose: the last step per operator on bit sets, inline.
+    def _closes(self, ma: int, mb: int, t: int) -> bool:  # noqa: C901
         if not ma or not mb:
             return False
         if ma.bit_count() > mb.bit_count():

@@ -1,384 +1,37 @@
 """Exact search for operations: "is there anything to do?" and the largest trick (R3, R8.2, R9.4).
 
 Whether some of a hand of cards make a given number (can_make) is games.engine.reach; the
-memo of reachable sets (clear_caches) is shared by both and lives here."""
+reachable sets both search and their memo (clear_caches) are games.engine.reach_sets."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
-from itertools import combinations, product
 from typing import Any
 
 from .checker import Node, Value, card_values, judge
-from .operations import CardValue, Operation
-from .rules import MAX_DENOMINATOR, MAX_EXPONENT, MAX_NUMERATOR, RuleSet
-
-X = -1  # an X card inside a multiset of card values (cards themselves are never negative)
-# Memory bounds for the memo of a long-running server process: a tiers 1-2 entry is one int
-# of at most 401 bits (~100 bytes); a tier 3 entry is a set of up to thousands of fractions,
-# so that memo is bounded by the values it holds (~50 MB at most).
-_CACHE_LIMIT = 200_000
-_SET_VALUES_LIMIT = 500_000
-
-# Reachable values of a multiset of cards, shared by every call with the same rules: tables
-# repeat sub-multisets constantly, within one search and from one turn to the next.
-_caches: dict[tuple[Any, ...], dict[tuple[int, ...], Any]] = {}
-_set_values: dict[tuple[Any, ...], list[int]] = {}  # values held in each tier 3 memo
-# Materialised tier-3 key sets of small card multisets (with the rules' key), shared by every
-# can_make call of the process (tables repeat their small sub-multisets), bounded by the
-# values they hold; clear_caches() empties it.
-_key_sets: dict[tuple[Any, ...], frozenset[int]] = {}
-_key_set_values = [0]
-_KEY_SET_VALUES_LIMIT = 2_000_000
-
+from .operations import CardValue, Operation, normal
+from .reach_sets import (
+    _UNBOUNDED,
+    Arithmetic,
+    X,
+    _arithmetic,
+    _Budget,
+    _Exhausted,
+    _MaskArithmetic,
+    _SetArithmetic,
+    _sub_multisets,
+)
+from .reach_sets import _operand_sets as _operand_sets  # benchmarks/bench_solver.py reads it
+from .reach_sets import clear_caches as clear_caches  # the memo's one door, as it always was
+from .rules import MAX_NUMERATOR, RuleSet
 
 # The largest-trick search (R8.2) grows exponentially with the table: past this many steps of
 # work (pairs of reachable sets combined, or arithmetic steps of the tier 3 search) it stops
 # looking for a larger trick and keeps the largest it has found, so a turn stays bounded.
 # Counted in steps, not seconds, so that the same table always gives the same answer (R9.2).
 BEST_BUDGET = 4_000
-
-
-class _Exhausted(Exception):
-    """The work budget of a bounded search ran out."""
-
-
-class _Budget:
-    def __init__(self, steps: int | None) -> None:
-        self.left = steps
-
-    def spend(self, steps: int = 1) -> None:
-        if self.left is not None:
-            self.left -= steps
-            if self.left < 0:
-                raise _Exhausted
-
-
-_UNBOUNDED = _Budget(None)
-
-
-def _rules_key(rules: RuleSet) -> tuple[Any, ...]:
-    return (rules.tier, rules.operators, rules.bound)
-
-
-def clear_caches() -> None:
-    """Forget every memoised reachable set (for benchmarks that want a cold start)."""
-    _caches.clear()
-    _set_values.clear()
-    _key_sets.clear()
-    _key_set_values[0] = 0
-
-
-def _bits(mask: int) -> list[int]:
-    """Positions of the 1 bits of a mask, lowest first."""
-    text = bin(mask)[:1:-1]
-    out: list[int] = []
-    i = text.find("1")
-    while i >= 0:
-        out.append(i)
-        i = text.find("1", i + 1)
-    return out
-
-
-def _sub_multisets(ms: tuple[int, ...]) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
-    """Every split of a sorted multiset into two non-empty parts, each unordered pair once."""
-    counts = sorted(Counter(ms).items())
-    for choice in product(*(range(c + 1) for _, c in counts)):
-        a: list[int] = []
-        b: list[int] = []
-        for (value, count), taken in zip(counts, choice, strict=True):
-            a.extend([value] * taken)
-            b.extend([value] * (count - taken))
-        if a and b:
-            ta, tb = tuple(a), tuple(b)
-            if ta <= tb:
-                yield ta, tb
-
-
-class _MaskArithmetic:
-    """Tiers 1-2: a set of whole numbers 0..bound is one Python int used as a bit set."""
-
-    def __init__(self, rules: RuleSet, budget: _Budget = _UNBOUNDED) -> None:
-        self.rules = rules
-        self.bound = int(rules.bound or 0)
-        self.full = (1 << (self.bound + 1)) - 1
-        self.ops = rules.operators or ""
-        self.cache = _caches.setdefault(_rules_key(rules), {})
-        self.budget = budget
-
-    def leaf(self, value: int) -> int:
-        # R3.4: an X card may stand for any whole number the tier allows.
-        return self.full if value == X else 1 << value
-
-    def reach(self, ms: tuple[int, ...]) -> int:
-        """Every value the cards of `ms` make, all of them used, intermediates in bounds."""
-        cache = self.cache
-        found = cache.get(ms)
-        if found is not None:
-            return found
-        if len(ms) == 1:
-            mask = self.leaf(ms[0])
-        else:
-            mask = 0
-            for a, b in _sub_multisets(ms):
-                ra, rb = self.reach(a), self.reach(b)
-                self.budget.spend()
-                mask |= self.combine(ra, rb)
-                if mask == self.full:
-                    break
-        if len(cache) > _CACHE_LIMIT:
-            cache.clear()
-        cache[ms] = mask
-        return mask
-
-    def combine(self, ma: int, mb: int) -> int:
-        bound, ops = self.bound, self.ops
-        la, lb = _bits(ma), _bits(mb)
-        out = 0
-        if "+" in ops:
-            if len(la) <= len(lb):
-                for a in la:
-                    out |= mb << a
-            else:
-                for b in lb:
-                    out |= ma << b
-        if "-" in ops:
-            # Shifting right drops what would go below zero: those results are not allowed.
-            for b in lb:
-                out |= ma >> b
-            for a in la:
-                out |= mb >> a
-        if "*" in ops:
-            small, other = (la, mb) if len(la) <= len(lb) else (lb, ma)
-            for a in small:
-                if a == 0:
-                    out |= 1
-                    continue
-                for b in _bits(other & ((2 << (bound // a)) - 1)):
-                    out |= 1 << (a * b)
-        if "/" in ops:
-            for num_mask, num_bits, den_bits in ((ma, la, lb), (mb, lb, la)):
-                for d in den_bits:
-                    if d == 0:
-                        continue
-                    if d == 1:
-                        out |= num_mask
-                    elif len(num_bits) < bound // d:
-                        for n in num_bits:
-                            if n % d == 0:
-                                out |= 1 << (n // d)
-                    else:
-                        for k in range(bound // d + 1):
-                            if num_mask >> (k * d) & 1:
-                                out |= 1 << k
-        return out & self.full
-
-    def contains(self, reach: int, value: Value) -> bool:
-        return type(value) is int and 0 <= value <= self.bound and bool(reach >> value & 1)
-
-    def values(self, reach: int) -> list[int]:
-        return _bits(reach)
-
-    def pairs(self, ma: int, mb: int, v: int) -> Iterator[tuple[str, int, int, bool]]:
-        """Ways to make v from one value of each side: (operator, a, b, swapped)."""
-        bound, ops = self.bound, self.ops
-        for a in _bits(ma):
-            if "+" in ops and 0 <= v - a <= bound and mb >> (v - a) & 1:
-                yield "+", a, v - a, False
-            if "-" in ops:
-                if 0 <= a - v and mb >> (a - v) & 1:
-                    yield "-", a, a - v, False
-                if v + a <= bound and mb >> (v + a) & 1:
-                    yield "-", v + a, a, True
-            if "*" in ops:
-                if a == 0 and v == 0 and mb:
-                    yield "*", a, _bits(mb)[0], False
-                elif a and v % a == 0 and mb >> (v // a) & 1:
-                    yield "*", a, v // a, False
-            if "/" in ops:
-                if v and a % v == 0 and a // v and mb >> (a // v) & 1:
-                    yield "/", a, a // v, False
-                elif a == 0 and v == 0 and mb >> 1:
-                    yield "/", 0, _bits(mb >> 1)[0] + 1, False  # 0 / b = 0 for any b but 0
-                if a and v * a <= bound and mb >> (v * a) & 1:
-                    yield "/", v * a, a, True
-
-
-def _normal(value: Value) -> Value:
-    if isinstance(value, Fraction) and value.denominator == 1:
-        return value.numerator
-    return value
-
-
-def _in_bounds(value: Value) -> bool:
-    if isinstance(value, Fraction):
-        return abs(value.numerator) <= MAX_NUMERATOR and value.denominator <= MAX_DENOMINATOR
-    return abs(value) <= MAX_NUMERATOR
-
-
-class _SetArithmetic:
-    """Tier 3: sets of exact fractions (ints where whole, which keeps the common case fast)."""
-
-    def __init__(self, rules: RuleSet) -> None:
-        self.rules = rules
-        self.ops = rules.operators or ""
-        self.cache = _caches.setdefault(_rules_key(rules), {})
-        self.held_values = _set_values.setdefault(_rules_key(rules), [0])
-
-    def apply(self, sym: str, a: Value, b: Value) -> Value | None:
-        if sym == "+":
-            value: Value = a + b
-        elif sym == "-":
-            value = a - b
-        elif sym == "*":
-            value = a * b
-        elif sym == "/":
-            if b == 0:
-                return None
-            if type(a) is int and type(b) is int:
-                value = a // b if a % b == 0 else Fraction(a, b)
-            else:
-                value = _normal(Fraction(a) / b)
-        else:
-            if type(b) is not int or not 0 <= b <= MAX_EXPONENT or (a == 0 and b == 0):
-                return None
-            if b > 1 and abs(a) > 1 and (abs(Fraction(a).numerator) > 21 and b > 3):
-                return None  # |a| > 21 and b > 3 already exceeds 10,000: skip the power
-            value = _normal(a**b) if isinstance(a, Fraction) else a**b
-        return value if _in_bounds(value) else None
-
-    def reach(self, ms: tuple[int, ...]) -> frozenset[Value]:
-        cache = self.cache
-        found = cache.get(ms)
-        if found is not None:
-            return found
-        if len(ms) == 1:
-            result = frozenset((ms[0],))
-        else:
-            out: set[Value] = set()
-            for a, b in _sub_multisets(ms):
-                self._combine_into(out, self.reach(a), self.reach(b))
-            result = frozenset(out)
-        self.held_values[0] += len(result)
-        if len(cache) > _CACHE_LIMIT or self.held_values[0] > _SET_VALUES_LIMIT:
-            cache.clear()
-            self.held_values[0] = len(result)
-        cache[ms] = result
-        return result
-
-    def _combine_into(self, out: set[Value], ra: frozenset[Value], rb: frozenset[Value]) -> None:
-        """Adds every `x sym y` and `y sym x` in bounds; whole pairs without a Fraction."""
-        ops, apply = self.ops, self.apply
-        plus, minus, times, divide = "+" in ops, "-" in ops, "*" in ops, "/" in ops
-        power = "^" in ops
-        whole_b = [y for y in rb if type(y) is int]
-        frac_b = [y for y in rb if type(y) is not int]
-        add = out.add
-        for x in ra:
-            if type(x) is int:
-                for y in whole_b:
-                    if plus and -MAX_NUMERATOR <= x + y <= MAX_NUMERATOR:
-                        add(x + y)
-                    if minus and -MAX_NUMERATOR <= x - y <= MAX_NUMERATOR:
-                        add(x - y)
-                        add(y - x)
-                    if times and -MAX_NUMERATOR <= x * y <= MAX_NUMERATOR:
-                        add(x * y)
-                    if divide:
-                        for n, d in ((x, y), (y, x)):
-                            if d:
-                                if n % d == 0:
-                                    add(n // d)
-                                else:
-                                    f = Fraction(n, d)  # |n| <= 10,000 already
-                                    if f.denominator <= MAX_DENOMINATOR:
-                                        add(f)
-                    if power:
-                        for base, e in ((x, y), (y, x)):
-                            v = apply("^", base, e)
-                            if v is not None:
-                                add(v)
-                others = frac_b
-            else:
-                others = rb  # type: ignore[assignment]
-            for y in others:
-                for sym in ops:
-                    v = apply(sym, x, y)
-                    if v is not None:
-                        add(v)
-                    if sym in "-/^":
-                        v = apply(sym, y, x)
-                        if v is not None:
-                            add(v)
-
-    def contains(self, reach: frozenset[Value], value: Value) -> bool:
-        return value in reach
-
-    def values(self, reach: frozenset[Value]) -> list[Value]:
-        return list(reach)
-
-    def pairs(
-        self, ra: frozenset[Value], rb: frozenset[Value], v: Value
-    ) -> Iterator[tuple[str, Value, Value, bool]]:
-        for a in ra:
-            for b in rb:
-                for sym in self.ops:
-                    if self.apply(sym, a, b) == v:
-                        yield sym, a, b, False
-                    if sym in "-/^" and self.apply(sym, b, a) == v:
-                        yield sym, b, a, True
-
-    def has(self, ms: tuple[int, ...], target: Value) -> bool:
-        """Goal-directed `target in reach(ms)`: only the parts' sets are needed."""
-        if len(ms) == 1:
-            return ms[0] == target
-        for a, b in _sub_multisets(ms):
-            ra, rb = self.reach(a), self.reach(b)
-            if len(ra) > len(rb):
-                ra, rb = rb, ra
-            for x in ra:
-                # target = x op y, or y op x: the y each operator would need.
-                for sym in self.ops:
-                    if sym == "+":
-                        needed: list[Value | None] = [target - x]
-                    elif sym == "-":
-                        needed = [x - target, target + x]
-                    elif sym == "*":
-                        needed = (
-                            [_normal(Fraction(target) / x)]
-                            if x
-                            else ([] if target else [next(iter(rb))])
-                        )
-                    elif sym == "/":
-                        needed = [
-                            _normal(Fraction(x) / target) if target else None,
-                            _normal(target * x),
-                        ]
-                        if x == 0 and target == 0:
-                            # 0 / y = 0 for every y but 0, which x / y = target cannot solve for.
-                            needed.append(next((y for y in rb if y != 0), None))
-                    else:
-                        needed = [
-                            b2
-                            for b2 in rb
-                            if self.apply(sym, x, b2) == target or self.apply(sym, b2, x) == target
-                        ]
-                    for y in needed:
-                        if y is not None and y in rb and self._checks(sym, x, y, target):
-                            return True
-        return False
-
-    def _checks(self, sym: str, x: Value, y: Value, target: Value) -> bool:
-        return self.apply(sym, x, y) == target or self.apply(sym, y, x) == target
-
-
-Arithmetic = _MaskArithmetic | _SetArithmetic
-
-
-def _arithmetic(rules: RuleSet) -> Arithmetic:
-    return _SetArithmetic(rules) if rules.tier == 3 else _MaskArithmetic(rules)
 
 
 def _witness(arith: Arithmetic, ms: tuple[int, ...], v: Value) -> Node:
@@ -474,14 +127,6 @@ def _first_match(arith: Arithmetic, table: _Table, operands: tuple[int, ...]) ->
     return None
 
 
-def _operand_sets(multiset: tuple[int, ...], size: int) -> Iterator[tuple[int, ...]]:
-    seen: set[tuple[int, ...]] = set()
-    for combo in combinations(multiset, size):
-        if combo not in seen:
-            seen.add(combo)
-            yield combo
-
-
 # Tier 3 reach sets grow fast (4 cards: ~1,000 values in ~10 ms; 5 cards: ~20,000 in ~0.4 s),
 # so larger tricks are looked for by a bounded depth-first search instead.
 _EXACT_TIER3_OPERANDS = 4
@@ -507,11 +152,11 @@ def _closing(arith: _SetArithmetic, e: Value, target: Value) -> Iterator[tuple[s
             candidates = [(target + e, True), (e - target, False)]
         elif sym == "*":
             # X * 0 = 0 holds for any X; choose 0.
-            candidates = [(_normal(Fraction(target) / e), True)] if e else [(0, True)]
+            candidates = [(normal(Fraction(target) / e), True)] if e else [(0, True)]
         elif sym == "/":
-            candidates = [(_normal(target * e), True)]
+            candidates = [(normal(target * e), True)]
             # e / X = target: X = e / target, or any nonzero X when both are 0.
-            candidates.append((_normal(Fraction(e) / target), False) if target else (1, False))
+            candidates.append((normal(Fraction(e) / target), False) if target else (1, False))
         for x, x_left in candidates:
             if type(x) is int and abs(x) <= MAX_NUMERATOR:
                 got = arith.apply(sym, x, e) if x_left else arith.apply(sym, e, x)
@@ -556,6 +201,45 @@ def _dfs(
     return None
 
 
+def _tier3_dfs_options(
+    arith: _SetArithmetic,
+    operands: tuple[int, ...],
+    free: list[int],
+    n_x: int,
+    budget: _Budget,
+) -> Iterator[tuple[Node, int, Value]]:
+    """_tier3_options past _EXACT_TIER3_OPERANDS: a bounded depth-first search per result."""
+    items = [(v, ("leaf", v, v)) for v in operands]
+    for result in free:
+        steps = [_DFS_BUDGET]
+        tree = _dfs(arith, list(items), result, steps, set())
+        budget.spend((_DFS_BUDGET - steps[0]) // 100)
+        if tree is not None:
+            yield tree, result, result
+    if n_x:
+        steps = [_DFS_BUDGET]
+        tree = _dfs(arith, list(items), None, steps, set())
+        budget.spend((_DFS_BUDGET - steps[0]) // 100)
+        if tree is not None:
+            yield tree, X, _tree_value(arith, tree)
+
+
+def _x_closing_options(
+    arith: _SetArithmetic,
+    operands: tuple[int, ...],
+    reach: frozenset[Value],
+    free: list[int],
+) -> Iterator[tuple[Node, int, Value]]:
+    """X as one side of the last step: "X / 3 = 7" with X = 21."""
+    for result in free:
+        for e in _sorted_values(reach):
+            for sym, x, x_left in _closing(arith, e, result):
+                sub = _witness(arith, operands, e)
+                tree = ("op", sym, _x_leaf(x), sub) if x_left else ("op", sym, sub, _x_leaf(x))
+                yield tree, result, result
+                break
+
+
 def _tier3_options(
     arith: _SetArithmetic,
     table: _Table,
@@ -567,19 +251,7 @@ def _tier3_options(
     size = len(operands)
     free = [v for v in _results_outside(table, operands) if v != X]
     if size > _EXACT_TIER3_OPERANDS:
-        items = [(v, ("leaf", v, v)) for v in operands]
-        for result in free:
-            steps = [_DFS_BUDGET]
-            tree = _dfs(arith, list(items), result, steps, set())
-            budget.spend((_DFS_BUDGET - steps[0]) // 100)
-            if tree is not None:
-                yield tree, result, result
-        if n_x:
-            steps = [_DFS_BUDGET]
-            tree = _dfs(arith, list(items), None, steps, set())
-            budget.spend((_DFS_BUDGET - steps[0]) // 100)
-            if tree is not None:
-                yield tree, X, _tree_value(arith, tree)
+        yield from _tier3_dfs_options(arith, operands, free, n_x, budget)
         return
     reach = arith.reach(operands) if operands else frozenset()
     if size >= 2:
@@ -591,14 +263,7 @@ def _tier3_options(
             if whole:
                 yield _witness(arith, operands, whole[0]), X, whole[0]
     if size >= 1 and n_x:
-        # X as one side of the last step: "X / 3 = 7" with X = 21.
-        for result in free:
-            for e in _sorted_values(reach):
-                for sym, x, x_left in _closing(arith, e, result):
-                    sub = _witness(arith, operands, e)
-                    tree = ("op", sym, _x_leaf(x), sub) if x_left else ("op", sym, sub, _x_leaf(x))
-                    yield tree, result, result
-                    break
+        yield from _x_closing_options(arith, operands, reach, free)
     if size == 1 and n_x >= 2:
         yield ("leaf", operands[0], operands[0]), X, operands[0]  # padded below: "a + X = X"
     if size == 0 and n_x >= 2:

@@ -355,8 +355,9 @@ def test_meets_is_every_pair_of_fractions(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", range(40))
 def test_needed_sets_are_every_pair_of_fractions(seed: int) -> None:
-    """_needed_sets (the keys z with x sym z or z sym x equal to one of the targets, x from
-    one set, enumerated only where z can lie in the other set's zone) met with the other set,
+    """_needed_per_target and _needed_per_value (the keys z with x sym z or z sym x equal to
+    one of the targets, x from one set, enumerated only where z can lie in the other set's
+    zone; the two ways _Tier3Keys._needs solves for them) met with the other set,
     against every pair of two small sets of fractions, several targets at once, negative,
     zero and fractional ones included. R2.2: every intermediate p/q has |p| <= 10,000 and
     q <= 1,000, a power's exponent is whole 0..10, 0 ^ 0 and x / 0 have no value; R3.3."""
@@ -364,7 +365,8 @@ def test_needed_sets_are_every_pair_of_fractions(seed: int) -> None:
         _ANY_KEY,
         _ANY_NONZERO_KEY,
         _KEY,
-        _needed_sets,
+        _needed_per_target,
+        _needed_per_value,
         _Targets,
     )
 
@@ -408,12 +410,14 @@ def test_needed_sets_are_every_pair_of_fractions(seed: int) -> None:
     pool = [v for v in {*pool, *(-v for v in pool), Fraction(0), Fraction(1)} if in_bounds(v)]
     for _ in range(25):
         targets = rng.sample(pool, min(len(pool), rng.choice([1, 1, 2, 5, 20, 40])))
-        got = False
-        wanted = _Targets({key(t) for t in targets})
-        for needed in _needed_sets(ops, wanted, la, lv, zone, frozenset(key(v) for v in A)):
-            got = got or not rb.isdisjoint(needed) or _ANY_KEY in needed
-            got = got or (_ANY_NONZERO_KEY in needed and any(B))
-        assert got == any(t in made for t in targets), (ops, sorted(A), sorted(B), targets)
+        for needed_sets in (_needed_per_target, _needed_per_value):
+            got = False
+            wanted = _Targets({key(t) for t in targets})
+            for needed in needed_sets(ops, wanted, la, lv, zone, frozenset(key(v) for v in A)):
+                got = got or not rb.isdisjoint(needed) or _ANY_KEY in needed
+                got = got or (_ANY_NONZERO_KEY in needed and any(B))
+            expected = any(t in made for t in targets)
+            assert got == expected, (needed_sets.__name__, ops, sorted(A), sorted(B), targets)
 
 
 @pytest.mark.parametrize("seed", range(6))
