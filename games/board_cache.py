@@ -210,10 +210,19 @@ def board_response(
         _shared_key(game, name) for name in (f"told.{language}", f"history.{language}")
     ]
     got = cache.get_many([board_k, seat_k, *parts])
-    board = got.get(board_k)
+    board, mine = got.get(board_k), got.get(seat_k)
     if board is None:
-        board = _once(board_k, lambda: _shared_board(request, game, shared, got, parts, language))
-    mine = got.get(seat_k)
+
+        def make() -> tuple[dict, dict]:
+            # Most often the mover's answer: its own parts are stored with the board, one
+            # round trip to Redis for everything it made.
+            nonlocal mine
+            made_board, made = _shared_board(request, game, shared, got, parts, language)
+            if mine is None:
+                mine = made[seat_k] = _seat_parts(own())
+            return made_board, made
+
+        board = _once(board_k, make)
     if mine is None:
         mine = _seat_parts(own())
         cache.set(seat_k, mine, TTL)
@@ -228,12 +237,13 @@ WAIT = 0.25
 
 def _once(key: str, make):
     """`make()` stored at `key`, made by one of the requests that miss it at the same moment:
-    the others wait for it (a lock in the cache: Redis, shared by every web process)."""
+    the others wait for it (a lock in the cache: Redis, shared by every web process). `make()`
+    gives (value, {key: value} of what it computed on the way), all stored in one set_many."""
     lock = key + ":making"
     if cache.add(lock, 1, 5):
         try:
-            value = make()
-            cache.set(key, value, TTL)
+            value, made = make()
+            cache.set_many({**made, key: value}, TTL)  # one round trip for all it made
         finally:
             cache.delete(lock)
         return value
@@ -243,12 +253,14 @@ def _once(key: str, make):
         value = cache.get(key)
         if value is not None:
             return value
-    value = make()
-    cache.set(key, value, TTL)
+    value, made = make()
+    cache.set_many({**made, key: value}, TTL)
     return value
 
 
-def _shared_board(request, game: Game, shared, got: dict, parts: list, language: str) -> dict:
+def _shared_board(
+    request, game: Game, shared, got: dict, parts: list, language: str
+) -> tuple[dict, dict]:
     batch = {"keys": set(parts), "got": got, "put": {}}
     token = _batch.set(batch)
     try:
@@ -260,8 +272,6 @@ def _shared_board(request, game: Game, shared, got: dict, parts: list, language:
     if countdown is not None:
         ctx["countdown"] = _marked_countdown(countdown)
     html = _render("shared", "games/table.html#board", ctx, request)
-    if batch["put"]:
-        cache.set_many(batch["put"], TTL)
     told_key = _shared_key(game, f"told.{language}")
     told = batch["put"].get(told_key) or got.get(told_key) or []
     # The news of the table, each line with its move, so "new since" is told per tablet.
@@ -269,7 +279,8 @@ def _shared_board(request, game: Game, shared, got: dict, parts: list, language:
         lines = _told_lines(told)
     else:  # no move yet: the game's first sentence, new to everyone
         lines = [(None, line) for line, _new in ctx.get("news") or []]
-    return {"html": html, "news": lines}
+    # The parts computed on the way (moves, sentences, history) are stored with the board.
+    return {"html": html, "news": lines}, batch["put"]
 
 
 def _seat_parts(ctx: dict) -> dict:

@@ -296,8 +296,10 @@ def test_a_board_being_rendered_is_waited_for_not_rendered_again(board_caches, t
     cache.add(key + ":making", 1, 5)  # another request is making it
     made = []
     monkeypatch.setattr(board_cache.time, "sleep", lambda s: cache.set(key, "theirs", 5))
-    assert board_cache._once(key, lambda: made.append(1) or "mine") == "theirs"
+    assert board_cache._once(key, lambda: made.append(1) or ("mine", {})) == "theirs"
     assert made == []
     cache.delete_many([key, key + ":making"])
-    assert board_cache._once(key, lambda: made.append(1) or "mine") == "mine"
+    # What it made on the way is stored with it.
+    assert board_cache._once(key, lambda: made.append(1) or ("mine", {key + ":part": 7})) == "mine"
     assert made == [1] and cache.get(key) == "mine" and cache.get(key + ":making") is None
+    assert cache.get(key + ":part") == 7
