@@ -121,16 +121,7 @@ def table(request: HttpRequest, game_id: int) -> HttpResponse:
     if request.htmx:
         # The board a push made this tablet ask for: the table's board rendered once per
         # version for all its seats, with this seat's own parts (games.board_cache).
-        return board_cache.board_response(
-            request,
-            game=game,
-            seat=seat,
-            since=since,
-            token=poll_token(game, seat.position, request.user.pk),
-            build=context,
-            shared=lambda: selectors.table_context(game=game, seat=None, seats=current_seats()),
-            own=lambda: selectors.seat_context(game=game, seat=seat, seats=current_seats()),
-        )
+        return _board(request, game, seat, since, current_seats(), build=context)
     return render(request, "games/table.html", context())
 
 
@@ -172,20 +163,34 @@ def table_move(request: HttpRequest, game_id: int) -> HttpResponse:
     if request.htmx and outcome.applied and not outcome.message:
         # The mover's new board: the table's board of the new version, which the other seats'
         # fetches (the push went out at the commit) read too (games.board_cache).
-        return board_cache.board_response(
+        return _board(
             request,
-            game=game,
-            seat=seat,
-            since=seen,
-            token=poll_token(game, seat.position, request.user.pk),
+            game,
+            seat,
+            seen,
+            outcome.seats,
             build=lambda: _move_context(game, seat, seen, outcome, request),
-            shared=lambda: selectors.table_context(game=game, seat=None, seats=outcome.seats),
-            own=lambda: selectors.seat_context(game=game, seat=seat, seats=outcome.seats),
             applied=True,
         )
     ctx = _move_context(game, seat, seen if outcome.applied else None, outcome, request)
     template = "games/table.html#board" if request.htmx else "games/table.html"
     return render(request, template, ctx, status=status)
+
+
+def _board(request: HttpRequest, game: Game, seat, since, seats, *, build, applied=False):
+    """One seat's board from the table's board of this version (games.board_cache): the part
+    every seat sees alike made once for all of them, this seat's own parts beside it."""
+    return board_cache.board_response(
+        request,
+        game=game,
+        seat=seat,
+        since=since,
+        token=poll_token(game, seat.position, request.user.pk),
+        build=build,
+        shared=lambda: selectors.table_context(game=game, seat=None, seats=seats),
+        own=lambda: selectors.seat_context(game=game, seat=seat, seats=seats),
+        applied=applied,
+    )
 
 
 def _move_context(game: Game, seat, since: int | None, outcome, request: HttpRequest) -> dict:
