@@ -781,7 +781,7 @@ def _full_tables(plan: list, seeded: dict) -> list[dict]:
 
 
 def _profile_workers(server, seconds: float, out_dir: Path) -> tuple[list, list[Path]]:
-    """py-spy on every worker for `seconds` (not in the lock: pip install py-spy to use it)."""
+    """py-spy on every worker for `seconds` (in the test extra: `make install-test`; it needs ptrace)."""
     import shutil
 
     from benchmarks.serve import worker_pids
