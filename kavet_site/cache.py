@@ -106,8 +106,8 @@ class SharedPoolRedisCacheClient(RedisCacheClient):
 
     Django keeps a cache object per thread, and each makes its own pool. Under ASGI every
     request runs its sync code in a new thread, so each request opened a new connection to
-    Redis (and left it to the garbage collector): measured as 7% of a web worker's time under
-    load. redis-py's pools are thread-safe and reset themselves in a forked child."""
+    Redis (and left it to the garbage collector): a visible share of a web worker's time under
+    load (benchmarks/README.md). redis-py's pools are thread-safe and reset themselves in a forked child."""
 
     def _get_connection_pool(self, write):
         index = self._get_connection_pool_index(write)
@@ -124,7 +124,7 @@ class SharedPoolRedisCacheClient(RedisCacheClient):
 
     def get_client(self, key=None, *, write=False):
         # Django builds a redis.Redis per cache call (its response callbacks, a dict of some
-        # 200 entries, each time: 3.6% of a board fetch's samples). A client is thread-safe
+        # 200 entries, each time; profiled: benchmarks/README.md). A client is thread-safe
         # (it borrows a connection from the pool per command): one per pool for the process.
         pool = self._get_connection_pool(write)
         client = _CLIENTS.get(id(pool))

@@ -89,8 +89,8 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     # Sync only, and so placed as deep as it can go: under ASGI every middleware above it then
     # runs in the one thread the request's sync code gets, instead of XFrameOptions, htmx and
-    # CSP running on the event loop with a thread hop for each of their hooks (measured: 6 hops
-    # a request, 2 ms of CPU). Its early answers (signed out) get their headers on the way out.
+    # CSP running on the event loop with a thread hop for each of their hooks (measured:
+    # benchmarks/README.md, the capacity section). Its early answers (signed out) get their headers on the way out.
     "games.middleware.StudentIdleMiddleware",
     # Last, as axes asks: turns a locked-out login into its lockout page.
     "axes.middleware.AxesMiddleware",

@@ -1,8 +1,8 @@
 """Do the lazy first-request work once, in the server's master process, before it forks.
 
 A Django process imports every URL module and view, compiles each template and reads each
-language's catalogue the first time a request needs them: 300-400 ms on the first move a
-fresh worker answers (measured: benchmarks/bench_push.py), paid again by every worker gunicorn
+language's catalogue the first time a request needs them: the first move a fresh worker
+answers waits for all of it (measured: benchmarks/README.md), paid again by every worker gunicorn
 starts or recycles (max_requests). gunicorn.conf.py preloads the application, so what this
 does in the master is inherited by every worker, copy-on-write.
 

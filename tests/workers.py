@@ -66,10 +66,11 @@ def wait_until_up(
     pytest.fail(f"the Celery worker did not come up within {timeout:g} s{said}")
 
 
-def stop(proc: subprocess.Popen) -> None:
+def stop(proc: subprocess.Popen, timeout: float = 10) -> None:
+    """Stop a process the test started (a worker, a server): asked first, killed if it lingers."""
     proc.terminate()
     try:
-        proc.wait(timeout=10)
+        proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait(timeout=10)

@@ -91,8 +91,8 @@ def _split_pickers(n: int) -> tuple[tuple[_Picker, _Picker], ...]:
 def _collector_paused() -> Iterator[None]:
     """Python's cyclic garbage collector off while a search runs (_Tier3Keys.makes_once and
     makes_any_once), and back on after if it was. The search makes no reference cycles, only
-    many small sets, lists and tuples, which set off the collector about 50 times in a cold
-    search on 8 cards: 1.9% of its instructions, counted under callgrind. Another thread's
+    many small sets, lists and tuples, which set off the collector dozens of times in a cold
+    search on 8 cards (counted under callgrind: benchmarks/README.md). Another thread's
     collections wait as long."""
     enabled = gc.isenabled()
     gc.disable()

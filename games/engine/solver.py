@@ -127,7 +127,7 @@ def _first_match(arith: Arithmetic, table: _Table, operands: tuple[int, ...]) ->
     return None
 
 
-# Tier 3 reach sets grow fast (4 cards: ~1,000 values in ~10 ms; 5 cards: ~20,000 in ~0.4 s),
+# Tier 3 reach sets grow fast (twentyfold from 4 cards to 5; measured: benchmarks/README.md),
 # so larger tricks are looked for by a bounded depth-first search instead.
 _EXACT_TIER3_OPERANDS = 4
 _DFS_BUDGET = 30_000  # arithmetic steps per search, a few tens of milliseconds

@@ -138,12 +138,7 @@ def server(postgres, tmp_path):
                 time.sleep(0.3)
             yield type("Server", (), {"port": port, "log": log})
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
+            workers.stop(proc, timeout=20)
 
 
 def test_a_stream_flood_from_one_tablet_leaves_the_site_answering(server, school):
