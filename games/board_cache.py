@@ -240,21 +240,20 @@ def _once(key: str, make):
     the others wait for it (a lock in the cache: Redis, shared by every web process). `make()`
     gives (value, {key: value} of what it computed on the way), all stored in one set_many."""
     lock = key + ":making"
-    if cache.add(lock, 1, 5):
-        try:
-            value, made = make()
-            cache.set_many({**made, key: value}, TTL)  # one round trip for all it made
-        finally:
+    locked = cache.add(lock, 1, 5)
+    if not locked:  # another request is making it: wait for it, then make it here after all
+        until = time.monotonic() + WAIT
+        while time.monotonic() < until:
+            time.sleep(0.004)
+            value = cache.get(key)
+            if value is not None:
+                return value
+    try:
+        value, made = make()
+        cache.set_many({**made, key: value}, TTL)  # one round trip for all it made
+    finally:
+        if locked:
             cache.delete(lock)
-        return value
-    until = time.monotonic() + WAIT
-    while time.monotonic() < until:
-        time.sleep(0.004)
-        value = cache.get(key)
-        if value is not None:
-            return value
-    value, made = make()
-    cache.set_many({**made, key: value}, TTL)
     return value
 
 
