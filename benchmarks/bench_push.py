@@ -12,8 +12,10 @@ Seeds tables of four students in class games (a teacher per class game). Then, l
    moment, the server warmed by one page per table), and every stream's arrival time is
    recorded: delay from the move's sending to each other tablet, the spread of arrival at one
    table. As a tablet does (static/js/table.js), each stream told of a change fetches the new
-   board with its poll request on a connection of its own: the delay and spread of the new
-   board, and the server's CPU per move with its fetches, are reported too. The mover's own
+   board with its poll request on a connection of its own, unless the event carried the board
+   itself (a move made from a tablet: games/stream.py), which it then shows as it is: the delay
+   and spread of the new board (and how many came in the event, how many were fetched), and the
+   server's CPU per move with its fetches, are reported too. The mover's own
    tablet waits for its move's answer instead (the parent tells the listener when a seat's
    move is sent and answered), and fetches only if the table moved further. --no-fetch:
    streams only.
@@ -198,11 +200,18 @@ class BoardFetcher:
         self.heard = -1
         self.moving = False  # this tablet's own move is on its way (table.js: moveInFlight)
 
-    def told(self, version: int) -> None:
-        """The stream said "version N": fetch, unless this tablet's own move is on its way."""
+    def told(self, version: int, board: bytes | None = None) -> None:
+        """The stream said "version N": fetch, unless this tablet's own move is on its way, or
+        the event carried the new board itself (a move's push, games/stream.py), as table.js."""
         self.heard = max(self.heard, version)
-        if not self.moving:
-            asyncio.ensure_future(self.changed(version))
+        if self.moving:
+            return
+        if board is not None:
+            if version > self.have and b'data-version="%d"' % version in board:
+                self.have = version
+                self.boards.append((self.index, version, time.monotonic(), "push"))
+            return
+        asyncio.ensure_future(self.changed(version))
 
     def move_sent(self) -> None:
         self.moving = True
@@ -237,7 +246,7 @@ class BoardFetcher:
                 return
             got = int(body.split(b'data-version="', 1)[1].split(b'"', 1)[0])
             self.have = got
-            self.boards.append((self.index, got, time.monotonic()))
+            self.boards.append((self.index, got, time.monotonic(), "fetch"))
 
     def close(self) -> None:
         if self.conn is not None:
@@ -320,7 +329,8 @@ async def sse_connection(
                         (index, data.get("game"), data.get("game_version", data["version"]), now)
                     )
                     if fetcher is not None and index in hellos:
-                        fetcher.told(int(data["version"]))
+                        board = data.get("board")
+                        fetcher.told(int(data["version"]), board and board.encode())
         stopper.cancel()
     except (OSError, asyncio.IncompleteReadError, ValueError, TimeoutError) as exc:
         errors.append(type(exc).__name__)
@@ -965,7 +975,15 @@ def capacity_run(args, env, seeded, streams: int, port: int, movings: list, offs
             profile = profile_top(files)
         tell("stop")
         out, _ = listener.communicate(timeout=300)
-    result = json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:])
+    try:
+        result = json.loads(
+            next(line for line in out.splitlines() if line.startswith("RESULT "))[7:]
+        )
+    except (StopIteration, ValueError):
+        Path("/tmp/bench-push-listener.out").write_text(out)
+        raise SystemExit(
+            "the listener's result is unreadable: /tmp/bench-push-listener.out"
+        ) from None
     for phase in phases:
         phase.update(_analyse(plan, result, phase.pop("log")))
     return {
@@ -1068,7 +1086,8 @@ def _print_capacity_run(run: dict) -> None:
         print(
             f"  {ph['moving']} moving tables ({ph['rate']:.1f} moves/s): answer {_three(ph['moves'])}"
             f", bare {_three(ph['bare'])}, event p95 {pct(ph['delays'], 95):.0f}, board "
-            f"{_three(ph['boards'])} ms; delivered {ph['delivered']}/{ph['expected']}, "
+            f"{_three(ph['boards'])} ms ({ph['boards_pushed']} in the event, "
+            f"{ph['boards_fetched']} fetched); delivered {ph['delivered']}/{ph['expected']}, "
             f"failures {len(ph['failures'])}, CPU/move {ph['cpu_per_move'] * 1000:.1f} ms",
             flush=True,
         )
@@ -1106,13 +1125,20 @@ def _analyse(plan: list, result: dict, log: list) -> dict:
     # The new board on each other tablet (the mover's own tablet has it in its answer).
     boards = []
     board_seen: dict[tuple, float] = {}
-    for index, version, t in result["boards"]:
+    how: dict[tuple, str] = {}
+    for index, version, t, source in result["boards"]:
         board_seen.setdefault((index, version), t)
+        how.setdefault((index, version), source)
+    by_push = by_fetch = 0
     board_times: dict[tuple, list[float]] = {}
     for (index, version), t in board_seen.items():
         move = origin.get((plan[index]["game"], version))
         if move is not None and plan[index]["seat"] != move["seat"]:
             boards.append((t - move["sent"]) * 1000)
+            if how[(index, version)] == "push":
+                by_push += 1
+            else:
+                by_fetch += 1
             board_times.setdefault((plan[index]["game"], version), []).append(t)
     # When the new board (the challenge window's countdown, R5.1) is up on every other tablet.
     board_spreads = [(max(v) - min(v)) * 1000 for v in board_times.values() if len(v) > 1]
@@ -1122,6 +1148,8 @@ def _analyse(plan: list, result: dict, log: list) -> dict:
     return {
         "delays": delays,
         "boards": boards,
+        "boards_pushed": by_push,
+        "boards_fetched": by_fetch,
         "board_spreads": board_spreads,
         "versus_answer": versus_answer,
         "teacher_delays": teacher_delays,

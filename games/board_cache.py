@@ -40,10 +40,10 @@ from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.template.defaultfilters import urlencode
 from django.template.loader import render_to_string
-from django.utils import timezone
 from django.utils.html import escape
 from django.utils.translation import get_language
 
+from . import push
 from .models import Game, Move, Seat
 
 # Boards are asked for within seconds of their version's push; a version lives long enough.
@@ -191,13 +191,17 @@ def board_response(
     shared,
     own,
     applied: bool = False,
+    others=None,
 ) -> HttpResponse:
     """The HTMX board of this seat: the table's board of this version (`shared()`: the table's
     context with no seat, rendered once per version and language for every seat) with this
     seat's own parts (`own()`: selectors.seat_context, rendered once per version and seat) and
     this request's (its poll token, "since", CSRF token, clock, countdown) filled in.
     `build()`: the whole context of this seat, for a board that is not shared (practice).
-    `applied`: the answer to this seat's own move, applied (the mover's board of the version)."""
+    `applied`: the answer to this seat's own move, applied (the mover's board of the version).
+    `others`: for that answer, [(seat, its selectors.seat_context)] of the table's other
+    tablets: their own parts are made here too, and the board goes out with the move's push
+    (`push_board`), so none of them fetches it."""
     template = "games/table.html#board"
     if not cacheable(game):
         return HttpResponse(_render("whole", template, build(), request))
@@ -226,8 +230,44 @@ def board_response(
     if mine is None:
         mine = _seat_parts(own())
         cache.set(seat_k, mine, TTL)
-    html = assemble(board, mine, seat, since, token, applied=applied)
+    if others is not None and push.holding(game.pk, game.version):
+        push.attach_board(
+            game_id=game.pk, version=game.version, board=push_board(game, board, seat, mine, others)
+        )
+    html = assemble(board, mine, seat.position, since, token, applied=applied)
     return HttpResponse(fill(html, request, game))
+
+
+def push_board(game: Game, board: dict, seat: Seat, mine: dict, others) -> dict:
+    """The table's board at this version as its push carries it (games.push.attach_board):
+    the shared board, and the own parts of every seat with a tablet by position (the mover's,
+    `mine`, and each of `others`: [(seat, its seat_context)], made and cached here), in one
+    language. A seat's stream fills in its own seat only (`seat_board`)."""
+    seats = {str(seat.position): mine}
+    made = {}
+    for other, ctx in others():
+        seats[str(other.position)] = made[seat_key(game, other)] = _seat_parts(ctx)
+    if made:
+        cache.set_many(made, TTL)  # a tablet that fetches after all finds its parts made
+    deadline = game.timer_deadline.timestamp() if game.timer_deadline else None
+    return {"language": get_language(), "board": board, "seats": seats, "deadline": deadline}
+
+
+def seat_board(
+    pushed: dict, *, position: int, language: str, since: int | None, token: str, csrf: str
+) -> str | None:
+    """One seat's board from a push's board (`push_board`), for its stream: what its fetch
+    would answer (what is new since `since`, its poll token, a CSRF token of its browser, the
+    clock now). None when the push has no board for this seat in this language (the tablet
+    then fetches it)."""
+    try:
+        mine = pushed["seats"].get(str(position))
+        if mine is None or pushed["language"] != language:
+            return None
+        html = assemble(pushed["board"], mine, position, since, token)
+        return fill_in(html, csrf, pushed["deadline"])
+    except (KeyError, TypeError, AttributeError, ValueError):
+        return None  # not a board this code made: the tablet fetches
 
 
 # How long a board's other seats wait for the one rendering it (they ask at the same moment: the
@@ -307,7 +347,7 @@ _ME = re.compile(ME_MARK + r"(\d+)x")
 
 
 def assemble(
-    board: dict, mine: dict, seat: Seat, since: int | None, token: str, *, applied: bool = False
+    board: dict, mine: dict, position: int, since: int | None, token: str, *, applied: bool = False
 ) -> str:
     """The table's board with this seat's own parts and this tablet's news and poll token."""
     told = "".join(
@@ -326,8 +366,8 @@ def assemble(
         (APPLIED_MARK, "1" if applied else "0"),
     ):
         mine_html = mine_html.replace(mark, value)
-    position = str(seat.position)
-    return _ME.sub(lambda m: " is-me" if m[1] == position else "", mine_html)
+    me = str(position)
+    return _ME.sub(lambda m: " is-me" if m[1] == me else "", mine_html)
 
 
 def _marked_countdown(countdown: Any):
@@ -339,13 +379,17 @@ def _marked_countdown(countdown: Any):
 def fill(html: str, request: HttpRequest, game: Game) -> str:
     """What the cached text leaves out, for this request: its CSRF token, the server's clock,
     the seconds left on the countdown (as selectors.table_context computes them)."""
-    now = timezone.now()
-    html = html.replace(CSRF_MARK, get_token(request)).replace(
-        NOW_MARK, str(int(now.timestamp() * 1000))
-    )
+    deadline = game.timer_deadline.timestamp() if game.timer_deadline else None
+    return fill_in(html, get_token(request), deadline)
+
+
+def fill_in(html: str, csrf: str, deadline: float | None) -> str:
+    """`fill` from its values: a CSRF token of the viewer's browser, the countdown's deadline."""
+    now = time.time()
+    html = html.replace(CSRF_MARK, csrf).replace(NOW_MARK, str(int(now * 1000)))
     if LEFT_MARK in html:
         left = 0
-        if game.timer_deadline:
-            left = max(0, int((game.timer_deadline - now).total_seconds() + 0.999))
+        if deadline:
+            left = max(0, int(deadline - now + 0.999))
         html = html.replace(LEFT_MARK, str(left))
     return html

@@ -17,7 +17,15 @@ Two fan-outs, the same two calls:
   serves WSGI and ASGI alike and does not belong to any one event loop; each message costs one
   `call_soon_threadsafe` per event loop that has a watcher of it.
 
-Nothing about a table is sent but its id and version: the stream view checks who may watch what.
+Nothing about a table is sent but its id and version, and for a move made from a tablet the
+table's new board (`Change.board`, games.board_cache.push_board): the stream view checks who may
+watch what, and a seat's stream sends only its own seat's board (games.stream).
+
+A move's push waits for its board: the view holds the pushes of its request (`held`), renders
+the mover's answer and every other seat's parts of the new board, attaches them (`attach_board`)
+and sends the push at the end of the block, so no tablet has to fetch the board it is told of.
+Anything that does not attach a board (a computer player, a time limit, a pause) is pushed as
+before, and the tablets fetch.
 
 The same channel carries "these streams are replaced" (`streams_replaced`): a tablet session or
 an address that opens more streams than its cap (games.streamcap) has its oldest ones closed,
@@ -34,7 +42,10 @@ import threading
 import time
 import weakref
 from collections import defaultdict
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +63,9 @@ class Change:
     game_id: int
     version: int
     group: int | None = None  # the game's group (games.signals.table_group), opaque here
+    # The table's board at this version, for its seats' streams (games.board_cache.push_board);
+    # None: the tablets fetch it. Not part of what the change is.
+    board: dict | None = field(default=None, compare=False, repr=False)
 
     def channels(self) -> list[str]:
         names = [table_channel(self.game_id)]
@@ -281,6 +295,8 @@ hub = _LocalHub()
 
 
 def _encode(change: Change) -> str:
+    if change.board is not None:
+        return json.dumps([change.game_id, change.version, change.group, change.board])
     return json.dumps([change.game_id, change.version, change.group])
 
 
@@ -297,11 +313,15 @@ def _decode(data: bytes | str) -> Change | list[str] | None:
             if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
                 raise ValueError("replaced: not a list of ids")
             return ids
-        game_id, version, group = message
+        game_id, version, group, *rest = message
+        board = rest[0] if rest else None
+        if len(rest) > 1 or not (board is None or isinstance(board, dict)):
+            raise ValueError("board: not an object")
         return Change(
             game_id=int(game_id),
             version=int(version),
             group=None if group is None else int(group),
+            board=board,
         )
     except (ValueError, TypeError, KeyError):
         log.warning("push: ignored a malformed message %r", data[:100])
@@ -488,9 +508,55 @@ def ensure_listening() -> bool:
     return True
 
 
+# The pushes of a request that held them (`held`): the changes in order, and the boards attached.
+_held: ContextVar[dict | None] = ContextVar("kavet_push_held", default=None)
+# A board bigger than this is not sent in the push (the tablets fetch it): one Redis message to
+# every web process, and an event on each of the table's streams.
+MAX_BOARD_BYTES = 256 * 1024
+
+
+@contextmanager
+def held() -> Iterator[None]:
+    """The pushes of the changes committed in this block are sent at its end (in order, each
+    with the board `attach_board` gave it), also when the block raises: a move's view holds its
+    push until it has rendered the table's new board, so the push carries it."""
+    box: dict = {"changes": [], "boards": {}}
+    token = _held.set(box)
+    try:
+        yield
+    finally:
+        _held.reset(token)
+        for change in box["changes"]:
+            board = box["boards"].get((change.game_id, change.version))
+            _send(change if board is None else replace(change, board=board))
+
+
+def holding(game_id: int, version: int) -> bool:
+    """Whether the push of this game's change at `version` is held, waiting for its board."""
+    box = _held.get()
+    return box is not None and any(
+        c.game_id == game_id and c.version == version for c in box["changes"]
+    )
+
+
+def attach_board(*, game_id: int, version: int, board: dict) -> None:
+    """The table's board at `version`, sent with that change's held push (see `held`)."""
+    box = _held.get()
+    if box is not None and len(json.dumps(board)) <= MAX_BOARD_BYTES:
+        box["boards"][(game_id, version)] = board
+
+
 def table_changed(*, game_id: int, version: int, group: int | None = None) -> None:
     """Tell the game's tablets (and the watchers of its group) that it is at `version` now."""
     change = Change(game_id=game_id, version=version, group=group)
+    box = _held.get()
+    if box is not None:
+        box["changes"].append(change)
+        return
+    _send(change)
+
+
+def _send(change: Change) -> None:
     b = bridge()
     if b is None or not b.publish(change):
         # Without Redis (or with Redis down) the watchers of this process still hear it.

@@ -6,7 +6,9 @@
 The second is a group of tables watched together (games.signals.table_group): the app above
 serves it through `group_stream` (classgames.stream: a class game's tables).
 
-Each event is `id: V / event: table / data: {"version": V}`; the browser's EventSource sends
+Each event is `id: V / event: table / data: {"version": V}`, and on a seat's stream, for a move
+made from a tablet, `{"version": V, "board": "<the seat's new board>"}` (`_Table`: the board the
+move's push carries, filled in for this seat as its fetch would be); the browser's EventSource sends
 the last id back as Last-Event-ID when it reconnects, and a client that is behind the database
 gets the current version at once. A comment every HEARTBEAT seconds keeps proxies from closing
 the connection; after LIFETIME seconds the server closes it and the browser reconnects (so
@@ -44,16 +46,19 @@ import time
 import uuid
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth import SESSION_KEY as AUTH_USER_KEY
 from django.core.handlers.asgi import ASGIRequest
 from django.db import connections
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, StreamingHttpResponse
+from django.middleware.csrf import get_token
+from django.utils.translation import get_language
 from django.views.decorators.http import require_GET
 
 from classrooms import permissions
-from games import push, streamcap
+from games import board_cache, push, streamcap
 from games.models import Game
 from games.polling import poll_token_read
 from kavet_site.clientip import client_bucket
@@ -83,7 +88,7 @@ def _client_version(request: HttpRequest) -> int | None:
     return None
 
 
-def _event(version: int, **extra: int) -> bytes:
+def _event(version: int, **extra: int | str) -> bytes:
     data = json.dumps({"version": version, **extra})
     return f"id: {version}\nevent: table\ndata: {data}\n\n".encode()
 
@@ -111,24 +116,54 @@ def _sync_streams_allowed(request: HttpRequest) -> bool:
     return not request.META.get("SERVER_SOFTWARE", "").lower().startswith("gunicorn")
 
 
+@dataclass(frozen=True)
+class Viewer:
+    """Who a seat's stream fills the pushed boards in for (games.board_cache.seat_board): its
+    seat, its language, its poll token and a CSRF token of its browser."""
+
+    position: int
+    language: str
+    token: str
+    csrf: str
+
+
 class _Table:
-    """What a tablet's stream says: its game's version.
+    """What a tablet's stream says: its game's version, and with a move's push the table's new
+    board as this seat sees it (`"board"` in the event's data: the HTML its fetch would answer),
+    so the tablet shows it without asking. A push without a board for this seat (a computer
+    player, a pause, a tablet in another language) says only the version: the tablet fetches.
 
     A change at the same version is sent too: pausing, resuming or ending a game changes its
     status, not its version (Move.number is the version), and the tablet must hear it."""
 
-    def __init__(self, version: int) -> None:
+    def __init__(self, version: int, viewer: Viewer | None = None) -> None:
         self.version = version
+        self.viewer = viewer
 
     def apply(self, changes: list[push.Change]) -> bytes:
         newest = max(c.version for c in changes)
         if newest < self.version:
             return b""  # older than what was sent (a late message): never go back
-        self.version = newest
+        since, self.version = self.version, newest
         # Two changes at the newest version (a move, then a pause at that version) stay two
         # events: the mover's tablet sets one event at its move's version aside as its own
         # (static/js/table.js), and must still hear the other. Older versions fold into it.
-        return _event(newest) * min(2, sum(1 for c in changes if c.version == newest))
+        latest = [c for c in changes if c.version == newest][-2:]
+        return b"".join(_event(newest, **self._board(c, since)) for c in latest)
+
+    def _board(self, change: push.Change, since: int) -> dict:
+        if change.board is None or self.viewer is None:
+            return {}
+        viewer = self.viewer
+        html = board_cache.seat_board(
+            change.board,
+            position=viewer.position,
+            language=viewer.language,
+            since=since,
+            token=viewer.token,
+            csrf=viewer.csrf,
+        )
+        return {} if html is None else {"board": html}
 
 
 class _Group:
@@ -307,11 +342,17 @@ def table_stream(request: HttpRequest, game_id: int) -> HttpResponse:
     def opened() -> tuple[Any, int | None]:
         if request.user.pk != token[2]:
             raise _Refused
-        game, _seat = permissions.game_for_seat(user=request.user, game_id=game_id)  # or 404
+        game, seat = permissions.game_for_seat(user=request.user, game_id=game_id)  # or 404
         client = _client_version(request)
         if game.status in ENDED and client is not None and client >= game.version:
             raise _Nothing  # an ended game changes no more: EventSource stops
-        return _Table(game.version), client
+        viewer = Viewer(
+            position=seat.position,
+            language=get_language(),
+            token=request.GET.get("t", ""),
+            csrf=get_token(request),
+        )
+        return _Table(game.version, viewer), client
 
     return _stream(request, push.table_channel(game_id), opened)
 

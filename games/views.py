@@ -8,7 +8,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from games import board_cache, selectors, services
+from games import board_cache, push, selectors, services
 from games import permissions as game_permissions
 from games.forms import MoveRefused, PracticeForm, parse_move, seen_version
 from games.polling import poll_token, poll_unchanged
@@ -131,7 +131,15 @@ def table_move(request: HttpRequest, game_id: int) -> HttpResponse:
 
     The post is read at the boundary (games.forms.parse_move): bounded in size and depth, typed.
     One that can't be a move answers 422 with the engine's refusal on the table; nothing changes.
+
+    The move's push is held until its answer is made (games.push.held): it then carries the
+    table's new board with every other seat's own parts, and no other tablet fetches it.
     """
+    with push.held():
+        return _table_move(request, game_id)
+
+
+def _table_move(request: HttpRequest, game_id: int) -> HttpResponse:
     # The table's one prepared read (as the board fetch), not an ORM query compiled per move.
     game, seat, _seats = game_permissions.table_for_seat(user=request.user, game_id=game_id)
     seen = seen_version(request.POST)
@@ -171,13 +179,20 @@ def table_move(request: HttpRequest, game_id: int) -> HttpResponse:
             outcome.seats,
             build=lambda: _move_context(game, seat, seen, outcome, request),
             applied=True,
+            others=lambda: [
+                (other, selectors.seat_context(game=game, seat=other, seats=outcome.seats))
+                for other in outcome.seats or ()
+                if other.pk != seat.pk and not other.bot
+            ],
         )
     ctx = _move_context(game, seat, seen if outcome.applied else None, outcome, request)
     template = "games/table.html#board" if request.htmx else "games/table.html"
     return render(request, template, ctx, status=status)
 
 
-def _board(request: HttpRequest, game: Game, seat, since, seats, *, build, applied=False):
+def _board(
+    request: HttpRequest, game: Game, seat, since, seats, *, build, applied=False, others=None
+):
     """One seat's board from the table's board of this version (games.board_cache): the part
     every seat sees alike made once for all of them, this seat's own parts beside it."""
     return board_cache.board_response(
@@ -190,6 +205,7 @@ def _board(request: HttpRequest, game: Game, seat, since, seats, *, build, appli
         shared=lambda: selectors.table_context(game=game, seat=None, seats=seats),
         own=lambda: selectors.seat_context(game=game, seat=seat, seats=seats),
         applied=applied,
+        others=others if seats is not None else None,
     )
 
 

@@ -251,7 +251,15 @@
   // The events that came meanwhile are kept: once the answer is in, one event at its version
   // was this move's own; anything else (a pause or the end of the game, which change the
   // status and not the version, a resync) still fetches the board at once.
+  // A move's event carries the table's new board for this very tablet (games/stream.py): it is
+  // shown at once, with no request. An event without one (a computer player, a pause) fetches.
   var moveXhr = null, heldEvents = [];
+  function showPushed(html) {
+    var b = board();
+    if (!b || !window.htmx || !htmx.swap) return false;
+    htmx.swap(b, html, { swapStyle: "outerHTML" });
+    return true;
+  }
   document.addEventListener("htmx:beforeSend", function (ev) {
     var elt = ev.detail && ev.detail.elt;
     if (elt && elt.id === "move-form") { moveXhr = ev.detail.xhr; heldEvents = []; }
@@ -262,16 +270,27 @@
     var b = board(), held = heldEvents;
     heldEvents = [];
     if (!b || !held.length) return;
-    var own = b.dataset.applied === "1" ? held.indexOf(Number(b.dataset.version)) : -1;
+    var shown = Number(b.dataset.version), newest = null, own = -1;
+    held.forEach(function (e, i) { if (own < 0 && e.v === shown && b.dataset.applied === "1") own = i; });
     if (own >= 0) held.splice(own, 1);
-    if (held.length) setTimeout(poll, 50);
+    var plain = held.some(function (e) { return e.board === undefined; });  // a pause, a resync
+    held.forEach(function (e) { if (e.board !== undefined && e.v > shown && (!newest || e.v > newest.v)) newest = e; });
+    if (plain || (newest && !showPushed(newest.board))) setTimeout(poll, 50);
   });
   document.addEventListener("kavet:changed", function (ev) {
-    var b = board(), v = ev.detail && ev.detail.version;
-    if (v !== null && v !== undefined) heardVersion = Math.max(heardVersion, Number(v));
-    if (moveXhr) { heldEvents.push(v === null || v === undefined ? -1 : Number(v)); return; }
+    var b = board(), d = ev.detail || {}, v = d.version;
+    var known = v !== null && v !== undefined;
+    if (known) heardVersion = Math.max(heardVersion, Number(v));
+    var pushed = known && typeof d.board === "string" ? d.board : undefined;
+    if (moveXhr) { heldEvents.push({ v: known ? Number(v) : -1, board: pushed }); return; }
+    if (!b) return;
+    if (pushed !== undefined) {
+      // Only a newer table: the board of the version shown is already here (the move's answer).
+      if (Number(v) > Number(b.dataset.version) && !showPushed(pushed)) poll();
+      return;
+    }
     // Same version too: pausing or ending a game changes its status, not its version.
-    if (b && (v === null || v === undefined || Number(v) >= Number(b.dataset.version))) poll();
+    if (!known || Number(v) >= Number(b.dataset.version)) poll();
   });
   // A poll queued while another was in flight dies with the poller the first one replaced:
   // after each swap, fetch again if the push channel already told of a newer table.

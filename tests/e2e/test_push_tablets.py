@@ -3,7 +3,8 @@ tablet must see a move at the same moment).
 
 The other tablet shows the move well before its slow safety poll (10 s while the stream is up);
 the mover's own tablet does not fetch the board for its own move's event (the move's answer is
-that board), and still hears the next move of the others.
+that board), and still hears the next move of the others. A move's event carries each other
+tablet's new board (games/stream.py): no tablet fetches a board for a move made from a tablet.
 """
 
 from __future__ import annotations
@@ -71,6 +72,11 @@ def test_a_move_reaches_the_other_tablet_by_push_and_the_mover_fetches_nothing_m
             boards.append(r.url) if f"/play/{game.pk}/?v=" in r.url and r.status == 200 else None
         ),
     )
+    fetched_by_bo = []  # ... and Bo's: none, the move's event carries his new board
+    b.on(
+        "response",
+        lambda r: fetched_by_bo.append(r.url) if f"/play/{game.pk}/?v=" in r.url else None,
+    )
     expect(a.locator(".whose-turn")).to_contain_text("Your turn!")
     start = time.monotonic()
     a.click("button.act-nothing")
@@ -82,12 +88,17 @@ def test_a_move_reaches_the_other_tablet_by_push_and_the_mover_fetches_nothing_m
     expect(a.locator("#board")).to_have_attribute("data-version", "1")
     a.wait_for_timeout(1_500)  # time for a needless fetch to happen, if one were made
     assert boards == [], boards
+    assert fetched_by_bo == [], fetched_by_bo
+    # The pushed board is a live board: its buttons work (Bo's OK below is one of them).
+    expect(b.locator("#board .poller")).to_have_count(1)
     # ... and Anna's tablet still hears the others: Bo's OK reaches it by push at once.
     start = time.monotonic()
     b.click("button.act-ok")
     expect(a.locator("#board")).to_have_attribute("data-version", "2", timeout=5_000)
     assert time.monotonic() - start < 5
-    assert len(boards) == 1, boards  # the one board Bo's move changed
+    expect(a.locator(".whose-turn")).to_contain_text("Bo")
+    a.wait_for_timeout(500)
+    assert boards == [], boards  # the board Bo's move changed came in its event
     assert a.evaluate("window.__kvUp") is True and b.evaluate("window.__kvUp") is True
 
 

@@ -1,7 +1,8 @@
 """Scaling out: two web processes (the production ASGI command on two ports, as two machines
 behind a load balancer would run it) share one table through the same PostgreSQL and the same
-Redis pub/sub. A move posted to process A reaches a tablet streaming from process B, and that
-tablet's new board, asked of B, is the move's (R5.1: every tablet of the table hears the move)."""
+Redis pub/sub. A move posted to process A reaches a tablet streaming from process B with its new
+board in the event (made on A, filled in for the tablet on B), and that board is the one B
+answers when asked (R5.1: every tablet of the table hears the move)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import pytest
 from games.models import Game
 from games.polling import poll_token
 from tests.conftest import need_service
+from tests.games.test_board_cache import _same
 
 CSRF = "twoprocesscsrftoken0123456789abc"  # 32 letters and digits: a CSRF secret's shape
 
@@ -135,3 +137,6 @@ def test_a_move_on_process_a_reaches_a_tablet_streaming_from_process_b(
         assert board.status == 200
         assert f'data-version="{game.version + 1}"' in html
         assert "Anna says: nothing to do." in html and "Check it!" in html
+        # The event itself carried that board, made on A, filled in for Bo on B: the fetch is
+        # what a tablet does only when an event has no board.
+        assert _same(news["board"]) == _same(html)
