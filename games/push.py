@@ -41,7 +41,7 @@ import os
 import threading
 import time
 import weakref
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -141,10 +141,17 @@ def _replace_all(watchers: list[Watcher]) -> None:
 class _LocalHub:
     """This process's watchers: sync waiters on a condition, async watchers on their loops."""
 
+    RECENT = 8  # changes of a channel kept for its sync streams
+
     def __init__(self) -> None:
         self._cond = threading.Condition()
-        self._latest: dict[str, tuple[int, Change]] = {}
         self._counter: dict[str, int] = defaultdict(int)
+        # The last changes of each channel a sync stream (WSGI) waits on, by their count: a
+        # move's change (with its board) and a pause right after it both reach such a stream.
+        # Kept only while a sync stream of the channel is open (none under ASGI).
+        self._recent: dict[str, deque[tuple[int, Change]]] = {}
+        self._sync_channels: dict[str, int] = {}
+        self._sync_of: dict[str, str] = {}
         self._watchers: dict[str, weakref.WeakSet[Watcher]] = defaultdict(weakref.WeakSet)
         self.epoch = 0  # bumped when messages may have been lost: sync streams end and resync
         # Open streams by id, for streams_replaced: async ones by their watcher, sync ones
@@ -160,7 +167,9 @@ class _LocalHub:
         with self._cond:
             for channel in change.channels():
                 self._counter[channel] += 1
-                self._latest[channel] = (self._counter[channel], change)
+                if channel in self._sync_channels:
+                    recent = self._recent.setdefault(channel, deque(maxlen=self.RECENT))
+                    recent.append((self._counter[channel], change))
                 for watcher in list(self._watchers.get(channel, ())):
                     if watcher.loop is None:
                         watcher._offer(change)  # not started yet: kept for its first wait
@@ -223,13 +232,24 @@ class _LocalHub:
         with self._cond:
             return self._counter[channel]
 
-    def track_sync(self, stream_id: str) -> None:
+    def track_sync(self, stream_id: str, channel: str = "") -> None:
+        """A sync stream opens (on `channel`: its changes are kept for its waits from now on)."""
         with self._cond:
             self._sync_ids[stream_id] = False
+            if channel and stream_id not in self._sync_of:
+                self._sync_of[stream_id] = channel
+                self._sync_channels[channel] = self._sync_channels.get(channel, 0) + 1
 
     def untrack_sync(self, stream_id: str) -> None:
         with self._cond:
             self._sync_ids.pop(stream_id, None)
+            channel = self._sync_of.pop(stream_id, None)
+            if channel is not None:
+                left = self._sync_channels.pop(channel) - 1
+                if left:
+                    self._sync_channels[channel] = left
+                else:
+                    self._recent.pop(channel, None)
 
     def sync_replaced(self, stream_id: str) -> bool:
         with self._cond:
@@ -237,9 +257,10 @@ class _LocalHub:
 
     def wait(
         self, channel: str, after: int, timeout: float, stream_id: str = ""
-    ) -> tuple[int, Change | None]:
+    ) -> tuple[int, list[Change]]:
         """Block until the channel has a message past `after`, the stream `stream_id` is
-        replaced, or the timeout."""
+        replaced, or the timeout: the channel's count now and its changes past `after` (the
+        last RECENT of them, for a stream tracked on the channel, see track_sync)."""
         with self._cond:
             epoch = self.epoch
             self._cond.wait_for(
@@ -252,8 +273,8 @@ class _LocalHub:
             )
             count = self._counter[channel]
             if count > after:
-                return count, self._latest[channel][1]
-            return count, None
+                return count, [c for n, c in self._recent.get(channel, ()) if n > after]
+            return count, []
 
     # --- async watchers (ASGI) ----------------------------------------------------------------
 

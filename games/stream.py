@@ -240,18 +240,18 @@ def _sstream(
         left = deadline - time.monotonic()
         if left <= 0:
             break
-        count, change = push.hub.wait(channel, cursor, min(HEARTBEAT, left), stream_id)
+        count, changes = push.hub.wait(channel, cursor, min(HEARTBEAT, left), stream_id)
         if push.hub.sync_replaced(stream_id):
             _end_sync(ticket)
             yield BYE
             return
         if push.hub.epoch != epoch:
             break
-        if change is not None:
-            # The sync hub keeps the latest change per channel; a group's stream may skip an
-            # intermediate version of a table, never the newest one.
+        if count > cursor:
+            # The sync hub keeps the channel's last changes (push._LocalHub.RECENT); a stream
+            # further behind may skip an intermediate version, never the newest one.
             cursor = count
-            out = state.apply([change])
+            out = state.apply(changes) if changes else b""
             if out:
                 yield out
                 continue
@@ -316,7 +316,7 @@ def _subscribe(
         raise _Deaf
     if isinstance(request, ASGIRequest):
         return push.hub.watch(channel, stream_id), 0
-    push.hub.track_sync(stream_id)
+    push.hub.track_sync(stream_id, channel)
     return None, push.hub.cursor(channel)
 
 

@@ -271,7 +271,10 @@
     heldEvents = [];
     if (!b || !held.length) return;
     var shown = Number(b.dataset.version), newest = null, own = -1;
-    held.forEach(function (e, i) { if (own < 0 && e.v === shown && b.dataset.applied === "1") own = i; });
+    // This move's own event: the one at its version that carries its board, else a plain one.
+    held.forEach(function (e, i) {
+      if (b.dataset.applied === "1" && e.v === shown && (own < 0 || (e.board !== undefined && held[own].board === undefined))) own = i;
+    });
     if (own >= 0) held.splice(own, 1);
     var plain = held.some(function (e) { return e.board === undefined; });  // a pause, a resync
     held.forEach(function (e) { if (e.board !== undefined && e.v > shown && (!newest || e.v > newest.v)) newest = e; });

@@ -95,6 +95,8 @@ def test_a_closed_stream_is_forgotten():
 def test_sync_waiters_wake_for_their_table_only():
     hub = _LocalHub()
     mine, other = table_channel(1), table_channel(2)
+    hub.track_sync("mine", mine)
+    hub.track_sync("other", other)
     cursor_mine, cursor_other = hub.cursor(mine), hub.cursor(other)
     results = {}
 
@@ -110,8 +112,28 @@ def test_sync_waiters_wake_for_their_table_only():
     hub.deliver(Change(1, 4))
     for t in threads:
         t.join()
-    assert results["mine"] == (cursor_mine + 1, Change(1, 4))
-    assert results["other"] == (cursor_other, None)
+    assert results["mine"] == (cursor_mine + 1, [Change(1, 4)])
+    assert results["other"] == (cursor_other, [])
+
+
+def test_a_sync_stream_gets_every_change_since_its_cursor_not_only_the_last():
+    # A move (its change carries the board) and a pause at the same version right after it,
+    # both delivered before the stream's thread wakes: both reach it, in order (R4.9).
+    hub = _LocalHub()
+    channel = table_channel(1)
+    hub.track_sync("s", channel)
+    cursor = hub.cursor(channel)
+    hub.deliver(Change(1, 4, board={"seats": {}}))
+    hub.deliver(Change(1, 4))
+    count, changes = hub.wait(channel, cursor, 1, "s")
+    assert count == cursor + 2 and [c.board is not None for c in changes] == [True, False]
+    # Kept while a sync stream is open on the channel only, and at most RECENT of them.
+    for version in range(5, 5 + 2 * hub.RECENT):
+        hub.deliver(Change(1, version))
+    assert len(hub.wait(channel, cursor, 1, "s")[1]) == hub.RECENT
+    hub.untrack_sync("s")
+    hub.deliver(Change(1, 99, board={"seats": {}}))
+    assert hub._recent == {}  # no sync stream: nothing kept (all of them under ASGI)
 
 
 def test_lost_messages_end_every_stream_so_clients_resync():
@@ -204,6 +226,7 @@ def test_redis_wakes_sync_waiters_of_another_bridge(redis_url):
     sender = RedisBridge(redis_url, channel, sending)
     try:
         assert receiver.ensure_listening(5)
+        receiving.track_sync("a sync stream", table_channel(5))
         cursor = receiving.cursor(table_channel(5))
         result = {}
         waiter = threading.Thread(
@@ -212,7 +235,7 @@ def test_redis_wakes_sync_waiters_of_another_bridge(redis_url):
         waiter.start()
         assert sender.publish(Change(5, 17))
         waiter.join()
-        assert result["got"] == (cursor + 1, Change(5, 17))
+        assert result["got"] == (cursor + 1, [Change(5, 17)])
         assert sending.cursor(table_channel(5)) == 0  # the sender's own hub only hears via Redis
     finally:
         receiver.stop()
@@ -268,7 +291,7 @@ def test_a_replaced_sync_stream_wakes_from_its_wait():
     cursor = hub.cursor(table_channel(9))
     threading.Timer(0.1, hub.replace_streams, args=[["sync-stream"]]).start()
     started = time.monotonic()
-    assert hub.wait(table_channel(9), cursor, 5, "sync-stream") == (cursor, None)
+    assert hub.wait(table_channel(9), cursor, 5, "sync-stream") == (cursor, [])
     assert time.monotonic() - started < 3
     assert hub.sync_replaced("sync-stream")
     hub.untrack_sync("sync-stream")

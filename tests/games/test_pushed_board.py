@@ -197,3 +197,36 @@ def test_a_malformed_board_in_a_message_is_ignored():
     assert push._decode(b'[1, 2, null, ["not", "an", "object"]]') is None
     assert push._decode(b"[1, 2, null, {}, 5]") is None
     assert push._decode(b"[1, 2, null, null]") == push.Change(1, 2)
+
+
+@pytest.mark.django_db
+def test_wsgi_a_move_and_a_pause_right_after_it_both_reach_the_tablet(
+    client, monkeypatch, make_game, anna, bo
+):
+    # R4.9: both delivered before the sync stream (runserver, the demo) waits again: the move's
+    # event with the board, then the pause's (same version, plain: the tablet fetches it).
+    from django.urls import reverse
+
+    from tests.games.test_stream import parse, table_events
+
+    monkeypatch.setattr(stream, "HEARTBEAT", 0.3)
+    monkeypatch.setattr(stream, "LIFETIME", 3.0)  # a stream that misses one ends, never hangs
+    monkeypatch.setattr(stream, "LIFETIME_JITTER", 0.0)
+
+    game = make_game([{"student": anna}, {"student": bo}])
+    client.force_login(anna.user)
+    token = poll_token(game, 0, anna.user.pk)
+    response = client.get(
+        reverse("games:table_stream", args=[game.pk]), {"t": token, "v": game.version}
+    )
+    assert response.status_code == 200 and not response.is_async
+    content = iter(response.streaming_content)
+    chunks = [next(content)]  # hello
+    moved = _board_change(version=game.version + 1)
+    push.hub.deliver(push.Change(game_id=game.pk, version=moved.version, board=moved.board))
+    push.hub.deliver(push.Change(game_id=game.pk, version=moved.version))
+    while len(table_events(parse(chunks))) < 2:
+        chunks.append(next(content))  # StopIteration: the stream ended without the second
+    response.close()
+    first, second = (e["data"] for e in table_events(parse(chunks)))
+    assert "ANNA-FORM" in first["board"] and second == {"version": moved.version}
