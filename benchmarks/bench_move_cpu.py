@@ -1,13 +1,15 @@
-"""Server CPU of one move and the three boards it makes the table's other tablets fetch, in-process.
+"""Server CPU of one move and of the three boards of the table's other tablets, in-process.
 
     .venv/bin/python benchmarks/bench_move_cpu.py --seed-file /tmp/seed.json [--rounds 150] [--cold]
 
 The tables bench_push.py seeded (its database `kavet_bench_push`, Redis db 9, and its
 `--seed-file`). The production ASGI application (`kavet_site.asgi`: the admission gate, the
 shared threads, Django) is called in this process with hand-made HTTP requests, as uvicorn
-would call it, one at a time: a table's active seat posts "nothing" (or "OK"), then the three
-other seats ask for their new board with their poll request (as table.js does when the stream
-says "version N"). The CPU of the whole process (every thread) is read around each request,
+would call it, one at a time: a table's active seat posts "nothing" (or "OK"); its push carries
+the table's new board, which each of the three other seats' streams fills in for its tablet
+(games/stream.py, timed here on its own); then, for comparison, the three other seats ask for
+their new board with their poll request, as table.js does when an event has no board (a
+computer player's move, a pause). The CPU of the whole process (every thread) is read around each request,
 so it is what a web worker spends on it, without the sockets and HTTP parsing. Beside it, the
 bare Django view of benchmarks/urls.py (the yardstick). A machine shared with other work
 changes wall times, much less CPU time: compare the milliseconds of CPU, and the ratio to the
@@ -120,7 +122,19 @@ async def measure(app, seeded: dict, rounds: int, cold: bool) -> dict:
                     keys.append(board_cache.shared_board_key(game))
         cache.delete_many(keys)
 
-    moves, fetches, bares, failures = [], [], [], []
+    from games import push, stream
+
+    # The pushes the moves send (still published): their boards, which each other seat's
+    # stream fills in for its tablet (games/stream.py) instead of that tablet's fetch.
+    sent: list = []
+    send = push._send
+
+    def keep(change) -> None:
+        sent.append(change)
+        send(change)
+
+    push._send = keep
+    moves, fetches, filled, bares, failures, sizes, decodes = [], [], [], [], [], [], []
     tables = seeded["tables"]
     # Warm: each worker thread's first database connection, the templates, the caches.
     for table in tables[:20]:
@@ -152,9 +166,34 @@ async def measure(app, seeded: dict, rounds: int, cold: bool) -> dict:
         if status != 200 or b'data-applied="1"' not in html:
             failures.append(f"move {status}")
             continue
+        change = next(
+            (c for c in sent if c.game_id == table["game"] and c.version == version + 1), None
+        )
+        sent.clear()
+        if change is not None and change.board is not None:
+            message = push._encode(change)
+            sizes.append(len(message))
+            t = cpu()  # what every web process does with it (its subscriber: one decode)
+            push._decode(message.encode())
+            decodes.append(cpu() - t)
         for other in table["seats"]:
             if other["position"] == seat:
                 continue
+            if change is None or change.board is None:
+                failures.append("a push without its board")
+            else:
+                # What the other seat's stream does with the move's push: its board filled in.
+                viewer = stream.Viewer(
+                    position=other["position"],
+                    language=change.board["language"],
+                    token=other["token"],
+                    csrf=CSRF,
+                )
+                t = cpu()
+                out = stream._Table(version, viewer).apply([change])
+                filled.append(cpu() - t)
+                if b'"board": ' not in out:
+                    failures.append("an event without the board")
             if cold:
                 await forget_shared(table["game"])
             t = cpu()
@@ -170,7 +209,16 @@ async def measure(app, seeded: dict, rounds: int, cold: bool) -> dict:
         t = cpu()
         await call(app, "GET", "/bench/bare", {})
         bares.append(cpu() - t)
-    return {"moves": moves, "fetches": fetches, "bares": bares, "failures": failures}
+    push._send = send
+    return {
+        "moves": moves,
+        "fetches": fetches,
+        "filled": filled,
+        "sizes": sizes,
+        "decodes": decodes,
+        "bares": bares,
+        "failures": failures,
+    }
 
 
 def top_of(stacks: Path, n: int = 25) -> list[tuple[str, float]]:
@@ -241,7 +289,19 @@ def main() -> None:
     print(f"  move answer   CPU {ms(result['moves'])}  ({move / bare:.0f}x the bare view)")
     print(f"  board fetch   CPU {ms(result['fetches'])}  ({fetch / bare:.0f}x the bare view)")
     print(f"  bare view     CPU {ms(result['bares'])}")
-    print(f"  move + 3 fetches: {(move + 3 * fetch) * 1000:.1f} ms of CPU")
+    pushed = statistics.fmean(result["filled"]) if result["filled"] else 0.0
+    print(f"  pushed board  CPU {ms(result['filled'])}  (a stream fills the move's board in)")
+    if result["sizes"]:
+        print(
+            f"  the push's message (to every web process through Redis): mean "
+            f"{statistics.fmean(result['sizes']) / 1024:.1f} KiB, max "
+            f"{max(result['sizes']) / 1024:.1f} KiB; decoded by each process in "
+            f"{ms(result['decodes'])}"
+        )
+    print(
+        f"  move + 3 boards filled in from its push (now): {(move + 3 * pushed) * 1000:.1f} ms;"
+        f" move + 3 fetches (an event without a board): {(move + 3 * fetch) * 1000:.1f} ms"
+    )
     if result["failures"]:
         print(f"  failures: {len(result['failures'])}: {result['failures'][:5]}")
     if spy is not None and Path(args.spy).exists():

@@ -1,7 +1,9 @@
 """The table's board, rendered once per version for all its seats, and what the seats share.
 
-A move makes every other tablet of the table fetch its new board (the push channel says
-"version N", games.push; the tablet asks with its poll request). All of it is kept in Django's
+A move made from a tablet sends every other tablet of the table its new board in the push
+itself (`push_board`, filled in per seat by its stream: `seat_board`, games.stream); any other
+change (a computer player, a time limit, a pause) says only "version N" (games.push), and the
+tablet asks for its board with its poll request. All of it is kept in Django's
 cache (Redis in production, so shared by every web process; in-process memory in the embedded
 default), keyed by the version, so a new version is simply a new key and nothing is ever
 invalidated by hand:
@@ -126,8 +128,8 @@ def shared_moves(game: Game, limit: int) -> list[RecentMove]:
     Moves are append-only and each bumps the version (games.services), so a version's list
     never changes, and it is the previous version's list with the moves after it: when that one
     is still cached, only the new moves are read (one row, not `limit`). That is the common
-    case of a push: the move's answer and the other seats' fetches all ask at once, before any
-    of them has stored this version's list, and each would read all `limit` moves."""
+    case: the move's answer is the first to ask for a version's list (and, for a push that
+    says only the version, the other seats' fetches ask at the same moment)."""
 
     def read() -> list[RecentMove]:
         previous = (

@@ -169,8 +169,8 @@ def _table_move(request: HttpRequest, game_id: int) -> HttpResponse:
         return redirect("games:table", game_id=game.pk)
     game = outcome.game
     if request.htmx and outcome.applied and not outcome.message:
-        # The mover's new board: the table's board of the new version, which the other seats'
-        # fetches (the push went out at the commit) read too (games.board_cache).
+        # The mover's new board: the table's board of the new version, sent with the move's
+        # push to the other seats with their own parts (games.board_cache.push_board).
         return _board(
             request,
             game,
