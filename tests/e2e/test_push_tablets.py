@@ -151,3 +151,30 @@ def test_a_tab_past_the_tablets_cap_polls_and_never_takes_turns_with_the_new_one
     services.game_pause(game=Game.objects.get(pk=game.pk))
     expect(new_tab.locator("#board.is-paused")).to_be_visible(timeout=5_000)
     expect(old_tab.locator("#board.is-paused")).to_be_visible(timeout=5_000)  # its 2 s poll
+
+
+# The moment a board with Bo's "Nothing to do" is in the page (his OK's answer), Bo taps it.
+TAP_AT_ONCE = """() => {
+  new MutationObserver(function (changes, observer) {
+    var button = document.querySelector("#board button.act-nothing");
+    if (button) { observer.disconnect(); button.click(); }
+  }).observe(document.body, { childList: true, subtree: true });
+}"""
+
+
+def test_a_tap_the_moment_a_new_board_is_in_goes_through_htmx(new_context, live_server):
+    # A child taps again as soon as the board changes. htmx readies the forms of a swapped-in
+    # board when it settles (after 20 ms by default): a tap before that sent the form without
+    # htmx, a whole page load. Now it settles at once (base.html's htmx-config).
+    anna, bo, game = anna_and_bo_at_a_table()
+    a = tablet(new_context, live_server, anna, game)
+    b = tablet(new_context, live_server, bo, game)
+    loads = []
+    b.on("framenavigated", lambda frame: loads.append(frame.url))
+    a.click("button.act-nothing")  # R5.1: a window for Bo to check Anna's "nothing to do"
+    expect(b.locator("button.act-ok")).to_be_visible(timeout=5_000)
+    b.evaluate(TAP_AT_ONCE)
+    b.click("button.act-ok")  # the window closes: Bo's turn, his answer shows his buttons
+    expect(a.locator("#board")).to_have_attribute("data-version", "3", timeout=5_000)
+    expect(b.locator("#board")).to_have_attribute("data-version", "3")
+    assert loads == [], loads  # both taps went through htmx: no page was loaded again
