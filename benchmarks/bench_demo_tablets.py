@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -36,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.quick import parse_args  # noqa: E402
+from benchmarks.serve import free_port, serving  # noqa: E402
 
 # Run in a code's own directory, with its settings: a table of two for two demo students, and
 # their tablets' sessions.
@@ -94,12 +94,6 @@ YARDSTICK = """async () => {
 }"""
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def code_dir(stack: ExitStack, rev: str | None) -> Path:
     if rev is None:
         return ROOT
@@ -135,28 +129,17 @@ def demo_server(where: Path, name: str):
         for step in (["migrate", "--noinput", "-v", "0"], ["demo_school"]):
             subprocess.run(manage + step, cwd=where, env=env, check=True, capture_output=True)
         port = free_port()
-        server = subprocess.Popen(
+        with serving(
             manage + ["runserver", "--noreload", f"127.0.0.1:{port}"],
-            cwd=where,
             env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                    break
-                except OSError:
-                    if time.monotonic() > deadline or server.poll() is not None:
-                        raise SystemExit(f"the demo server of {name} did not start") from None
-                    time.sleep(0.3)
-            yield url, env, where
-        finally:
-            server.terminate()
-            server.wait(timeout=20)
+            port=port,
+            start_timeout=60,
+            stop_timeout=20,
+            what=f"the demo server of {name}",
+            cwd=where,
+            ready="/",
+        ):
+            yield f"http://127.0.0.1:{port}", env, where
 
 
 def new_table(where: Path, env: dict) -> dict:

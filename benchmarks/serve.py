@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -88,6 +89,13 @@ def gunicorn(
         yield proc
 
 
+def free_port() -> int:
+    """A TCP port nothing listens on now, for a server of a benchmark or a drill."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 @contextlib.contextmanager
 def serving(
     cmd: list[str],
@@ -98,16 +106,21 @@ def serving(
     stop_timeout: float,
     what: str,
     poll: float = 0.2,
+    cwd: Path = ROOT,
+    ready: str = "/bench/bare",
 ) -> Iterator[subprocess.Popen]:
-    """Start a server process, wait until /bench/bare answers on `port`, stop it afterwards."""
+    """Start a server process (in `cwd`), wait until `ready` answers on `port`, stop it
+    afterwards."""
     proc = subprocess.Popen(
-        cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
         deadline = time.monotonic() + start_timeout
         while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise RuntimeError(f"{what} ended as it started (exit {proc.returncode})")
             try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/bench/bare", timeout=1).read()
+                urllib.request.urlopen(f"http://127.0.0.1:{port}{ready}", timeout=1).read()
                 break
             except OSError:
                 time.sleep(poll)

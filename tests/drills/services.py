@@ -14,16 +14,11 @@ import subprocess
 import time
 from pathlib import Path
 
+from benchmarks.serve import free_port
 from tests import workers
 
 REDIS_SERVER = "/usr/bin/redis-server"
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_port(port: int, *, up: bool, timeout: float = 10.0) -> None:

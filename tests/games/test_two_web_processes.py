@@ -9,7 +9,6 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import socket
 import time
 from urllib.parse import quote
 
@@ -21,12 +20,6 @@ from tests.conftest import need_service
 from tests.games.test_board_cache import _same
 
 CSRF = "twoprocesscsrftoken0123456789abc"  # 32 letters and digits: a CSRF secret's shape
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -83,7 +76,7 @@ def read_events(response, want, timeout: float) -> list[dict]:
 def test_a_move_on_process_a_reaches_a_tablet_streaming_from_process_b(
     shared_services, settings, make_game, anna, bo
 ):
-    from benchmarks.serve import bench_env, gunicorn_cmd, serving
+    from benchmarks.serve import bench_env, free_port, gunicorn_cmd, serving
 
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     game = make_game([{"student": anna}, {"student": bo}], challenge_window=30)
