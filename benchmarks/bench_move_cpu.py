@@ -1,6 +1,7 @@
 """Server CPU of one move and of the three boards of the table's other tablets, in-process.
 
     .venv/bin/python benchmarks/bench_move_cpu.py --seed-file /tmp/seed.json [--rounds 150] [--cold]
+    .venv/bin/python benchmarks/bench_move_cpu.py --quick   # seeds 8 tables of its own
 
 The tables bench_push.py seeded (its database `kavet_bench_push`, Redis db 9, and its
 `--seed-file`). The production ASGI application (`kavet_site.asgi`: the admission gate, the
@@ -35,6 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.quick import parse_args  # noqa: E402
 from benchmarks.serve import use_bench_env  # noqa: E402
 
 CSRF = "benchcsrftokenbenchcsrftoken0123"  # bench_push.py's
@@ -236,7 +238,12 @@ def top_of(stacks: Path, n: int = 25) -> list[tuple[str, float]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seed-file", required=True, help="bench_push.py's --seed-file")
+    parser.add_argument(
+        "--seed-file",
+        default="",
+        help="bench_push.py's --seed-file; without one (or when it is gone), --tables are seeded",
+    )
+    parser.add_argument("--tables", type=int, default=200, help="tables to seed, if seeding")
     parser.add_argument("--rounds", type=int, default=150, help="moves (each with 3 fetches)")
     parser.add_argument("--spy", default="", help="py-spy's collapsed stacks here")
     parser.add_argument(
@@ -247,7 +254,7 @@ def main() -> None:
         "rendering its own (the upper bound: board_cache makes them wait for one)",
     )
     parser.add_argument("--app", default="kavet_site.asgi:application")
-    args = parser.parse_args()
+    args = parse_args(parser, quick={"rounds": 10, "tables": 8})
     database = os.environ.setdefault(
         "DATABASE_URL", "postgres://postgres@127.0.0.1:5432/kavet_bench_push"
     )
@@ -257,7 +264,18 @@ def main() -> None:
     # What gunicorn.conf.py sets for its ASGI workers.
     os.environ["CONN_MAX_AGE"] = "0"
     os.environ.setdefault("DB_POOL", "1")
-    seeded = json.loads(Path(args.seed_file).read_text())
+    seeded = None
+    if args.seed_file and Path(args.seed_file).exists():
+        seeded = json.loads(Path(args.seed_file).read_text())
+    if seeded is None:
+        import django
+
+        django.setup()
+        from benchmarks.bench_push import seed
+
+        seeded = seed(args.tables, 10)
+        if args.seed_file:
+            Path(args.seed_file).write_text(json.dumps(seeded))
     module, _, attr = args.app.partition(":")
     app = getattr(__import__(module, fromlist=[attr]), attr)
     spy = None

@@ -33,6 +33,8 @@ LOCAL_REDIS = "redis://127.0.0.1:6379/3"
 NEEDS = {
     "bench_healthz.py": ["postgres", "redis", "wrk"],
     "bench_table_load.py": ["postgres", "redis"],
+    "bench_move_cpu.py": ["postgres", "redis"],
+    "bench_push.py": ["postgres", "redis"],
     "bench_reports.py": ["postgres"],
     "bench_live_view.py": [],  # PostgreSQL when there is one (its target), else SQLite
     "bench_can_make_instructions.py": ["valgrind"],
