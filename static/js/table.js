@@ -381,12 +381,10 @@
       backOnline();
       if (wasResend) {
         // The move came back refused as stale (it had reached the server before the drop, or the
-        // table moved on): just show the fresh table, no scare.
-        document.addEventListener("htmx:afterSettle", function quiet() {
-          document.removeEventListener("htmx:afterSettle", quiet);
-          var b = board();
-          if (b && b.dataset.refused === "1") b.querySelectorAll(".news-flash").forEach(function (f) { f.remove(); });
-        });
+        // table moved on): just show the fresh table, no scare. The answer is in the page by now:
+        // htmx swaps and settles before afterRequest (no settle delay, base.html's htmx-config).
+        var b = board();
+        if (b && b.dataset.refused === "1") b.querySelectorAll(".news-flash").forEach(function (f) { f.remove(); });
       }
     }
   });
