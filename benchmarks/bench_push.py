@@ -1124,21 +1124,17 @@ def _analyse(plan: list, result: dict, log: list) -> dict:
             spreads.append((max(times) - min(times)) * 1000)
     # The new board on each other tablet (the mover's own tablet has it in its answer).
     boards = []
-    board_seen: dict[tuple, float] = {}
-    how: dict[tuple, str] = {}
+    # Each tablet's first board of each version: when, and how (in the event, or fetched).
+    board_seen: dict[tuple, tuple[float, str]] = {}
     for index, version, t, source in result["boards"]:
-        board_seen.setdefault((index, version), t)
-        how.setdefault((index, version), source)
-    by_push = by_fetch = 0
+        board_seen.setdefault((index, version), (t, source))
+    sources: dict[str, int] = {"push": 0, "fetch": 0}
     board_times: dict[tuple, list[float]] = {}
-    for (index, version), t in board_seen.items():
+    for (index, version), (t, source) in board_seen.items():
         move = origin.get((plan[index]["game"], version))
         if move is not None and plan[index]["seat"] != move["seat"]:
             boards.append((t - move["sent"]) * 1000)
-            if how[(index, version)] == "push":
-                by_push += 1
-            else:
-                by_fetch += 1
+            sources[source] += 1
             board_times.setdefault((plan[index]["game"], version), []).append(t)
     # When the new board (the challenge window's countdown, R5.1) is up on every other tablet.
     board_spreads = [(max(v) - min(v)) * 1000 for v in board_times.values() if len(v) > 1]
@@ -1148,8 +1144,8 @@ def _analyse(plan: list, result: dict, log: list) -> dict:
     return {
         "delays": delays,
         "boards": boards,
-        "boards_pushed": by_push,
-        "boards_fetched": by_fetch,
+        "boards_pushed": sources["push"],
+        "boards_fetched": sources["fetch"],
         "board_spreads": board_spreads,
         "versus_answer": versus_answer,
         "teacher_delays": teacher_delays,

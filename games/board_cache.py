@@ -157,10 +157,14 @@ def shared_value(game: Game, name: str, compute):
     return _cached(_shared_key(game, name), compute, TTL)
 
 
+def _deadline(game: Game) -> float | None:
+    """The game's time limit as seconds since the epoch (its countdown's end), if it has one."""
+    return game.timer_deadline.timestamp() if game.timer_deadline else None
+
+
 def shared_board_key(game: Game) -> str:
     """The board every seat of the table sees at one version/status/deadline, in one language."""
-    deadline = game.timer_deadline.timestamp() if game.timer_deadline else 0
-    return f"kv:board:shared:{_game_key(game)}:{deadline:.3f}:{get_language()}"
+    return f"kv:board:shared:{_game_key(game)}:{_deadline(game) or 0:.3f}:{get_language()}"
 
 
 def seat_key(game: Game, seat: Seat) -> str:
@@ -251,8 +255,7 @@ def push_board(game: Game, board: dict, seat: Seat, mine: dict, others) -> dict:
         seats[str(other.position)] = made[seat_key(game, other)] = _seat_parts(ctx)
     if made:
         cache.set_many(made, TTL)  # a tablet that fetches after all finds its parts made
-    deadline = game.timer_deadline.timestamp() if game.timer_deadline else None
-    return {"language": get_language(), "board": board, "seats": seats, "deadline": deadline}
+    return {"language": get_language(), "board": board, "seats": seats, "deadline": _deadline(game)}
 
 
 def seat_board(
@@ -381,8 +384,7 @@ def _marked_countdown(countdown: Any):
 def fill(html: str, request: HttpRequest, game: Game) -> str:
     """What the cached text leaves out, for this request: its CSRF token, the server's clock,
     the seconds left on the countdown (as selectors.table_context computes them)."""
-    deadline = game.timer_deadline.timestamp() if game.timer_deadline else None
-    return fill_in(html, get_token(request), deadline)
+    return fill_in(html, get_token(request), _deadline(game))
 
 
 def fill_in(html: str, csrf: str, deadline: float | None) -> str:

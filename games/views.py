@@ -181,7 +181,7 @@ def _table_move(request: HttpRequest, game_id: int) -> HttpResponse:
             applied=True,
             others=lambda: [
                 (other, selectors.seat_context(game=game, seat=other, seats=outcome.seats))
-                for other in outcome.seats or ()
+                for other in outcome.seats  # (called only when they were read: _board)
                 if other.pk != seat.pk and not other.bot
             ],
         )
