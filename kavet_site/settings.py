@@ -296,6 +296,9 @@ LOGOUT_REDIRECT_URL = "home"
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
+    # Staff signing in with the school's accounts (OpenID Connect, below): answers nothing on a
+    # site without a provider, and never a password sign-in.
+    "classrooms.oidc.SchoolOIDCBackend",
 ]
 # Password logins (teachers, parents, school admins, /admin/login/). A lock is keyed on the
 # account *and* the client together, so a guesser locks themselves out, not the teacher at
@@ -323,6 +326,24 @@ AXES_CLIENT_IP_CALLABLE = "kavet_site.auth_throttle.throttle_client_ip"
 # Only failures are kept (and only for the cool-off): no row per successful sign-in, which
 # would be a lasting trail of every child's tablet sign-in.
 AXES_DISABLE_ACCESS_LOG = True
+# Staff sign in with the school's accounts through OpenID Connect (classrooms/oidc.py,
+# mozilla-django-oidc): Google Workspace for Education, Microsoft Entra ID, a French ENT. Set the
+# issuer (its discovery document gives the endpoints), the client's id and secret as registered
+# there, with the redirect URI https://<site>/oidc/callback/. An account is matched to an invited
+# member of staff by a verified email; no account is ever made for a stranger.
+KAVET_OIDC_ISSUER = os.environ.get("KAVET_OIDC_ISSUER", "").rstrip("/")
+OIDC_RP_CLIENT_ID = os.environ.get("KAVET_OIDC_CLIENT_ID", "")
+OIDC_RP_CLIENT_SECRET = os.environ.get("KAVET_OIDC_CLIENT_SECRET", "")
+# The provider's name on the sign-in button ("Sign in with ENT"); none: "your school account".
+KAVET_OIDC_NAME = os.environ.get("KAVET_OIDC_NAME", "")
+# A provider that does not send email_verified but only ever issues the school's own addresses
+# (some Entra ID tenants) can be trusted with them explicitly.
+KAVET_OIDC_TRUST_EMAIL = env_bool("KAVET_OIDC_TRUST_EMAIL", False)
+OIDC_RP_SIGN_ALGO = os.environ.get("KAVET_OIDC_SIGN_ALGO", "RS256")
+OIDC_RP_SCOPES = "openid email profile"
+OIDC_USE_PKCE = True
+OIDC_TIMEOUT = 10
+OIDC_AUTHENTICATION_CALLBACK_URL = "oidc_callback"
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

@@ -6,7 +6,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from classgames import urls as class_game_urls
-from classrooms import auth_forms
+from classrooms import auth_forms, oidc
 from classrooms import urls as classroom_urls
 from games import board_urls
 from games import urls as game_urls
@@ -20,6 +20,9 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # Staff sign-in with the school's accounts (OpenID Connect; 404 where none is configured).
+    path("oidc/authenticate/", oidc.OIDCStart.as_view(), name="oidc_start"),
+    path("oidc/callback/", oidc.OIDCCallback.as_view(), name="oidc_callback"),
     # Password reset by email (teachers and parents), Django's views under Django's names.
     path("password-reset/", auth_forms.KavetPasswordResetView.as_view(), name="password_reset"),
     path(
