@@ -11,22 +11,28 @@ import re
 import pytest
 
 from tests import factories
-from tests.oidc_provider import serve
-from tests.oidc_provider.fixtures import STRANGER, TEACHER, oidc, provider  # noqa: F401  (fixtures)
+from tests.oidc_provider import fixtures, serve
+from tests.oidc_provider.fixtures import STRANGER, TEACHER
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+# The provider (a second Django process) and the site's settings pointing at it.
+provider = fixtures.provider
+oidc = fixtures.oidc
 
-def test_teacher_signs_in_with_the_school_account(live_server, oidc, page):  # noqa: F811
+
+def test_teacher_signs_in_with_the_school_account(live_server, oidc, page):
     school = factories.school()
     factories.teacher(school=school, email=TEACHER[1], first_name="Anna")
     errors: list[str] = []
     # The site's own console errors (the provider's page has no favicon: not ours to judge).
     page.on(
         "console",
-        lambda m: m.type == "error"
-        and m.location.get("url", "").startswith(live_server.url)
-        and errors.append(m.text),
+        lambda m: (
+            m.type == "error"
+            and m.location.get("url", "").startswith(live_server.url)
+            and errors.append(m.text)
+        ),
     )
 
     page.goto(f"{live_server.url}/login/")
@@ -39,7 +45,7 @@ def test_teacher_signs_in_with_the_school_account(live_server, oidc, page):  # n
     assert not errors, errors
 
 
-def test_a_stranger_reads_why_on_the_sign_in_page(live_server, oidc, page):  # noqa: F811
+def test_a_stranger_reads_why_on_the_sign_in_page(live_server, oidc, page):
     page.goto(f"{live_server.url}/login/")
     page.get_by_role("link", name="Sign in with ENT").click()
     page.get_by_label("Name").fill(STRANGER[0])

@@ -21,19 +21,14 @@ from django.utils import timezone
 
 from classrooms.models import TeacherInvite, User
 from tests import factories
-from tests.oidc_provider import serve
+from tests.oidc_provider import fixtures, serve
+from tests.oidc_provider.fixtures import INVITED, PARENT, STRANGER, TEACHER, UNVERIFIED
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-from tests.oidc_provider.fixtures import (  # noqa: F401  (fixtures)
-    INVITED,
-    PARENT,
-    STRANGER,
-    TEACHER,
-    UNVERIFIED,
-    oidc,
-    provider,
-)
+# The provider (a second Django process) and the site's settings pointing at it.
+provider = fixtures.provider
+oidc = fixtures.oidc
 
 
 def _to_callback(live_server, provider, username: str) -> tuple[requests.Session, str]:
