@@ -110,18 +110,18 @@ async def measure(app, seeded: dict, rounds: int, cold: bool) -> dict:
         from django.core.cache import cache
         from django.utils import translation
 
-        from games import board_cache
+        from games import table_cache
         from games.selectors import HISTORY_MOVES
 
         game = Game.objects.get(pk=game_id)
-        keys = [board_cache._moves_key(game, HISTORY_MOVES)]
+        keys = [table_cache._moves_key(game, HISTORY_MOVES)]
         for language in ("en", "fr", "de", "br"):
             keys += [
-                board_cache._shared_key(game, f"{name}.{language}") for name in ("told", "history")
+                table_cache._shared_key(game, f"{name}.{language}") for name in ("told", "history")
             ]
-            if hasattr(board_cache, "shared_board_key"):  # the table's rendered board
+            if hasattr(table_cache, "shared_board_key"):  # the table's rendered board
                 with translation.override(language):
-                    keys.append(board_cache.shared_board_key(game))
+                    keys.append(table_cache.shared_board_key(game))
         cache.delete_many(keys)
 
     from games import push, stream
@@ -251,7 +251,7 @@ def main() -> None:
         action="store_true",
         help="each fetch finds the version's shared part (moves, sentences, history, the table's "
         "rendered board) not stored yet: the fetches and the move's answer at once, each "
-        "rendering its own (the upper bound: board_cache makes them wait for one)",
+        "rendering its own (the upper bound: table_cache makes them wait for one)",
     )
     parser.add_argument("--app", default="kavet_site.asgi:application")
     args = parse_args(parser, quick={"rounds": 10, "tables": 8})

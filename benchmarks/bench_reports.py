@@ -6,7 +6,7 @@ and with two workers.
    (tallies stored), per student: time and queries, beside a yardstick measured just before each
    row in the same run (one primary-key lookup, the median of a fixed loop) and the week-2 build.
 2. A school of 300 (10 classes x 30) with one week of play: the weekly report job
-   (classrooms.reports.tasks.schedule_weekly_reports, as the beat runs it on Monday morning)
+   (reports.tasks.schedule_weekly_reports, as the beat runs it on Monday morning)
    queues one class job per class to Redis; real Celery worker processes started here (1, then
    2) build them. Wall time to the last report, reports/s, and the ratio 2 workers / 1.
 
@@ -194,7 +194,7 @@ def build_all(kids, week_start: date) -> list[tuple[float, int, float, float, st
     from django.db import connection, reset_queries
     from django.test.utils import CaptureQueriesContext
 
-    from classrooms.reports import services
+    from reports import services
 
     rows = []
     for kid in kids:
@@ -212,8 +212,8 @@ def build_all(kids, week_start: date) -> list[tuple[float, int, float, float, st
 
 
 def class_over_years(kids, weeks: int, rounds: int) -> None:
-    from classrooms.reports.models import WeeklyReport, WeekTally
     from games.models import Play
+    from reports.models import WeeklyReport, WeekTally
 
     points = sorted({w for w in (2, weeks // 4, weeks // 2, weeks) if w >= 2})
     plays = Play.objects.filter(student__in=kids).count()
@@ -331,9 +331,9 @@ def school_run(school, classrooms, kids, workers: int, timeout: float) -> tuple[
     from django.core.cache import cache
     from django.db.models import Max, Min
 
-    from classrooms.reports import tasks
-    from classrooms.reports.models import WeeklyReport, WeekTally
     from kavet_site.celery import app
+    from reports import tasks
+    from reports.models import WeeklyReport, WeekTally
 
     students = [k for c in classrooms for k in kids[c.pk]]
     WeeklyReport.objects.filter(student__in=students).delete()

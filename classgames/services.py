@@ -282,7 +282,7 @@ def session_after_game_change(*, session_id: int | None) -> bool:
 def class_session_clocks_shift(*, session, shift) -> None:
     """Every moment of a class game's running tables moved by `shift` (games.services, each
     under its game's lock), and the class game's own start: the demo's running class game,
-    looked at later than it was built (classrooms.demo.simulate.live_refresh)."""
+    looked at later than it was built (demo.simulate.live_refresh)."""
     for game in _session_games(session):
         if game.status == Game.Status.RUNNING:
             game_clocks_shift(game_id=game.pk, shift=shift)

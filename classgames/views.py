@@ -216,7 +216,7 @@ def session_live(request: HttpRequest, pk: int) -> HttpResponse:
     for game_id, _version, status, deadline, bot_due in pulse:
         if page_due(status=status, timer_deadline=deadline, bot_due_at=bot_due, now=now):
             applied = bool(game_tick(game_id=game_id, now=now)) or applied
-    # The demo's class game plays on while someone looks (classrooms.demo: games.signals).
+    # The demo's class game plays on while someone looks (demo: games.signals).
     shown = class_game_shown.send(sender=ClassSession, session=session, now=now)
     applied = any(moved for _receiver, moved in shown) or applied
     if applied:

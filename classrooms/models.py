@@ -11,7 +11,7 @@ from .names import NameField
 
 class Programme(models.TextChoices):
     """The official expectations a school's reports set each skill against (the data, with its
-    sources, is in classrooms/reports/programmes/)."""
+    sources, is in reports/programmes/)."""
 
     FR = "fr", _("France: programme of cycles 2 and 3")
     DE = "de", _("Germany: KMK Bildungsstandards, Primarbereich")
@@ -48,7 +48,7 @@ class School(models.Model):
     name = NameField(_("name"), max_length=200)
     slug = models.SlugField(_("short name"), max_length=60, unique=True)
     time_zone = models.CharField(_("time zone"), max_length=64, default="Europe/Paris")
-    # The expectations the reports name for each skill (classrooms/reports/programmes/).
+    # The expectations the reports name for each skill (reports/programmes/).
     programme = models.CharField(
         _("school programme"),
         max_length=2,

@@ -139,9 +139,7 @@ def _too_late() -> str:
 
 
 def _forged() -> str:
-    return _(
-        "This sign-in did not start on this page (or was already used). Please sign in again."
-    )
+    return _("This sign-in did not start on this page (or was already used). Please sign in again.")
 
 
 def _unverified() -> str:
@@ -331,7 +329,7 @@ def invite_accept_by_email(*, invite: TeacherInvite, email: str, first_name: str
 
 
 class OIDCStart(OIDCAuthenticationRequestView):
-    """"Sign in with your school account": off to the provider, with state, nonce and PKCE."""
+    """ "Sign in with your school account": off to the provider, with state, nonce and PKCE."""
 
     def __init__(self, **kwargs):
         View.__init__(self, **kwargs)  # the endpoints are read at the request, not here

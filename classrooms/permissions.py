@@ -11,7 +11,7 @@ students, parents). Each app above declares the rules of its own models in its p
 module with `rules(Model, read=..., manage=...)`, built from the filters here (`in_classroom`,
 `of_student_readable`...), and loads it in its AppConfig.ready: games.permissions (games,
 seats, moves, plays, practice goals), classgames.permissions (class games),
-classrooms.reports.permissions and classrooms.reports.mail.permissions. So this module imports
+reports.permissions and reports.mail.permissions. So this module imports
 no app above it.
 
 The rules:
@@ -206,7 +206,7 @@ def rules(model: type[Model], *, read: Rule, manage: Rule | None = None) -> None
 
 # Row getters an app above declares with getter(), for callers that would reach them through
 # this module by name (permissions.session_get). The class-game pages in games/ import
-# classgames.permissions now (games/board.py is on the class games' floor, and the class game's
+# classgames.permissions now (classgames/board.py is on the class games' floor, and the class game's
 # stream is classgames/stream.py); every caller imports the app's own permissions module.
 GETTERS: dict[str, Callable] = {}
 

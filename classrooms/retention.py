@@ -15,7 +15,7 @@ Play data is:
   tables is left;
 - the weekly reports, week tallies, report-build requests and weekly-email logs of weeks that
   lie wholly before the cut-off, and the level recommendations made before it (their evidence
-  is counted from the plays) (classrooms.reports.retention).
+  is counted from the plays) (reports.retention).
 
 Each app erases its own rows, told by signals.retention_due (this module imports none of them).
 

@@ -1,5 +1,5 @@
 """Celery jobs for schools and classes: the weekly erase of play data past its keeping (the demo's
-running class game is kept playing by classrooms.demo.tasks)."""
+running class game is kept playing by demo.tasks)."""
 
 from __future__ import annotations
 

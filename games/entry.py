@@ -2,7 +2,7 @@
 
 - `entry_table_json`: what may come next, one table for every game, sent once with the table
   page (templates/games/table.html, a data attribute) for static/js/table.js to walk. Not in
-  the board, which is cached per version (games/board_cache.py): the table never changes.
+  the board, which is cached per version (games/table_cache.py): the table never changes.
 - `table_steps`: the running results of the operation a tablet is building (R2.4), asked as the
   child taps; exact, the operator as its key prints it, the numbers as the checker writes them
   ("7 ÷ 2 = 7/2", as a wrong operation's reason shows a value).

@@ -18,7 +18,7 @@ Two fan-outs, the same two calls:
   `call_soon_threadsafe` per event loop that has a watcher of it.
 
 Nothing about a table is sent but its id and version, and for a move made from a tablet the
-table's new board (`Change.board`, games.board_cache.push_board): the stream view checks who may
+table's new board (`Change.board`, games.table_cache.push_board): the stream view checks who may
 watch what, and a seat's stream sends only its own seat's board (games.stream).
 
 A move's push waits for its board: the view holds the pushes of its request (`held`), renders
@@ -63,7 +63,7 @@ class Change:
     game_id: int
     version: int
     group: int | None = None  # the game's group (games.signals.table_group), opaque here
-    # The table's board at this version, for its seats' streams (games.board_cache.push_board);
+    # The table's board at this version, for its seats' streams (games.table_cache.push_board);
     # None: the tablets fetch it. Not part of what the change is.
     board: dict | None = field(default=None, compare=False, repr=False)
 

@@ -16,7 +16,7 @@ from django.utils.translation import get_language
 
 from classrooms import permissions
 from classrooms.models import Student, User
-from games import board_cache, engine
+from games import engine, table_cache
 from games.engine import events as ev
 from games.engine.operations import OPERATOR_SYMBOLS
 from games.wording import (
@@ -120,7 +120,7 @@ class Countdown:
 
 # How many sentences of recent play the screen reader hears, and how many moves the history
 # (one tap away, in a <details>) and the ruling panel look back over.
-NEWS_LINES = board_cache.NEWS_LINES
+NEWS_LINES = table_cache.NEWS_LINES
 HISTORY_MOVES = 40
 
 
@@ -161,15 +161,15 @@ def table_context(
     # version this tablet saw (several moves after a Wi-Fi gap) is marked, so a child who looked
     # away for a moment still reads what the computer players just did.
     # The same for every seat at this version: read once per version of the table.
-    recent = board_cache.shared_moves(game, HISTORY_MOVES)
-    told = board_cache.shared_value(
+    recent = table_cache.shared_moves(game, HISTORY_MOVES)
+    told = table_cache.shared_value(
         game,
         f"told.{get_language()}",
         lambda: [
             (m.number, [str(line) for line in events_sentences(m.events, players)]) for m in recent
         ],
     )
-    news = board_cache.news(told, since)
+    news = table_cache.news(told, since)
     fresh = [m for m in recent if since is not None and m.number > since] or recent[-1:]
     recent_events = [e for m in fresh for e in m.events]
     if not recent:
@@ -223,7 +223,7 @@ def table_context(
         history=history,
         # The longest part of the board to render, and the same on every tablet of the table.
         history_html=mark_safe(  # noqa: S308 - rendered by our template, escaped there
-            board_cache.shared_value(
+            table_cache.shared_value(
                 game,
                 f"history.{get_language()}",
                 lambda: str(render_to_string("games/_history.html", {"history": history})),
@@ -265,7 +265,7 @@ def table_context(
 def seat_part(*, game: Game, seat: Seat | None, view: dict[str, Any]) -> dict[str, Any]:
     """What of the table is this seat's own (`view`: engine.seat_view for it): its legal moves,
     its row of the table, and the affordances they open (whose turn, the builder, the trick's
-    places). The rest of the board is the same on every tablet of the table (games.board_cache).
+    places). The rest of the board is the same on every tablet of the table (games.table_cache).
     """
     position = seat.position if seat is not None else None
     legal = (
@@ -298,7 +298,7 @@ def operator_keys(rules: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def seat_context(*, game: Game, seat: Seat, seats: Sequence[Seat] | None = None) -> dict[str, Any]:
-    """What the board's own parts of one seat read (games.board_cache's seat fragments): the
+    """What the board's own parts of one seat read (games.table_cache's seat fragments): the
     seat's part, and the few things of the table its "whose turn" line and its form name."""
     state = engine.GameState.from_dict(game.state)
     view = engine.seat_view(state, seat.position)

@@ -8,7 +8,7 @@ from django.dispatch import Signal
 
 # A page showing a class game is being served (the class board, the class game's live view):
 # where no worker runs, an app above may move the game on here, as the page applies due moves
-# (classrooms.demo: the demo's game), and answers how many moves it played. Sent with
+# (demo: the demo's game), and answers how many moves it played. Sent with
 # session=the app's class game (classgames.ClassSession), now=the moment (None: now).
 class_game_shown = Signal()
 

@@ -58,7 +58,7 @@ from django.utils.translation import get_language
 from django.views.decorators.http import require_GET
 
 from classrooms import permissions
-from games import board_cache, push, streamcap
+from games import push, streamcap, table_cache
 from games.models import Game
 from games.polling import poll_token_read
 from kavet_site.clientip import client_bucket
@@ -118,7 +118,7 @@ def _sync_streams_allowed(request: HttpRequest) -> bool:
 
 @dataclass(frozen=True)
 class Viewer:
-    """Who a seat's stream fills the pushed boards in for (games.board_cache.seat_board): its
+    """Who a seat's stream fills the pushed boards in for (games.table_cache.seat_board): its
     seat, its language, its poll token and a CSRF token of its browser."""
 
     position: int
@@ -155,7 +155,7 @@ class _Table:
         if change.board is None or self.viewer is None:
             return {}
         viewer = self.viewer
-        html = board_cache.seat_board(
+        html = table_cache.seat_board(
             change.board,
             position=viewer.position,
             language=viewer.language,

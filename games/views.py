@@ -8,8 +8,8 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from games import board_cache, push, selectors, services
 from games import permissions as game_permissions
+from games import push, selectors, services, table_cache
 from games.forms import MoveRefused, PracticeForm, parse_move, seen_version
 from games.polling import poll_token, poll_unchanged
 from games.wording import events_sentences, refusal_message
@@ -120,7 +120,7 @@ def table(request: HttpRequest, game_id: int) -> HttpResponse:
 
     if request.htmx:
         # The board a push made this tablet ask for: the table's board rendered once per
-        # version for all its seats, with this seat's own parts (games.board_cache).
+        # version for all its seats, with this seat's own parts (games.table_cache).
         return _board(request, game, seat, since, current_seats(), build=context)
     return render(request, "games/table.html", context())
 
@@ -170,7 +170,7 @@ def _table_move(request: HttpRequest, game_id: int) -> HttpResponse:
     game = outcome.game
     if request.htmx and outcome.applied and not outcome.message:
         # The mover's new board: the table's board of the new version, sent with the move's
-        # push to the other seats with their own parts (games.board_cache.push_board).
+        # push to the other seats with their own parts (games.table_cache.push_board).
         return _board(
             request,
             game,
@@ -193,9 +193,9 @@ def _table_move(request: HttpRequest, game_id: int) -> HttpResponse:
 def _board(
     request: HttpRequest, game: Game, seat, since, seats, *, build, applied=False, others=None
 ):
-    """One seat's board from the table's board of this version (games.board_cache): the part
+    """One seat's board from the table's board of this version (games.table_cache): the part
     every seat sees alike made once for all of them, this seat's own parts beside it."""
-    return board_cache.board_response(
+    return table_cache.board_response(
         request,
         game=game,
         seat=seat,

@@ -4,7 +4,7 @@ Also two pieces of resilience:
 
 - `enqueue()` (kavet_site.queue, re-exported here): publish a task, and when the broker is
   unreachable log it and carry on — the state that needs the job is in the database and a beat
-  sweep finds it again (games.tasks.sweep_due_games, classrooms.reports.tasks.sweep_report_jobs).
+  sweep finds it again (games.tasks.sweep_due_games, reports.tasks.sweep_report_jobs).
 - A work-around for celery 5.7.0 + kombu 5.7.0 (see `_patch_kombu_redis_detached_transport`):
   without it a worker holding a delayed (ETA/countdown) or unacknowledged task dies for good
   when Redis drops.

@@ -57,11 +57,11 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "classrooms",
-    "classrooms.reports",
-    "classrooms.reports.mail",
+    "reports",
+    "reports.mail",
     "games",
     "classgames",
-    "classrooms.demo",
+    "demo",
     # Rate-limit counters in the database (they must hold while Redis is down).
     "kavet_site.throttles",
     # Password-login throttling (per account and per client); keep it last (axes' docs).
@@ -227,7 +227,7 @@ CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILI
 # Results are only read by /healthz-style round trips and tests: keep them an hour, not a day.
 CELERY_RESULT_EXPIRES = 3600
 # A publish while Redis is down fails after ~1 s instead of hanging the request; the job is
-# found again from the database by the beat sweeps (games.tasks, classrooms.reports.tasks).
+# found again from the database by the beat sweeps (games.tasks, reports.tasks).
 CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "max_retries": 2,
     "interval_start": 0,
@@ -249,17 +249,17 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         # Build requests whose message was lost (Redis down when they were queued) or whose
         # worker died mid-build (its heartbeat stale): queued again from the database. Every
         # 15 s, so a dead worker's build is taken over within 45 s (reports.tasks says why).
-        "task": "classrooms.reports.tasks.sweep_report_jobs",
+        "task": "reports.tasks.sweep_report_jobs",
         "schedule": 15.0,
     },
     "reports-weekly": {
         # Hourly: the task itself picks the schools where it is Monday morning now.
-        "task": "classrooms.reports.tasks.schedule_weekly_reports",
+        "task": "reports.tasks.schedule_weekly_reports",
         "schedule": crontab(minute=5),
     },
     "reports-weekly-email": {
         # Hourly: parents whose children's reports of last week are built get them by email.
-        "task": "classrooms.reports.mail.tasks.schedule_weekly_emails",
+        "task": "reports.mail.tasks.schedule_weekly_emails",
         "schedule": crontab(minute=35),
     },
     "throttles-sweep": {

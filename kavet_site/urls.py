@@ -5,10 +5,10 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from classgames import board_urls
 from classgames import urls as class_game_urls
 from classrooms import auth_forms, oidc
 from classrooms import urls as classroom_urls
-from games import board_urls
 from games import urls as game_urls
 
 from . import health, views
@@ -49,9 +49,9 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     # The class pages and the class-game pages share the "classrooms" namespace (their names).
     path("", include((classroom_urls.urlpatterns + class_game_urls.urlpatterns, "classrooms"))),
-    # The tables and the class board (a class-game page: games/board_urls.py) share "games".
+    # The tables and the class board (a class-game page: classgames/board_urls.py) share "games".
     path("", include((game_urls.urlpatterns + [path("board/", include(board_urls))], "games"))),
-    path("reports/", include("classrooms.reports.urls")),
+    path("reports/", include("reports.urls")),
 ]
 
 handler400 = "kavet_site.views.bad_request"

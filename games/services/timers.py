@@ -120,7 +120,7 @@ GAME_CLOCKS = (
 def game_clocks_shift(*, game_id: int, shift: timedelta) -> None:
     """Every moment of a game moved by `shift`: its clocks, its moves', plays' and seats' stamps,
     under the game row's lock (the one writer). The game stays the one played, only later (the
-    demo's running game, built once and looked at later: classrooms.demo.simulate.live_refresh);
+    demo's running game, built once and looked at later: demo.simulate.live_refresh);
     no news: nothing a tablet shows changes but the times."""
     with transaction.atomic():
         game = _locked(game_id)

@@ -2,7 +2,7 @@
    changes. live.js tells of every change at the class game's tables (kavet:changed with the
    game's id); the board fetches only for its own table, or after a reconnect. Without the push
    channel it polls every POLL_DOWN ms, and every POLL_UP ms as a safety net while it is up.
-   The server answers 204 when nothing changed (games/board.py). */
+   The server answers 204 when nothing changed (classgames/board.py). */
 (function () {
   "use strict";
   var POLL_DOWN = 3000, POLL_UP = 20000;

@@ -11,10 +11,10 @@ from django.utils import timezone
 
 from classgames import selectors
 from classrooms.models import ParentLink
-from classrooms.reports import services as report_services
-from classrooms.reports.progress import week_start_of
-from classrooms.reports.selectors import school_tz
 from games import engine, services
+from reports import services as report_services
+from reports.progress import week_start_of
+from reports.selectors import school_tz
 from tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -11,13 +11,13 @@ from django.utils import timezone
 
 from classgames.models import ClassSession
 from classgames.selectors import live_tables
-from classrooms.demo.alive import DEMO_FLAG, demo_keep_alive, demo_play_on
-from classrooms.demo.clock import demo_clock
-from classrooms.demo.data import DEMO_CLASSES
-from classrooms.demo.school import demo_school_build
-from classrooms.demo.simulate import live_play
-from classrooms.demo.tasks import demo_keep_alive_sweep
 from classrooms.models import Classroom, User
+from demo.alive import DEMO_FLAG, demo_keep_alive, demo_play_on
+from demo.clock import demo_clock
+from demo.data import DEMO_CLASSES
+from demo.school import demo_school_build
+from demo.simulate import live_play
+from demo.tasks import demo_keep_alive_sweep
 from games.models import Game, Move, Seat
 from tests import factories
 

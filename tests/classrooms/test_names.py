@@ -13,7 +13,6 @@ from django.urls import reverse
 from django.utils import translation
 
 from classrooms import services
-from classrooms.demo.data import DEMO_CLASSES
 from classrooms.models import Classroom, School, Student, TeacherInvite, User
 from classrooms.names import (
     name_check,
@@ -21,6 +20,7 @@ from classrooms.names import (
     name_normalise,
     name_unsafe_characters,
 )
+from demo.data import DEMO_CLASSES
 from tests import factories
 
 REAL_NAMES = [
@@ -245,7 +245,7 @@ def test_a_parent_and_an_invited_teacher_cannot_sign_up_with_one(client, school)
     assert response.status_code == 200 and "U+202E" in response.content.decode()
     assert not User.objects.filter(username="newteacher").exists()
     # A parent joining with their child's code, from the join page.
-    from classrooms.reports import services as report_services
+    from reports import services as report_services
 
     room = factories.classroom(school=school, teachers=[factories.teacher(school=school)])
     child = factories.student(classroom=room, name="Mona")

@@ -19,13 +19,13 @@ from classgames.models import ClassSession
 from classgames.services import class_table_start
 from classrooms import retention
 from classrooms.models import Classroom, LevelChange, ParentLink, Student, User
-from classrooms.reports import services as report_services
-from classrooms.reports.mail.models import WeeklyEmail
-from classrooms.reports.models import LevelRecommendation, ReportJob, WeeklyReport, WeekTally
 from classrooms.services import school_year_current
 from classrooms.tasks import retention_erase_weekly
 from games import services
 from games.models import Game, Move, Play, Seat
+from reports import services as report_services
+from reports.mail.models import WeeklyEmail
+from reports.models import LevelRecommendation, ReportJob, WeeklyReport, WeekTally
 from tests import factories
 from tests.reports.plays import clock_at, finish, one_move, paris, table
 

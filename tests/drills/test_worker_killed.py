@@ -16,11 +16,11 @@ from datetime import date
 
 import pytest
 
-from classrooms.reports import services as report_services
-from classrooms.reports.models import ReportJob, WeeklyReport
-from classrooms.reports.selectors import job_progress
 from games import services
 from games.models import Move
+from reports import services as report_services
+from reports.models import ReportJob, WeeklyReport
+from reports.selectors import job_progress
 from tests import factories
 from tests.drills.conftest import DRILL_VISIBILITY, wait_until
 

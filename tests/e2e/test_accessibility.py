@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from classrooms.reports import services as report_services
 from games import services
 from games.models import Play
 from games.services import timers
+from reports import services as report_services
 from tests import factories
 from tests.e2e.helpers import fresh, move, open_table, sign_in_context
 from tests.reports.plays import one_move, paris

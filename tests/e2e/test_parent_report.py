@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from classrooms.reports import services
+from reports import services
 from tests import factories
 from tests.reports.plays import three_weeks_reported
 

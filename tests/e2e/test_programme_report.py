@@ -13,7 +13,7 @@ from django.conf import settings as django_settings
 from playwright.sync_api import expect
 
 from classrooms.models import ParentLink
-from classrooms.reports import services as report_services
+from reports import services as report_services
 from tests import factories
 from tests.e2e.helpers import sign_in_context
 from tests.reports.plays import one_move, paris

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from classrooms.reports import services as report_services
 from games.services import timers
+from reports import services as report_services
 from tests import factories
 from tests.e2e.helpers import move, sign_in_context
 from tests.reports.plays import one_move, paris

@@ -1,4 +1,4 @@
-"""The class board (games/board.py): a table read-only on the projector, and the mistake of the
+"""The class board (classgames/board.py): a table read-only on the projector, and the mistake of the
 day rebuilt from the game's seed and moves (R9.2), anonymised, with the solver's answer (R5.6)."""
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ def test_the_page_sends_the_engines_table_and_the_steps_address(make_game, anna,
 
 
 def test_the_table_is_outside_the_cached_board(make_game, anna, bo) -> None:
-    # The board is cached per version and viewer (games/board_cache.py); the table is the same
+    # The board is cached per version and viewer (games/table_cache.py); the table is the same
     # for every game and board, so it comes once with the page, never with a board.
     game = make_game([{"student": anna}, {"student": bo}])
     board = tablet(anna).get(reverse("games:table", args=[game.pk]), {"v": 0}, **HX)

@@ -1,5 +1,5 @@
 """A move's push carries the table's new board (games.push.held / attach_board,
-games.board_cache.push_board / seat_board, games.stream._Table): each other tablet shows it
+games.table_cache.push_board / seat_board, games.stream._Table): each other tablet shows it
 without fetching, and what it shows is, byte for byte, what its fetch would have answered
 (R1.5: a seat sees its own hand and its own form only, never another seat's).
 
@@ -12,10 +12,10 @@ import json
 
 import pytest
 
-from games import board_cache, push, stream
+from games import push, stream, table_cache
 from games.models import Game
 from games.polling import poll_token
-from tests.games.test_board_cache import _same, board, board_caches, move, tablet  # noqa: F401
+from tests.games.test_table_cache import _same, board, board_caches, move, tablet  # noqa: F401
 
 CSRF = "A" * 64
 
@@ -36,7 +36,7 @@ def cy(classroom):
 
 
 def seat_html(change: push.Change, game: Game, student, position: int, since: int) -> str | None:
-    return board_cache.seat_board(
+    return table_cache.seat_board(
         change.board,
         position=position,
         language="en",
@@ -127,7 +127,7 @@ def test_a_refused_move_pushes_nothing(pushed, make_game, anna, bo):
 def _board_change(version: int = 5, language: str = "en") -> push.Change:
     shared = {
         "html": f'<div id="board" data-version="{version}">'
-        f"{board_cache.WHO_MARK}{board_cache.ACTIONS_MARK}{board_cache.CSRF_MARK}</div>",
+        f"{table_cache.WHO_MARK}{table_cache.ACTIONS_MARK}{table_cache.CSRF_MARK}</div>",
         "news": [],
     }
     seats = {

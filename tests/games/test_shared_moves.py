@@ -1,4 +1,4 @@
-"""games.board_cache.shared_moves: a version's recent moves built from the previous version's
+"""games.table_cache.shared_moves: a version's recent moves built from the previous version's
 list and the moves after it are the list read in full, at every version."""
 
 from __future__ import annotations
@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from django.core.cache import cache
 
-from games import board_cache
+from games import table_cache
 from games.engine.game import GameState, legal_moves
 from games.models import Game, Move
-from tests.games.test_board_cache import board_caches  # noqa: F401 - the two caches
+from tests.games.test_table_cache import board_caches  # noqa: F401 - the two caches
 
 pytestmark = pytest.mark.django_db
 
@@ -36,14 +36,14 @@ def full(game: Game, limit: int) -> list[tuple[int, list]]:
 def test_each_version_from_the_last_is_the_full_read(board_caches, make_game, anna, bo):  # noqa: F811
     game = make_game([{"student": anna}, {"student": bo}], challenge_window=600)
     limit = 3  # short, so the list is trimmed after a few moves
-    board_cache.shared_moves(game, limit)  # the first version's list, read in full
+    table_cache.shared_moves(game, limit)  # the first version's list, read in full
     for _ in range(6):
         game = play_one(game)
-        assert cache.get(board_cache._moves_key(game, limit, game.version - 1)) is not None
-        got = board_cache.shared_moves(game, limit)
+        assert cache.get(table_cache._moves_key(game, limit, game.version - 1)) is not None
+        got = table_cache.shared_moves(game, limit)
         assert [(m.number, m.events) for m in got] == full(game, limit)
     # Without the previous version's list (expired, another status): the full read.
     cache.clear()
     game = play_one(game)
-    got = board_cache.shared_moves(game, limit)
+    got = table_cache.shared_moves(game, limit)
     assert [(m.number, m.events) for m in got] == full(game, limit)

@@ -17,7 +17,7 @@ import pytest
 from games.models import Game
 from games.polling import poll_token
 from tests.conftest import need_service
-from tests.games.test_board_cache import _same
+from tests.games.test_table_cache import _same
 
 CSRF = "twoprocesscsrftoken0123456789abc"  # 32 letters and digits: a CSRF secret's shape
 

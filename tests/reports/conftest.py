@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from classrooms.reports import services
+from reports import services
 from tests.reports.plays import one_move, paris
 
 WEEK = date(2026, 11, 16)

@@ -13,7 +13,7 @@ from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from classrooms.reports.builder import (
+from reports.builder import (
     Period,
     _game_minutes,
     _game_time,
@@ -23,7 +23,7 @@ from classrooms.reports.builder import (
     week_bounds,
     week_tally,
 )
-from classrooms.reports.levels import LEVEL_UP_WINDOW, RECENT
+from reports.levels import LEVEL_UP_WINDOW, RECENT
 
 
 def report_from_weeks(

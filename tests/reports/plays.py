@@ -17,9 +17,9 @@ from unittest import mock
 from zoneinfo import ZoneInfo
 
 from classrooms.models import Classroom, Student
-from classrooms.reports import services as report_services
 from games import engine, services
 from games.models import Game
+from reports import services as report_services
 
 PARIS = ZoneInfo("Europe/Paris")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from classrooms.reports.charts import skill_chart
+from reports.charts import skill_chart
 
 
 def test_a_chart_has_a_bar_per_week_played_and_says_it_in_words():

@@ -8,7 +8,7 @@ import io
 import pytest
 from django.urls import reverse
 
-from classrooms.reports.views import csv_cell
+from reports.views import csv_cell
 
 
 @pytest.mark.parametrize(

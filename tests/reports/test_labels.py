@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.utils import translation
 
-from classrooms.reports import labels, progress
 from games.engine import skills as engine_skills
+from reports import labels, progress
 
 
 def test_every_engine_skill_has_its_words_and_no_other_key_has():

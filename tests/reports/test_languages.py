@@ -10,8 +10,8 @@ import pytest
 from django.urls import reverse
 from django.utils import translation
 
-from classrooms.reports import pdf, services
-from classrooms.reports.views import _child_context
+from reports import pdf, services
+from reports.views import _child_context
 from tests import factories
 
 pytestmark = pytest.mark.django_db

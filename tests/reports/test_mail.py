@@ -21,9 +21,9 @@ from django.test import Client
 from django.urls import reverse
 
 from classrooms.models import ParentLink
-from classrooms.reports import services as report_services
-from classrooms.reports.mail import services, tasks
-from classrooms.reports.mail.models import EmailPreference, WeeklyEmail
+from reports import services as report_services
+from reports.mail import services, tasks
+from reports.mail.models import EmailPreference, WeeklyEmail
 from tests import factories, workers
 from tests.conftest import need_service
 from tests.reports.plays import paris, played_game
@@ -131,7 +131,7 @@ def test_the_bands_are_said_to_be_so_far(families):
 
 
 def _quiet_week_email(student, language):
-    from classrooms.reports.mail import selectors
+    from reports.mail import selectors
 
     parent = factories.parent(
         username=f"quiet-{language}", email="q@example.org", language=language

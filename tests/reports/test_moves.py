@@ -11,16 +11,16 @@ import pytest
 from django.urls import reverse
 
 from classrooms.models import ParentLink
-from classrooms.reports import moves, services
-from classrooms.reports.progress import (
+from games import engine
+from games.models import Play
+from reports import moves, services
+from reports.progress import (
     MISTAKE_LABELS,
     SKILLS,
     figure_parse,
     week_bounds,
 )
-from classrooms.reports.selectors import school_tz
-from games import engine
-from games.models import Play
+from reports.selectors import school_tz
 from tests import factories
 from tests.reports.plays import card, paris, played_game, say
 

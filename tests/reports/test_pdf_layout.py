@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from reportlab.platypus import KeepTogether, Paragraph, Spacer
 
-from classrooms.reports import pdf
-from classrooms.reports.views import _child_context
+from reports import pdf
+from reports.views import _child_context
 
 pytestmark = pytest.mark.django_db
 

@@ -7,9 +7,9 @@ import json
 from django.urls import reverse
 
 from classrooms.models import ParentLink, Student
-from classrooms.reports import services
-from classrooms.reports.models import LevelRecommendation, ParentInvite, WeeklyReport
 from games.models import Play, Seat
+from reports import services
+from reports.models import LevelRecommendation, ParentInvite, WeeklyReport
 from tests import factories
 
 

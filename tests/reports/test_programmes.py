@@ -13,9 +13,9 @@ from django.urls import reverse
 from django.utils import translation
 
 from classrooms.models import Programme, School, programme_for
-from classrooms.reports import programmes
-from classrooms.reports.programmes import PROGRAMME_KEYS, REPORT_SKILLS, programme_problems
 from games.engine.skills import SKILLS as ENGINE_SKILLS
+from reports import programmes
+from reports.programmes import PROGRAMME_KEYS, REPORT_SKILLS, programme_problems
 from tests import factories
 
 WEEK = "2026-11-16"
@@ -182,9 +182,9 @@ def test_the_class_csv_has_the_programmes_codes(reported, school, teacher, class
 
 def test_the_pdf_names_the_programme(reported, school, client):
     from classrooms.models import ParentLink
-    from classrooms.reports.pdf import report_pdf
-    from classrooms.reports.selectors import report_of_week
-    from classrooms.reports.views import _child_context
+    from reports.pdf import report_pdf
+    from reports.selectors import report_of_week
+    from reports.views import _child_context
 
     _set(school, "us")
     anna = reported[0]
@@ -201,7 +201,7 @@ def test_the_pdf_names_the_programme(reported, school, client):
 
 
 def test_the_demo_school_follows_the_french_programme(db):
-    from classrooms.demo.school import demo_school_build
+    from demo.school import demo_school_build
 
     summary = demo_school_build(history=False)
     assert summary.school.programme == "fr"

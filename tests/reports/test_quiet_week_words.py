@@ -8,8 +8,8 @@ from django.urls import reverse
 from django.utils import translation
 
 from classrooms.models import ParentLink
-from classrooms.reports import pdf, services
-from classrooms.reports.views import _child_context
+from reports import pdf, services
+from reports.views import _child_context
 from tests import factories
 from tests.reports.conftest import WEEK
 from tests.reports.plays import one_move, paris

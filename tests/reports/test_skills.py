@@ -7,9 +7,9 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from classrooms.models import LevelChange
-from classrooms.reports import services
-from classrooms.reports.models import WeeklyReport
-from classrooms.reports.progress import band_for, recommend
+from reports import services
+from reports.models import WeeklyReport
+from reports.progress import band_for, recommend
 from tests import factories
 from tests.reports.plays import one_move, paris
 

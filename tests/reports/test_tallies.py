@@ -12,12 +12,12 @@ from django.test.utils import CaptureQueriesContext
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from classrooms.reports import services
-from classrooms.reports.management.commands.plays_reskill import plays_reskill
-from classrooms.reports.models import WeekTally
-from classrooms.reports.progress import week_bounds
-from classrooms.reports.selectors import school_tz
 from games.models import Play
+from reports import services
+from reports.management.commands.plays_reskill import plays_reskill
+from reports.models import WeekTally
+from reports.progress import week_bounds
+from reports.selectors import school_tz
 from tests import factories
 from tests.reports.oracle import report_data
 from tests.reports.plays import one_move, paris, played_game

@@ -9,9 +9,9 @@ import pytest
 from django.db import OperationalError
 from django.utils import timezone
 
-from classrooms.reports import services, tasks
-from classrooms.reports.models import ReportJob, WeeklyReport
-from classrooms.reports.selectors import job_progress
+from reports import services, tasks
+from reports.models import ReportJob, WeeklyReport
+from reports.selectors import job_progress
 from tests import factories
 from tests.reports.plays import one_move, paris
 

@@ -10,8 +10,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from classrooms.models import ParentLink
-from classrooms.reports import services
-from classrooms.reports.models import ParentInvite
+from reports import services
+from reports.models import ParentInvite
 from tests import factories
 
 PASSWORD = "a long enough parent password 42"

@@ -10,8 +10,8 @@ import pytest
 from django.urls import reverse
 
 from classrooms.models import LevelChange, ParentLink
-from classrooms.reports import services
-from classrooms.reports.models import LevelRecommendation, ReportJob, WeeklyReport
+from reports import services
+from reports.models import LevelRecommendation, ReportJob, WeeklyReport
 from tests import factories
 from tests.reports.plays import one_move, paris
 

@@ -12,13 +12,13 @@ from django.db.models import F, Max, Sum
 from django.utils import timezone
 
 from classgames.models import ClassSession
-from classrooms.demo.data import LIVE_MIN_MOVES
-from classrooms.demo.school import DEMO_PASSWORD
 from classrooms.models import Classroom, LevelChange, ParentLink, School, Student, User
-from classrooms.reports.models import LevelRecommendation, WeeklyReport
 from classrooms.services import CLASS_CODE_ALPHABET
+from demo.data import LIVE_MIN_MOVES
+from demo.school import DEMO_PASSWORD
 from games import engine
 from games.models import Game, Move, Play, Seat
+from reports.models import LevelRecommendation, WeeklyReport
 
 MODELS = (
     School,

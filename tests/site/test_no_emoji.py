@@ -117,7 +117,7 @@ def test_the_pdf_draws_the_same_svg_pictures():
     from reportlab.graphics.shapes import Drawing
     from reportlab.lib.units import mm
 
-    from classrooms.reports.pdf import picture_drawing
+    from reports.pdf import picture_drawing
 
     for key in ALL_PICTURES:
         drawing = picture_drawing(key, 12 * mm)

@@ -25,12 +25,12 @@ from django.utils import timezone
 from classgames import services as class_game_services
 from classrooms.grouping import PlannedTable
 from classrooms.models import ParentLink
-from classrooms.reports import services as report_services
-from classrooms.reports.mail import services as mail_services
-from classrooms.reports.models import LevelRecommendation, ReportJob
 from classrooms.services import teacher_invite_create
 from games import services as game_services
 from games.models import Game, Play, PracticeGoal
+from reports import services as report_services
+from reports.mail import services as mail_services
+from reports.models import LevelRecommendation, ReportJob
 from tests import factories
 from tests.reports.plays import one_move, paris
 

@@ -31,7 +31,7 @@ from .simulate import Player, _players, child_move, live_class_game_start, live_
 
 # The flag in ClassSession.settings that marks the demo's running class game.
 DEMO_FLAG = "demo_live"
-DEMO_SCHOOL_SLUG = "demo"  # classrooms.demo.school._accounts
+DEMO_SCHOOL_SLUG = "demo"  # demo.school._accounts
 # A seat whose tablet had the table open this recently is played by that tablet, not the demo.
 REAL_TABLET_SECONDS = 60
 # Left alone longer than this, the game is brought to now instead of played through at once.

@@ -9,7 +9,7 @@ from celery import shared_task
 # already queued keep working.
 @shared_task(name="classrooms.tasks.demo_keep_alive_sweep", ignore_result=True)
 def demo_keep_alive_sweep() -> int:
-    """Where workers run, the beat plays the demo's running class game on (classrooms.demo.alive);
+    """Where workers run, the beat plays the demo's running class game on (demo.alive);
     the moves applied. Idempotent: what is played is what is due, once."""
     from .alive import demo_play_on, demo_sessions
 

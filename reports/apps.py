@@ -5,7 +5,7 @@ from django.utils.translation import gettext_lazy as _
 
 
 class ReportsConfig(AppConfig):
-    name = "classrooms.reports"
+    name = "reports"
     label = "reports"
     verbose_name = _("Progress reports")
 

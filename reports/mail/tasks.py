@@ -27,7 +27,7 @@ RETRY = {
 }
 
 
-@shared_task(name="classrooms.reports.mail.tasks.send_weekly_email", **RETRY)
+@shared_task(name="reports.mail.tasks.send_weekly_email", **RETRY)
 def send_weekly_email(parent_id: int, week_start: str, now: str | None = None) -> str:
     """Send one parent last week's email (returns what happened: sent, already, no_email…)."""
     from . import services
@@ -39,7 +39,7 @@ def send_weekly_email(parent_id: int, week_start: str, now: str | None = None) -
     )
 
 
-@shared_task(name="classrooms.reports.mail.tasks.schedule_weekly_emails", ignore_result=True)
+@shared_task(name="reports.mail.tasks.schedule_weekly_emails", ignore_result=True)
 def schedule_weekly_emails(now: str | None = None) -> dict[str, int]:
     """Hourly (beat): queue the email of every parent whose children's weekly reports are built.
 

@@ -21,12 +21,12 @@ from classgames import permissions as class_game_permissions
 from classgames.models import session_id_of
 from classrooms import permissions
 from classrooms.models import Classroom
+from games import permissions as game_permissions
+from games import services
+from games.models import Game
+from games.signals import class_game_shown
 
 from . import board_selectors as selectors
-from . import permissions as game_permissions
-from . import services
-from .models import Game
-from .signals import class_game_shown
 
 
 def _due_moves_applied(game: Game) -> Game:

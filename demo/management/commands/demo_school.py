@@ -7,10 +7,10 @@ import time
 from django.core.management.base import BaseCommand
 from django.urls import reverse
 
-from classrooms.demo.school import DEMO_PASSWORD, DemoSummary, demo_school_build, pictures_words
 from classrooms.models import Student
-from classrooms.reports.models import WeeklyReport
+from demo.school import DEMO_PASSWORD, DemoSummary, demo_school_build, pictures_words
 from games.models import Game, Play
+from reports.models import WeeklyReport
 
 
 class Command(BaseCommand):

@@ -32,7 +32,7 @@ urlpatterns = [
         moves_views.live_cell,
         name="live_cell",
     ),
-    path("email/", include("classrooms.reports.mail.urls")),
+    path("email/", include("reports.mail.urls")),
     path(
         "proposal/<int:rec_id>/<str:decision>/",
         views.recommendation_decide,

@@ -1,4 +1,4 @@
-"""The board rendered once per version and viewer (games.board_cache): never one seat's board to
+"""The board rendered once per version and viewer (games.table_cache): never one seat's board to
 another (R1.5: a seat sees its own hand only), a new version is a new board, and what differs per
 request (the CSRF token, the clock, the countdown) is filled in per request. In-process and Redis."""
 
@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from games import board_cache
+from games import table_cache
 from games.models import Game
 from games.polling import poll_token
 from tests.conftest import need_service
@@ -132,7 +132,7 @@ def test_what_differs_per_request_is_filled_in_per_request(board_caches, table, 
     table.refresh_from_db()
     bo_tab = tablet(bo)
     html = board(bo_tab, table, 0)
-    for mark in (board_cache.CSRF_MARK, board_cache.NOW_MARK, board_cache.LEFT_MARK):
+    for mark in (table_cache.CSRF_MARK, table_cache.NOW_MARK, table_cache.LEFT_MARK):
         assert mark not in html
     left = int(re.search(r'countdown-num">(\d+)<', html)[1])
     assert 0 < left <= 30
@@ -157,7 +157,7 @@ def test_the_keys_name_the_version_language_and_seat(table, anna, bo):
 
     def keys(seat, lang="en"):
         with translation.override(lang):
-            return board_cache.shared_board_key(table), board_cache.seat_key(table, seat)
+            return table_cache.shared_board_key(table), table_cache.seat_key(table, seat)
 
     shared, anna_own = keys(seats[0])
     assert keys(seats[0]) == (shared, anna_own)
@@ -191,7 +191,7 @@ def _same(html: str) -> str:
 def _whole(monkeypatch, c: Client, game: Game, since: int) -> str:
     """The board as rendered whole for this seat (as before the table's board was shared)."""
     with monkeypatch.context() as m:
-        m.setattr(board_cache, "cacheable", lambda game: False)
+        m.setattr(table_cache, "cacheable", lambda game: False)
         return board(c, game, since)
 
 
@@ -255,9 +255,9 @@ def test_a_seat_never_gets_another_seats_own_parts(board_caches, make_game, anna
     from django.core.cache import cache
 
     game.refresh_from_db()  # (Anna's first sight started her turn's clock, R4.9)
-    shared = cache.get(board_cache.shared_board_key(game))["html"]
+    shared = cache.get(table_cache.shared_board_key(game))["html"]
     assert "is-me" not in shared and "move-form" not in shared and "Your turn" not in shared
-    assert "&amp;t=" + board_cache.POLL_MARK in shared
+    assert "&amp;t=" + table_cache.POLL_MARK in shared
     assert token_in(anna_board) == poll_token(game, 0, anna.user.pk)
     assert token_in(others["Bo"]) == poll_token(game, 1, bo.user.pk)
 
@@ -266,10 +266,10 @@ def test_the_tables_board_is_rendered_once_per_version(board_caches, make_game, 
     game = make_game([{"student": anna}, {"student": bo}, {"student": cy}])
     game.refresh_from_db()
     tabs = [tablet(anna), tablet(bo), tablet(cy)]
-    before = dict(board_cache.renders)
+    before = dict(table_cache.renders)
 
     def rendered() -> dict:
-        return {k: board_cache.renders[k] - before[k] for k in before}
+        return {k: table_cache.renders[k] - before[k] for k in before}
 
     for c in tabs:
         board(c, game, -1)
@@ -295,11 +295,11 @@ def test_a_board_being_rendered_is_waited_for_not_rendered_again(board_caches, t
     key = "kv:board:test-once"
     cache.add(key + ":making", 1, 5)  # another request is making it
     made = []
-    monkeypatch.setattr(board_cache.time, "sleep", lambda s: cache.set(key, "theirs", 5))
-    assert board_cache._once(key, lambda: made.append(1) or ("mine", {})) == "theirs"
+    monkeypatch.setattr(table_cache.time, "sleep", lambda s: cache.set(key, "theirs", 5))
+    assert table_cache._once(key, lambda: made.append(1) or ("mine", {})) == "theirs"
     assert made == []
     cache.delete_many([key, key + ":making"])
     # What it made on the way is stored with it.
-    assert board_cache._once(key, lambda: made.append(1) or ("mine", {key + ":part": 7})) == "mine"
+    assert table_cache._once(key, lambda: made.append(1) or ("mine", {key + ":part": 7})) == "mine"
     assert made == [1] and cache.get(key) == "mine" and cache.get(key + ":making") is None
     assert cache.get(key + ":part") == 7

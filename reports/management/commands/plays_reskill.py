@@ -13,9 +13,9 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from classrooms.reports.models import WeekTally
 from games import engine
 from games.models import Play
+from reports.models import WeekTally
 
 BATCH = 2000
 

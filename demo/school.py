@@ -20,9 +20,9 @@ from django.utils import timezone
 from classgames.models import ClassSession
 from classrooms.models import Classroom, ParentLink, School, Student, User
 from classrooms.pictures import pictures_of
-from classrooms.reports.tasks import build_class_reports
 from classrooms.services import student_create
 from games.models import Game
+from reports.tasks import build_class_reports
 
 from .alive import DEMO_FLAG, DEMO_SCHOOL_SLUG, demo_restart_if_over
 from .clock import demo_clock, local_time

@@ -11,10 +11,10 @@ from django.db.models import Q
 
 from classrooms import permissions
 from classrooms.models import ParentLink, School, Student, User
-from classrooms.reports import selectors as report_selectors
-from classrooms.reports.models import WeeklyReport
-from classrooms.reports.progress import week_bounds, week_start_of
-from classrooms.reports.tasks import MORNING_UNTIL
+from reports import selectors as report_selectors
+from reports.models import WeeklyReport
+from reports.progress import week_bounds, week_start_of
+from reports.tasks import MORNING_UNTIL
 
 from .models import EmailPreference, WeeklyEmail
 

@@ -1,11 +1,11 @@
-"""The weekly report email (a nested app of classrooms.reports)."""
+"""The weekly report email (a nested app of reports)."""
 
 from django.apps import AppConfig
 from django.utils.translation import gettext_lazy as _
 
 
 class ReportsMailConfig(AppConfig):
-    name = "classrooms.reports.mail"
+    name = "reports.mail"
     label = "reports_mail"
     verbose_name = _("Report emails")
     default_auto_field = "django.db.models.BigAutoField"

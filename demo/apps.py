@@ -4,7 +4,7 @@ from django.apps import AppConfig
 
 
 class DemoConfig(AppConfig):
-    name = "classrooms.demo"
+    name = "demo"
     label = "demo"
 
     def ready(self) -> None:

@@ -332,7 +332,7 @@ def live_play(
             )
 
         play(game.pk, clock=clock, players=players, stop=waits_for_a_child)
-    # The demo's running class game plays on by itself from now on (classrooms.demo.alive).
+    # The demo's running class game plays on by itself from now on (demo.alive).
     session.settings = {**session.settings, "demo_live": True}
     session.save(update_fields=["settings"])
     return session

@@ -22,10 +22,9 @@ from games import engine
 from games.engine import events as ev
 from games.engine.game import card_dict
 from games.engine.operations import OPERATOR_SYMBOLS
+from games.models import Game, Move, Play, Seat
 from games.selectors import name_seats, table_context
 from games.wording import TIMEOUT_CODE, as_printed, verdict_message
-
-from .models import Game, Move, Play, Seat
 
 
 def board_table_context(*, game: Game) -> dict[str, Any]:

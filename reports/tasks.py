@@ -96,9 +96,7 @@ class ReportTask(Task):
             )
 
 
-@shared_task(
-    base=ReportTask, bind=True, name="classrooms.reports.tasks.build_student_report", **RETRY
-)
+@shared_task(base=ReportTask, bind=True, name="reports.tasks.build_student_report", **RETRY)
 def build_student_report(
     self, student_id: int, week_start: str, job_id: int | None = None
 ) -> int | None:
@@ -120,9 +118,7 @@ def build_student_report(
     return report.pk if report else None
 
 
-@shared_task(
-    base=ReportTask, bind=True, name="classrooms.reports.tasks.build_class_reports", **RETRY
-)
+@shared_task(base=ReportTask, bind=True, name="reports.tasks.build_class_reports", **RETRY)
 def build_class_reports(
     self,
     classroom_id: int,
@@ -177,7 +173,7 @@ def queue_report_job(job: ReportJob) -> bool:
     )
 
 
-@shared_task(name="classrooms.reports.tasks.sweep_report_jobs", ignore_result=True)
+@shared_task(name="reports.tasks.sweep_report_jobs", ignore_result=True)
 def sweep_report_jobs(now: str | None = None) -> int:
     """Every 15 s (beat): build requests whose message or worker is gone are queued again.
 
@@ -217,7 +213,7 @@ def sweep_report_jobs(now: str | None = None) -> int:
     return queued
 
 
-@shared_task(name="classrooms.reports.tasks.schedule_weekly_reports", **RETRY)
+@shared_task(name="reports.tasks.schedule_weekly_reports", **RETRY)
 def schedule_weekly_reports(now: str | None = None) -> int:
     """Hourly: where it is Monday morning, queue last week's reports of every class.
 

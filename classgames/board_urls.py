@@ -1,4 +1,4 @@
-"""URLs of the class board (games/board.py, on the class games' floor), included by the site's
+"""URLs of the class board (classgames/board.py, on the class games' floor), included by the site's
 urls (kavet_site/urls.py) under /board/, in the "games" namespace beside the tables."""
 
 from django.urls import path
