@@ -36,7 +36,7 @@ from classrooms.pictures import ALL_PICTURES
 from games.wording import as_printed
 
 FONT_DIRS = ("/usr/share/fonts/truetype/dejavu",)
-PICTURES_DIR = Path(__file__).resolve().parent.parent.parent / "static" / "img" / "pictures"
+PICTURES_DIR = Path(__file__).resolve().parent.parent / "static" / "img" / "pictures"
 
 
 @lru_cache(maxsize=64)
