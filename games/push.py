@@ -1,7 +1,8 @@
 """Push: "table N changed, version V" to everyone watching it (tablets and the teacher).
 
-The one function the rest of the code calls is `table_changed`, after a change to a game has
-been committed (games.services calls it through `transaction.on_commit`). Watchers subscribe
+The one function the rest of the code calls is `send_on_commit(Change(...))`: after the change
+to a game is committed, it goes out (games.services._changed is its one caller). What the
+pages then receive on their streams is listed, typed, in games.push_events. Watchers subscribe
 to a channel name (`table_channel`, `group_channel`: the tables watched together, a class
 game's, games.signals.table_group) and wait for the next message.
 
@@ -567,9 +568,22 @@ def attach_board(*, game_id: int, version: int, board: dict) -> None:
         box["boards"][(game_id, version)] = board
 
 
+def send_on_commit(change: Change) -> None:
+    """The one call a service makes to tell the tablets: once its transaction commits, `change`
+    goes to every watcher of its table and group (held until its board is attached, when the
+    request holds its pushes: `held`). Nothing is sent for a transaction that rolls back."""
+    from django.db import transaction
+
+    transaction.on_commit(lambda: send(change))
+
+
 def table_changed(*, game_id: int, version: int, group: int | None = None) -> None:
     """Tell the game's tablets (and the watchers of its group) that it is at `version` now."""
-    change = Change(game_id=game_id, version=version, group=group)
+    send(Change(game_id=game_id, version=version, group=group))
+
+
+def send(change: Change) -> None:
+    """Send `change` now (or hold it for its board, inside `held`); see send_on_commit."""
     box = _held.get()
     if box is not None:
         box["changes"].append(change)

@@ -40,7 +40,6 @@ For a group, the event id is the sum of its games' versions (it only ever grows)
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import time
 import uuid
@@ -58,7 +57,7 @@ from django.utils.translation import get_language
 from django.views.decorators.http import require_GET
 
 from classrooms import permissions
-from games import push, streamcap, table_cache
+from games import push, push_events, streamcap, table_cache
 from games.models import Game
 from games.polling import poll_token_read
 from kavet_site.clientip import client_bucket
@@ -70,10 +69,10 @@ RETRY_MS = 2000  # how long the browser waits before reconnecting after a close
 ENDED = (Game.Status.FINISHED, Game.Status.ABANDONED)
 # First thing on every stream: the reconnect delay, and an event the page waits for (a stream
 # that opens but never delivers it is behind a buffering proxy: the page goes back to polling).
-HELLO = f"retry: {RETRY_MS}\nevent: hello\ndata: {{}}\n\n".encode()
+HELLO = push_events.Hello(retry_ms=RETRY_MS).encode()
 # Last thing on a stream closed because a newer one of the same tablet (or address) took its
 # place (games.streamcap): the page polls and does not reconnect.
-BYE = b'event: bye\ndata: {"reason": "replaced"}\n\n'
+BYE = push_events.Bye().encode()
 # Beyond its lifetime a stream no longer counts against a cap (a process that died left it).
 CAP_MARGIN = 60.0
 
@@ -88,9 +87,9 @@ def _client_version(request: HttpRequest) -> int | None:
     return None
 
 
-def _event(version: int, **extra: int | str) -> bytes:
-    data = json.dumps({"version": version, **extra})
-    return f"id: {version}\nevent: table\ndata: {data}\n\n".encode()
+def _event(version: int) -> bytes:
+    """A table's version alone: what a stream sends first to a client that is behind."""
+    return push_events.TableAt(version=version).encode()
 
 
 def _release_database() -> None:
@@ -149,11 +148,14 @@ class _Table:
         # events: the mover's tablet sets one event at its move's version aside as its own
         # (static/js/table.js), and must still hear the other. Older versions fold into it.
         latest = [c for c in changes if c.version == newest][-2:]
-        return b"".join(_event(newest, **self._board(c, since)) for c in latest)
+        return b"".join(
+            push_events.TableAt(version=newest, board=self._board(c, since)).encode()
+            for c in latest
+        )
 
-    def _board(self, change: push.Change, since: int) -> dict:
+    def _board(self, change: push.Change, since: int) -> str | None:
         if change.board is None or self.viewer is None:
-            return {}
+            return None
         viewer = self.viewer
         html = table_cache.seat_board(
             change.board,
@@ -163,7 +165,7 @@ class _Table:
             token=viewer.token,
             csrf=viewer.csrf,
         )
-        return {} if html is None else {"board": html}
+        return html
 
 
 class _Group:
@@ -181,7 +183,10 @@ class _Group:
         for change in changes:
             if change.version >= self.versions.get(change.game_id, -1):
                 self.versions[change.game_id] = change.version
-                out.append(_event(self.version, game=change.game_id, game_version=change.version))
+                event = push_events.GroupAt(
+                    version=self.version, game=change.game_id, game_version=change.version
+                )
+                out.append(event.encode())
         return b"".join(out)
 
 

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings as django_settings
-from django.db import transaction
 
 from games import engine, push, signals
 
@@ -95,7 +94,7 @@ def _changed(game: Game) -> None:
     game_id, version, group = game.pk, game.version, signals.table_group.of(game)
     if group is not None and game.status in (Game.Status.FINISHED, Game.Status.ABANDONED):
         signals.game_over.send(sender=Game, game_id=game_id, group=group)
-    transaction.on_commit(lambda: push.table_changed(game_id=game_id, version=version, group=group))
+    push.send_on_commit(push.Change(game_id=game_id, version=version, group=group))
 
 
 def _config(game: Game):
