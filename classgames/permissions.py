@@ -3,12 +3,11 @@ a class game follows its class (staff who teach it, a school admin for the whole
 
 from __future__ import annotations
 
-from classrooms.permissions import get_manageable_or_404, getter, in_classroom, rules
+from classrooms.permissions import get_manageable_or_404, in_classroom, rules
 
 from .models import ClassSession
 
 
-@getter
 def session_get(user, pk: int) -> ClassSession:
     return get_manageable_or_404(
         user, ClassSession.objects.select_related("classroom"), what="class game", pk=pk

@@ -204,26 +204,6 @@ def rules(model: type[Model], *, read: Rule, manage: Rule | None = None) -> None
     MANAGEABLE[model] = manage or read
 
 
-# Row getters an app above declares with getter(), for callers that would reach them through
-# this module by name (permissions.session_get). The class-game pages in games/ import
-# classgames.permissions now (classgames/board.py is on the class games' floor, and the class game's
-# stream is classgames/stream.py); every caller imports the app's own permissions module.
-GETTERS: dict[str, Callable] = {}
-
-
-def getter(function: Callable) -> Callable:
-    """Offer an app's row getter as permissions.<its name> (see GETTERS)."""
-    GETTERS[function.__name__] = function
-    return function
-
-
-def __getattr__(name: str):
-    try:
-        return GETTERS[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-
-
 def _narrow(rules: dict[type[Model], Rule], user, model_or_qs) -> QuerySet:
     qs = model_or_qs if isinstance(model_or_qs, QuerySet) else model_or_qs._default_manager.all()
     try:

@@ -16,7 +16,6 @@ from classrooms.models import Classroom, Student, User
 from classrooms.permissions import (
     NOTHING,
     get_manageable_or_404,
-    getter,
     in_classroom,
     of_student_managed,
     of_student_readable,
@@ -74,7 +73,6 @@ def seats_for_user(*, user) -> QuerySet[Seat]:
     return Seat.objects.filter(own_seats(user))
 
 
-@getter
 def game_for_seat(*, user, game_id: int) -> tuple[Game, Seat]:
     """The game and this user's seat at it; 404 for a game they do not sit at."""
     seat = (

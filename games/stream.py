@@ -56,8 +56,7 @@ from django.middleware.csrf import get_token
 from django.utils.translation import get_language
 from django.views.decorators.http import require_GET
 
-from classrooms import permissions
-from games import push, push_events, streamcap, table_cache
+from games import permissions, push, push_events, streamcap, table_cache
 from games.models import Game
 from games.polling import poll_token_read
 from kavet_site.clientip import client_bucket
