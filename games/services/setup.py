@@ -174,13 +174,19 @@ def game_create(
 
 
 def practice_create(
-    *, student: Student, bots: int, strength: str, created_by: User | None = None
+    *,
+    student: Student,
+    bots: int,
+    strength: str,
+    created_by: User | None = None,
+    seed: int | None = None,
 ) -> tuple[Game, practice.PracticeDeal | None]:
     """A child's practice game against computer players, at their own level (R2.3), not started.
 
     Dealt from the child's own mistakes when a skill is due again (games.practice): the cards
     of one operation of that skill come first in the draw order, so they are among the first
-    turned up (R4.1); otherwise an ordinary shuffle of the seed (R1.4).
+    turned up (R4.1); otherwise an ordinary shuffle of the seed (R1.4), a random one unless
+    given (a replayed practice game, the tests).
     """
     players: list[dict[str, Any]] = [{"student": student}]
     # No names and no label: "Computer 1" and "Practice" are words of the reader's language.
@@ -188,7 +194,8 @@ def practice_create(
     config = game_config_build(
         names=[student.name] + [""] * bots, levels=[student.level], settings={}
     )
-    seed = random.SystemRandom().randrange(2**53)
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**53)
     deal = practice.practice_deal_for(student, config=config, seed=seed)
     game = game_create(
         school=student.classroom.school,
