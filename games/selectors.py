@@ -16,7 +16,7 @@ from django.utils.translation import get_language
 
 from classrooms import permissions
 from classrooms.models import Student, User
-from games import board_cache, engine
+from games import board_cache, engine, tasks
 from games.engine import events as ev
 from games.engine.operations import OPERATOR_SYMBOLS
 from games.wording import (
@@ -124,6 +124,16 @@ NEWS_LINES = board_cache.NEWS_LINES
 HISTORY_MOVES = 40
 
 
+def _due_ms(game: Game) -> int | None:
+    """When this table's tablet asks for the table again by itself: as the next move falls due
+    (a computer player, a time limit), once a page may apply it (games.tasks.page_due_grace:
+    at once in-process, where no worker plays it, a second later where workers run)."""
+    due = game.next_due_at
+    if due is None:
+        return None
+    return int((due.timestamp() + tasks.page_due_grace()) * 1000)
+
+
 def table_context(
     *,
     game: Game,
@@ -144,6 +154,7 @@ def table_context(
         "version": game.version,
         "status": game.status,
         "now_ms": int(timezone.now().timestamp() * 1000),
+        "due_ms": _due_ms(game),
     }
     if not game.state:
         ctx["view"] = None

@@ -13,12 +13,15 @@ held clock throughout, so the services stamp their deadlines on it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from unittest import mock
 
+from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 
 from games import engine, services
@@ -74,27 +77,87 @@ def _child_move(state: engine.GameState, seat: int) -> dict:
     return {"type": "nothing"}
 
 
+class Tablet:
+    """The child's tablet in the embedded default (tasks in-process: no worker, no beat), as
+    static/js/table.js behaves with its push stream up: it asks for the table every POLL_SLOW
+    seconds, or at the moment its board names (data-due) when that comes first; that request
+    is what plays a due move in-process (services.due_moves_apply)."""
+
+    POLL_SLOW = 10.0  # static/js/table.js
+    DUE = re.compile(r'id="board"[^>]*?data-due="(\d+)"')
+
+    def __init__(self, client: Client, game: Game) -> None:
+        self.client, self.game = client, game
+        self.version = -1
+        self.due: datetime | None = None
+        self.asked_at: datetime | None = None
+
+    def ask(self, clock: HeldClock) -> None:
+        """A poll, as the tablet sends it at clock.now; what the board now names."""
+        self.asked_at = clock.now
+        answer = self.client.get(
+            reverse("games:table", args=[self.game.pk]),
+            {"v": self.version, "s": "running"},
+            HTTP_HX_REQUEST="true",
+            HTTP_X_KAVET_POLL="1",
+        )
+        if answer.status_code == 200:
+            html = answer.content.decode()
+            found = self.DUE.search(html)
+            self.due = datetime.fromtimestamp(int(found.group(1)) / 1000, tz=UTC) if found else None
+            self.game.refresh_from_db()
+            self.version = self.game.version
+
+    def next_ask(self) -> datetime:
+        slow = self.asked_at + timedelta(seconds=self.POLL_SLOW)
+        if self.due is None:
+            return slow
+        at = self.due + timedelta(seconds=0.05)
+        if at <= self.asked_at:
+            at = self.asked_at + timedelta(seconds=1.0)
+        return min(slow, at)
+
+
 def practice_waiting(
-    start_game: Callable[[], Game], clock: HeldClock, *, turns: int = 10, seat: int = 0
+    start_game: Callable[[], Game],
+    clock: HeldClock,
+    *,
+    turns: int = 10,
+    seat: int = 0,
+    tablet: Client | None = None,
 ) -> Waiting:
     """What the child at `seat` waits from their first turn until their turn after `turns`
     turns, in as many games from `start_game` as it takes (a low level's game can end sooner;
-    the next starts at once, with the child's first turn, R4.1)."""
+    the next starts at once, with the child's first turn, R4.1).
+
+    Without `tablet`, every due move is applied the moment it falls due (a worker's countdown
+    task); with the child's signed-in test client, only the child's tablet applies them, as
+    in the embedded default (Tablet).
+    """
     out = Waiting()
     since_action = 0.0
     while True:
         game = start_game()
         out.games += 1
-        since_action, done = _play(game, clock, turns, seat, out, since_action)
+        pad = Tablet(tablet, game) if tablet is not None else None
+        since_action, done = _play(game, clock, turns, seat, out, since_action, pad)
         _count_windows(game, seat, out)
         if done:
             return out
 
 
 def _play(
-    game: Game, clock: HeldClock, turns: int, seat: int, out: Waiting, since_action: float
+    game: Game,
+    clock: HeldClock,
+    turns: int,
+    seat: int,
+    out: Waiting,
+    since_action: float,
+    tablet: Tablet | None,
 ) -> tuple[float, bool]:
     """Play one game; (seconds waited since the child's last action, whether `turns` are done)."""
+    if tablet is not None:
+        tablet.ask(clock)
     for _step in range(5000):
         game.refresh_from_db()
         if game.status != Game.Status.RUNNING:
@@ -113,13 +176,21 @@ def _play(
                 game_id=game.pk, seat=seat, move=_child_move(state, seat), seen_version=game.version
             )
             assert result.applied or result.refusal_code in ("stale", "too_late"), result
+            if tablet is not None:
+                tablet.ask(clock)  # the move's answer: the new board
             continue
-        due = [t for t in (game.timer_deadline, game.bot_due_at) if t is not None]
-        assert due, f"nothing is due and the child has nothing to do: {state.phase}"
-        waited = clock.advance_to(min(due))
+        if tablet is not None:
+            waited = clock.advance_to(tablet.next_ask())
+            tablet.ask(clock)
+        else:
+            # (the row's due moments read here, not Game.next_due_at: an older tree, benchmarked
+            # for its before figures, has the columns only)
+            due = min((t for t in (game.timer_deadline, game.bot_due_at) if t), default=None)
+            assert due, f"nothing is due and the child has nothing to do: {state.phase}"
+            waited = clock.advance_to(due)
+            services.game_tick(game_id=game.pk, now=clock.now)
         out.waited += waited
         since_action += waited
-        services.game_tick(game_id=game.pk, now=clock.now)
     raise AssertionError("the game did not move on")
 
 

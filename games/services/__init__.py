@@ -52,7 +52,7 @@ from .setup import (
     practice_create,
     seat_replace_by_bot,
 )
-from .timers import game_clocks_shift, next_due
+from .timers import game_clocks_shift
 
 __all__ = (
     "ERASED_NAME",
@@ -76,7 +76,6 @@ __all__ = (
     "games_erase_before",
     "games_over_before",
     "move_submit",
-    "next_due",
     "page_due",
     "practice_create",
     "seat_poll_seen",

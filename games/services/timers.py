@@ -138,17 +138,6 @@ def _stamp_deadlines(
     return pause
 
 
-def next_due(game: Game) -> datetime | None:
-    """When the next move of a running game falls due: its time limit or a computer player.
-
-    The table names it (the board's data-due), so a tablet asks for the table at that moment:
-    in-process (no worker, no beat) that request plays the due move (games.tasks).
-    """
-    if game.status != Game.Status.RUNNING:
-        return None
-    return min((t for t in (game.timer_deadline, game.bot_due_at) if t is not None), default=None)
-
-
 # Every moment a game's rows hold: what game_clocks_shift moves (NULL stays NULL).
 GAME_CLOCKS = (
     "created_at",
