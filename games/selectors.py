@@ -124,6 +124,22 @@ NEWS_LINES = board_cache.NEWS_LINES
 HISTORY_MOVES = 40
 
 
+def _untimed_turn(state: engine.GameState, players: list[str]) -> dict | None:
+    """The player whose own time it is while their clock is off (R4.9, an untimed game)."""
+    if not state.config.untimed or state.timer is not None:
+        return None
+    challenge = state.challenge or {}
+    seat = {
+        "turn": state.active,
+        "challenge": challenge.get("challenger"),
+        "chwech_offer": challenge.get("challenged"),
+        "chwech_announce": challenge.get("challenged"),
+    }.get(state.phase)
+    if seat is None or seat not in state.config.untimed or not 0 <= seat < len(players):
+        return None
+    return {"seat": seat, "name": players[seat]}
+
+
 def _due_ms(game: Game) -> int | None:
     """When this table's tablet asks for the table again by itself: as the next move falls due
     (a computer player, a time limit), once a page may apply it (games.tasks.page_due_grace:
@@ -248,6 +264,8 @@ def table_context(
         rules=rules,
         news=news,
         countdown=countdown,
+        untimed_seats=set(state.config.untimed),
+        untimed_turn=_untimed_turn(state, players),
         result=result,
         ranking=ranking,
         settlements=[
