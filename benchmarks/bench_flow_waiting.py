@@ -17,6 +17,8 @@ to answer (R5.1). No database server is needed: a fresh SQLite file in a tempora
 
     .venv/bin/python benchmarks/bench_flow_waiting.py            # 30 runs per mode
     .venv/bin/python benchmarks/bench_flow_waiting.py --quick    # 3 runs per mode
+    .venv/bin/python benchmarks/bench_flow_waiting.py --tutorial # "Learn to play", as the
+                                                      # coach asks, done at once (deterministic)
 
 Run it on an older tree (git archive of a commit, with this script and tests/flow_clock.py
 copied in) for the before figures: a practice_create without a seed argument is given its seed
@@ -88,20 +90,48 @@ def _run(run: int, mode: str):
         return practice_waiting(lambda: _practice(child, next(seeds)), clock, tablet=tablet)
 
 
+def _tutorial(mode: str):
+    from django.test import Client
+
+    from tests import factories
+    from tests.flow_clock import held_clock, tutorial_waiting
+
+    school = factories.school(slug=f"bench-tutorial-{mode}")
+    child = factories.student(classroom=factories.classroom(school=school), name="Anna")
+    tablet = None
+    if mode == "tablet":
+        tablet = Client()
+        tablet.force_login(child.user)
+    with held_clock() as clock:
+        return tutorial_waiting(child, clock, tablet=tablet)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30, help="runs of 10 turns per mode")
     parser.add_argument("--mode", choices=["workers", "tablet", "both"], default="both")
+    parser.add_argument(
+        "--tutorial", action="store_true", help='"Learn to play" instead (one lesson per mode)'
+    )
     args = parse_args(parser, {"runs": 3})
     with tempfile.TemporaryDirectory() as folder:
         _setup(folder)
         modes = ["workers", "tablet"] if args.mode == "both" else [args.mode]
-        print(f"{args.runs} runs of 10 child turns per mode (simulated seconds)")
-        print(
-            f"{'mode':8} {'median':>7} {'p90':>6} {'max':>6} {'min':>6} "
-            f"{'longest wait':>13} {'windows':>8} {'ran out':>8} {'on computers':>13}"
-        )
+        if not args.tutorial:
+            print(f"{args.runs} runs of 10 child turns per mode (simulated seconds)")
+            print(
+                f"{'mode':8} {'median':>7} {'p90':>6} {'max':>6} {'min':>6} "
+                f"{'longest wait':>13} {'windows':>8} {'ran out':>8} {'on computers':>13}"
+            )
         for mode in modes:
+            if args.tutorial:
+                lesson = _tutorial(mode)
+                print(
+                    f"Learn to play, {mode}: {lesson.waited:.1f} s waited over "
+                    f"{len(lesson.waits)} waits (longest {max(lesson.waits):.1f} s), "
+                    f"{lesson.windows_run_out} of {lesson.windows} windows ran out"
+                )
+                continue
             results = [_run(run, mode) for run in range(args.runs)]
             totals = sorted(r.waited for r in results)
             p90 = totals[min(len(totals) - 1, int(0.9 * len(totals)))]

@@ -209,3 +209,50 @@ def _count_windows(game: Game, seat: int, out: Waiting) -> None:
                 out.windows_run_out_on_computers += 1  # R5.1: nobody but computers to answer
         state, events = engine.apply_move(state, payload)
         out.windows += sum(1 for e in events if e.get("type") == "window_opened")
+
+
+def tutorial_waiting(student, clock: HeldClock, *, tablet: Client | None = None) -> Waiting:
+    """ "Learn to play" for a child who does at once what the coach asks (games.tutorial's
+    CHILD_MOVES, in order, then OK to whatever is left): the seconds they wait, as
+    practice_waiting counts them, until the game is over (R6.1)."""
+    from games import tutorial
+
+    out = Waiting(games=1)
+    game = tutorial.tutorial_create(student=student)
+    pad = Tablet(tablet, game) if tablet is not None else None
+    if pad is not None:
+        pad.ask(clock)
+    child_moves = iter(tutorial.CHILD_MOVES)
+    for _step in range(500):
+        game.refresh_from_db()
+        if game.status != Game.Status.RUNNING:
+            break
+        state = engine.GameState.from_dict(game.state)
+        legal = engine.legal_moves(state, tutorial.CHILD)
+        computer_acts = engine.legal_moves(state, tutorial.COMPUTER) and (
+            state.phase != "window" or state.pending["seat"] == tutorial.CHILD
+        )
+        if legal and not computer_acts:
+            move = next(child_moves, None) or {"type": "ok" if "ok" in legal else "nothing"}
+            out.turns += 1
+            result = services.move_submit(
+                game_id=game.pk, seat=tutorial.CHILD, move=move, seen_version=game.version
+            )
+            assert result.applied, result
+            if pad is not None:
+                pad.ask(clock)
+            continue
+        if pad is not None:
+            waited = clock.advance_to(pad.next_ask())
+            pad.ask(clock)
+        else:
+            due = min((t for t in (game.timer_deadline, game.bot_due_at) if t), default=None)
+            assert due, f"nothing is due and the child has nothing to do: {state.phase}"
+            waited = clock.advance_to(due)
+            services.game_tick(game_id=game.pk, now=clock.now)
+        out.waited += waited
+        out.waits.append(waited)
+    else:
+        raise AssertionError("the lesson did not end")
+    _count_windows(game, tutorial.CHILD, out)
+    return out

@@ -15,7 +15,7 @@ from games.engine.bots import PROFILES
 from games.forms import PracticeForm
 from games.models import Game, Move
 from tests import factories
-from tests.flow_clock import held_clock, practice_waiting
+from tests.flow_clock import held_clock, practice_waiting, tutorial_waiting
 
 from .conftest import card, tokens
 
@@ -171,3 +171,20 @@ def test_a_child_answering_at_once_waits_under_90_s_over_10_turns(
     assert waiting.windows > 10
     assert waiting.windows_run_out_on_computers == 0
     assert waiting.waited < 90, waiting
+
+
+@pytest.mark.parametrize("played_by", ["workers", "tablet"])
+def test_learn_to_play_moves_on_when_the_child_is_done(client, classroom, played_by):
+    # Issue 40: 69 s of "Learn to play", mostly waiting, before. A child who does at once what
+    # the coach asks waits only for the computer's moments (R8.2) and its OK (R5.1), each
+    # at most 3 s: never for a window to run out or for the tablet's next slow poll.
+    child = factories.student(classroom=classroom, name="Anna")
+    tablet = None
+    if played_by == "tablet":
+        client.force_login(child.user)
+        tablet = client
+    with held_clock() as clock:
+        lesson = tutorial_waiting(child, clock, tablet=tablet)
+    assert lesson.windows >= 5 and lesson.windows_run_out == 0
+    assert max(lesson.waits) <= 3.0
+    assert lesson.waited < 15
