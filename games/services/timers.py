@@ -126,7 +126,9 @@ def _stamp_deadlines(
         return None
     if after.phase == "window":
         # Each computer answers on its own clock from the window's opening (_answers_due).
-        game.bot_due_at = min(_answers_due(game, after, bots).values())
+        game.bot_due_at = min(_answers_due(game, after, bots).values(), default=None)
+        if game.bot_due_at is None:
+            return None
         return max(0.0, (game.bot_due_at - now).total_seconds())
     rng = random.Random(f"{game.seed}/delay/{after.version}")
     pause = _bot_delay(bots[actors[0]], rng)
