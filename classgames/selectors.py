@@ -39,6 +39,7 @@ USUAL_KEYS = (
     "challenge_window",
     "challenge_time",
     "turn_time",
+    "untimed",
     "nothing_true_penalty",
     "lesson",
     "copies",

@@ -143,6 +143,11 @@ class StudentForm(forms.Form):
     name = NameFormField(label=_("First name or pseudonym"), max_length=40)
     number_range = number_range_field()
     tier = tier_field()
+    untimed = forms.BooleanField(
+        label=_("Untimed games"),
+        help_text=_("No turn clock for this child: the table waits for them."),
+        required=False,
+    )
 
 
 class StudentMoveForm(RowsFromViewForm):
@@ -243,6 +248,11 @@ class ClassGameSettingsForm(forms.Form):
         max_value=600,
         initial=120,
     )
+    untimed = forms.BooleanField(
+        label=_("Untimed game: no clock on anyone's turn (the tables wait for every child)"),
+        required=False,
+        initial=False,
+    )
     starter = forms.ChoiceField(label=_("Who starts"), choices=STARTER_CHOICES, initial="first")
     nothing_true_penalty = forms.TypedChoiceField(
         label=_("A false challenge of a true “nothing to do” costs"),
@@ -289,6 +299,7 @@ class ClassGameSettingsForm(forms.Form):
             "challenge_window": d["challenge_window"],
             "challenge_time": d["challenge_time"],
             "turn_time": d["turn_time"],
+            "untimed": bool(d.get("untimed")),
             "nothing_true_penalty": d["nothing_true_penalty"],
             "lesson": lesson,
             "copies": d["copies"],

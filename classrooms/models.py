@@ -178,6 +178,12 @@ class Student(models.Model):
     tier = models.PositiveSmallIntegerField(
         _("operations"), choices=Tier.choices, default=Tier.ADD_SUBTRACT
     )
+    # WCAG 2.2.1: a child who needs it plays without a clock on their own turn (R4.9).
+    untimed = models.BooleanField(
+        _("untimed games"),
+        default=False,
+        help_text=_("No turn clock for this child: the table waits for them."),
+    )
     # Three picture indexes, e.g. "2-7-11"; unique within the class (the tablet sign-in).
     picture_code = models.CharField(_("picture code"), max_length=16)
     created_at = models.DateTimeField(auto_now_add=True)

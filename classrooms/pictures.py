@@ -40,6 +40,8 @@ PICTOGRAPHS: dict[str, str] = {
     "speaker": _("read aloud"),
     # The paused sign-in: wait, or ask the teacher.
     "hourglass": _("wait"),
+    # An untimed game (R4.9, WCAG 2.2.1): no clock on this child's turn.
+    "clock-off": _("no clock"),
     "teacher": _("teacher"),
     # The six event cards (R7): the card's Breton name is read as is.
     "unan": pgettext_lazy("event card", "UNAN"),

@@ -453,9 +453,11 @@ def student_update(
     name: str | None = None,
     number_range: int | None = None,
     tier: int | None = None,
+    untimed: bool | None = None,
     by: User | None = None,
 ) -> Student:
-    """Rename a student and/or change their level (the change goes into the level history)."""
+    """Rename a student and/or change their level (the change goes into the level history)
+    and/or give them untimed games (no turn clock of their own, R4.9; from their next game)."""
     # no_key=False: the name is in a unique key (PostgreSQL locks FOR UPDATE to change it).
     student = Student.objects.select_for_update(no_key=False).get(pk=student.pk)
     if name is not None:
@@ -480,6 +482,9 @@ def student_update(
             student.name = name
             student.save(update_fields=["name"])
             User.objects.filter(pk=student.user_id).update(first_name=name)
+    if untimed is not None and untimed != student.untimed:
+        student.untimed = untimed
+        student.save(update_fields=["untimed"])
     if number_range is not None or tier is not None:
         levels_set(students=[student], number_range=number_range, tier=tier, by=by)
         student.refresh_from_db()

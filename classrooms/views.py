@@ -250,7 +250,12 @@ def student_edit(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
     classroom, student = _class_student(request, pk, sid)
     form = StudentForm(
         request.POST or None,
-        initial={"name": student.name, "number_range": student.number_range, "tier": student.tier},
+        initial={
+            "name": student.name,
+            "number_range": student.number_range,
+            "tier": student.tier,
+            "untimed": student.untimed,
+        },
     )
 
     def save(d) -> HttpResponse:
@@ -259,6 +264,7 @@ def student_edit(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
             name=d["name"],
             number_range=d["number_range"],
             tier=d["tier"],
+            untimed=bool(d.get("untimed")),
             by=request.user,
         )
         messages.success(request, _("%(name)s saved.") % {"name": d["name"]})

@@ -68,6 +68,15 @@ class Game(models.Model):
         return self.display_label
 
     @property
+    def next_due_at(self):
+        """When the next move of a running game falls due: its time limit or a computer player
+        (games.services apply it). The table names it, so a tablet asks for the table then."""
+        if self.status != self.Status.RUNNING:
+            return None
+        due = [t for t in (self.timer_deadline, self.bot_due_at) if t is not None]
+        return min(due) if due else None
+
+    @property
     def display_label(self) -> str:
         """The table's name in the reader's language: the stored label holds no translated words.
 

@@ -16,7 +16,7 @@ from django.utils.translation import get_language
 
 from classrooms import permissions
 from classrooms.models import Student, User
-from games import engine, table_cache
+from games import engine, table_cache, tasks
 from games.engine import events as ev
 from games.engine.operations import OPERATOR_SYMBOLS
 from games.wording import (
@@ -124,6 +124,32 @@ NEWS_LINES = table_cache.NEWS_LINES
 HISTORY_MOVES = 40
 
 
+def _untimed_turn(state: engine.GameState, players: list[str]) -> dict | None:
+    """The player whose own time it is while their clock is off (R4.9, an untimed game)."""
+    if not state.config.untimed or state.timer is not None:
+        return None
+    challenge = state.challenge or {}
+    seat = {
+        "turn": state.active,
+        "challenge": challenge.get("challenger"),
+        "chwech_offer": challenge.get("challenged"),
+        "chwech_announce": challenge.get("challenged"),
+    }.get(state.phase)
+    if seat is None or seat not in state.config.untimed or not 0 <= seat < len(players):
+        return None
+    return {"seat": seat, "name": players[seat]}
+
+
+def _due_ms(game: Game) -> int | None:
+    """When this table's tablet asks for the table again by itself: as the next move falls due
+    (a computer player, a time limit), once a page may apply it (games.tasks.page_due_grace:
+    at once in-process, where no worker plays it, a second later where workers run)."""
+    due = game.next_due_at
+    if due is None:
+        return None
+    return int((due.timestamp() + tasks.page_due_grace()) * 1000)
+
+
 def table_context(
     *,
     game: Game,
@@ -144,6 +170,7 @@ def table_context(
         "version": game.version,
         "status": game.status,
         "now_ms": int(timezone.now().timestamp() * 1000),
+        "due_ms": _due_ms(game),
     }
     if not game.state:
         ctx["view"] = None
@@ -237,6 +264,8 @@ def table_context(
         rules=rules,
         news=news,
         countdown=countdown,
+        untimed_seats=set(state.config.untimed),
+        untimed_turn=_untimed_turn(state, players),
         result=result,
         ranking=ranking,
         settlements=[

@@ -162,9 +162,19 @@ def _deadline(game: Game) -> float | None:
     return game.timer_deadline.timestamp() if game.timer_deadline else None
 
 
+def _due(game: Game) -> float:
+    """When the table's next move falls due (Game.next_due_at; the board's data-due), or 0."""
+    due = game.next_due_at
+    return due.timestamp() if due else 0
+
+
 def shared_board_key(game: Game) -> str:
-    """The board every seat of the table sees at one version/status/deadline, in one language."""
-    return f"kv:board:shared:{_game_key(game)}:{_deadline(game) or 0:.3f}:{get_language()}"
+    """The board every seat of the table sees at one version/status/deadline/due moment, in
+    one language."""
+    return (
+        f"kv:board:shared:{_game_key(game)}:{_deadline(game) or 0:.3f}:{_due(game):.3f}:"
+        f"{get_language()}"
+    )
 
 
 def seat_key(game: Game, seat: Seat) -> str:

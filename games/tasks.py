@@ -9,7 +9,9 @@ Also where the games decide how a due move gets applied (services never look at 
   down there is no task and no sweep, and the tablets' polls keep the game going.
 - In the embedded default (tasks run in-process, no worker, no beat): nothing is queued —
   a countdown task run eagerly would play at once — and the pages apply what is due as soon
-  as it is due (page_due_grace() is 0).
+  as it is due (page_due_grace() is 0). The table names that moment (the board's data-due,
+  Game.next_due_at), and the tablet asks for the table then: a computer's answer is played
+  on time, not at the tablet's next slow poll (static/js/table.js).
 """
 
 from __future__ import annotations

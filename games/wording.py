@@ -177,6 +177,8 @@ def settings_error_message(code: str | None, params: dict[str, Any] | None = Non
             return _("The player who starts must be one of the players at the table.")
         if field == "nothing_true_penalty":
             return _("A false challenge of a true “nothing to do” costs 3 or 4 cards.")
+        if field == "untimed":
+            return _("Only players at the table can play without a clock.")
     if code == "draw_order_invalid":
         return _("The draw order must name each card at most once, from 0 to %(last)d.") % {
             "last": max(0, int(p.get("cards") or 1) - 1)

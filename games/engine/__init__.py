@@ -1,6 +1,6 @@
 """The rules of Kavet 'm eus as pure Python: cards, levels, operations, solver and game."""
 
-from .bots import bot_delay, bot_move, bot_rng, play_bot_game
+from .bots import bot_answer_delay, bot_delay, bot_move, bot_rng, play_bot_game
 from .cards import EVENT_LABELS, EVENT_NAMES, Card, DeckSpec, build_deck
 from .checker import check_operation
 from .errors import (
@@ -75,6 +75,7 @@ __all__ = [
     "GameConfig",
     "GameState",
     "apply_move",
+    "bot_answer_delay",
     "bot_delay",
     "bot_move",
     "bot_rng",

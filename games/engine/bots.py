@@ -34,21 +34,56 @@ class Profile:
     catch: float  # chance of checking another's announcement (and challenging a mistake)
     bluff: float  # chance of calling "Kavet 'm eus!" without having checked anything
     place: float  # chance of using PEVAR / PEMP / DAOU when it pays
-    delay: tuple[float, float]  # seconds of a human-like pause before it plays
+    delay: tuple[float, float]  # seconds of a human-like pause before it plays its turn
+    answer: tuple[float, float]  # seconds before it presses OK or challenges in a window
 
 
+# The pauses are long enough for a child to see a computer's move shown and hear it read, and
+# short enough that a child playing computers is not kept waiting (issue 40): 2-3 s for a turn,
+# 1-2 s to answer a check window (R5.1), the easy player the slowest.
 PROFILES: dict[str, Profile] = {
-    "easy": Profile(best=0.0, miss=0.2, slip=0.05, catch=0.25, bluff=0.02, place=0.5, delay=(4, 9)),
-    "medium": Profile(
-        best=0.5, miss=0.05, slip=0.01, catch=0.7, bluff=0.0, place=0.8, delay=(3, 6)
+    "easy": Profile(
+        best=0.0,
+        miss=0.2,
+        slip=0.05,
+        catch=0.25,
+        bluff=0.02,
+        place=0.5,
+        delay=(2.2, 2.6),
+        answer=(1.2, 1.6),
     ),
-    "hard": Profile(best=1.0, miss=0.0, slip=0.0, catch=1.0, bluff=0.0, place=1.0, delay=(2, 4)),
+    "medium": Profile(
+        best=0.5,
+        miss=0.05,
+        slip=0.01,
+        catch=0.7,
+        bluff=0.0,
+        place=0.8,
+        delay=(2.1, 2.5),
+        answer=(1.1, 1.5),
+    ),
+    "hard": Profile(
+        best=1.0,
+        miss=0.0,
+        slip=0.0,
+        catch=1.0,
+        bluff=0.0,
+        place=1.0,
+        delay=(2.0, 2.4),
+        answer=(1.0, 1.4),
+    ),
 }
 
 
 def bot_delay(strength: str, rng: random.Random) -> float:
-    """Seconds a computer player waits before playing, so it feels like a person (R8.2)."""
+    """Seconds a computer player waits before playing its turn, so it feels like a person (R8.2)."""
     low, high = PROFILES[strength].delay
+    return rng.uniform(low, high)
+
+
+def bot_answer_delay(strength: str, rng: random.Random) -> float:
+    """Seconds a computer player takes to press OK or call "Kavet 'm eus!" in a window (R5.1)."""
+    low, high = PROFILES[strength].answer
     return rng.uniform(low, high)
 
 

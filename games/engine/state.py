@@ -63,6 +63,9 @@ class GameConfig:
     starter: int = 0  # R4.1
     nothing_true_penalty: int = FALSE_CHALLENGE_PENALTY  # R5.5, 4 in the German edition
     lesson: bool | None = None  # R5.6, None = on at tier 1
+    # R4.9: seats whose own time limits (their turn, their challenge, C'HWEC'H) never run out:
+    # an untimed game for a child who needs one (WCAG 2.2.1); the others' clocks run as usual.
+    untimed: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         self.players = [str(p) for p in self.players]
@@ -85,6 +88,12 @@ class GameConfig:
                 raise _config_error("config_invalid", field=name, value=value)
         if not isinstance(self.starter, int) or not 0 <= self.starter < len(self.players):
             raise _config_error("config_invalid", field="starter", value=self.starter)
+        if not isinstance(self.untimed, list | tuple) or any(
+            not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(self.players)
+            for seat in self.untimed
+        ):
+            raise _config_error("config_invalid", field="untimed", value=self.untimed)
+        self.untimed = tuple(sorted(set(self.untimed)))
         if self.nothing_true_penalty not in (3, 4):
             raise _config_error(
                 "config_invalid", field="nothing_true_penalty", value=self.nothing_true_penalty
@@ -105,6 +114,7 @@ class GameConfig:
             "starter": self.starter,
             "nothing_true_penalty": self.nothing_true_penalty,
             "lesson": self.lesson,
+            "untimed": list(self.untimed),
         }
 
     @classmethod
@@ -188,7 +198,7 @@ class GameState:
             kind, seat, seconds = "challenge", self.challenge["challenger"], cfg.challenge_time
         else:
             return None
-        if not seconds:
+        if not seconds or seat in cfg.untimed:
             return None
         return {"kind": kind, "seconds": seconds, "seat": seat, "id": self.timer_started}
 

@@ -32,7 +32,6 @@ move_submit`), which re-exports them:
 """
 
 from .base import (
-    DEFAULT_BOT_DELAY,
     FIRST_TURN_GRACE,
     MAX_TICK_MOVES,
     PLAYER_MOVES,
@@ -53,10 +52,9 @@ from .setup import (
     practice_create,
     seat_replace_by_bot,
 )
-from .timers import WINDOW_ANSWER_DELAY, game_clocks_shift
+from .timers import game_clocks_shift
 
 __all__ = (
-    "DEFAULT_BOT_DELAY",
     "ERASED_NAME",
     "FIRST_TURN_GRACE",
     "GameError",
@@ -64,7 +62,6 @@ __all__ = (
     "MoveOutcome",
     "PLAYER_MOVES",
     "PRESENCE_RESOLUTION",
-    "WINDOW_ANSWER_DELAY",
     "due_game_ids",
     "due_moves_apply",
     "first_turn_grace",

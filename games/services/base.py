@@ -18,8 +18,6 @@ log = logging.getLogger("games.services")
 
 # Moves a person may send from a tablet; timeouts and replacements come from the server only.
 PLAYER_MOVES = frozenset({"announce", "nothing", "challenge", "ok", "chwech"})
-# Seconds a computer player waits when the engine gives no pause of its own (R8.2).
-DEFAULT_BOT_DELAY = {"easy": (4.0, 9.0), "medium": (3.0, 6.0), "hard": (2.0, 4.0)}
 # A tick never applies more than this many moves at once (a safety net against a loop).
 MAX_TICK_MOVES = 30
 # R4.9: seconds the first player's turn clock waits for their tablet to open the table.

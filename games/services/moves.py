@@ -28,7 +28,7 @@ from .base import (
     log,
 )
 from .plays import _record_plays
-from .timers import _bot_actors, _stamp_deadlines
+from .timers import _stamp_deadlines, bots_due
 
 # --- moves ------------------------------------------------------------------------------------
 
@@ -170,21 +170,29 @@ def _finish(game: Game, state, seats: dict[int, Seat], now: datetime) -> None:
 
 
 def _due_move(game: Game, state, seats: dict[int, Seat], now: datetime) -> dict | None:
-    """The move that is due now: an expired time limit, else a computer player's turn."""
-    if game.timer_deadline is not None and game.timer_deadline <= now:
-        timer = state.timer
-        if timer is not None:
-            return {"type": "timeout", "kind": timer["kind"], "timer": timer["id"]}
-        game.timer_deadline = None
+    """The move due now, the earliest first: a computer player's move (its turn, or its answer
+    to a check window, R5.1) due before the running time limit ran out goes first; else the
+    expired time limit (R4.9, R5.1, R5.3)."""
+    expired = game.timer_deadline is not None and game.timer_deadline <= now
     if game.bot_due_at is not None and game.bot_due_at <= now:
         bots = _bots(seats)
-        for position in _bot_actors(state, bots):
+        due = bots_due(game, state, bots)
+        for at, position in due:
+            if at > now or (expired and game.timer_deadline < at):
+                break
             view = engine.seat_view(state, position)
             rng = engine.bot_rng(game.seed, state.version, position)
             move = engine.bot_move(view, bots[position], rng)
             if move is not None:
                 return {**move, "seat": position}
-        game.bot_due_at = None
+        if not expired:
+            # Nothing for a computer to do now: its next answer, if one is still to come.
+            game.bot_due_at = min((at for at, _seat in due if at > now), default=None)
+    if expired:
+        timer = state.timer
+        if timer is not None:
+            return {"type": "timeout", "kind": timer["kind"], "timer": timer["id"]}
+        game.timer_deadline = None
     return None
 
 

@@ -57,7 +57,14 @@ def _seat_rows(players: list[dict], school: School) -> list[dict]:
                     "player_twice", _("%(name)s is seated twice.") % {"name": student.name}
                 )
             seen.add(student.pk)
-            rows.append({"student": student, "bot": "", "name": student.name[:40]})
+            rows.append(
+                {
+                    "student": student,
+                    "bot": "",
+                    "name": student.name[:40],
+                    "untimed": student.untimed,
+                }
+            )
             continue
         strength = entry.get("bot")
         if strength not in Seat.Bot.values:
@@ -95,8 +102,17 @@ def _ruleset(levels: list[tuple[int, int]], settings: dict) -> engine.RuleSet:
     return engine.ruleset_for_players(levels, cap=cap, **narrowing)
 
 
-def game_config_build(*, names: list[str], levels: list[tuple[int, int]], settings: dict):
-    """The engine's GameConfig for these players and settings; GameError when impossible."""
+def game_config_build(
+    *,
+    names: list[str],
+    levels: list[tuple[int, int]],
+    settings: dict,
+    untimed: tuple[int, ...] = (),
+):
+    """The engine's GameConfig for these players and settings; GameError when impossible.
+
+    `untimed`: the seats of children the teacher gave untimed games (R4.9); settings
+    "untimed" (a class game's choice) makes every seat untimed."""
     try:
         rules = _ruleset(levels, settings)
         deck = engine.DeckSpec(
@@ -117,11 +133,14 @@ def game_config_build(*, names: list[str], levels: list[tuple[int, int]], settin
             if settings.get(key) is not None
         }
         lesson = settings.get("lesson")
+        if settings.get("untimed"):
+            untimed = tuple(range(len(names)))
         return engine.GameConfig(
             players=names,
             rules=rules,
             deck=deck,
             lesson=None if lesson is None else bool(lesson),
+            untimed=tuple(untimed),
             **options,
         )
     except engine.EngineError as exc:
@@ -148,7 +167,12 @@ def game_create(
         raise GameError("kind_unknown", _("Unknown kind of game."))
     rows = _seat_rows(players, school)
     levels = [r["student"].level for r in rows if r["student"] is not None]
-    config = game_config_build(names=[r["name"] for r in rows], levels=levels, settings=settings)
+    config = game_config_build(
+        names=[r["name"] for r in rows],
+        levels=levels,
+        settings=settings,
+        untimed=tuple(i for i, r in enumerate(rows) if r.get("untimed")),
+    )
     if seed is None:
         seed = random.SystemRandom().randrange(2**53)
     try:
@@ -174,21 +198,31 @@ def game_create(
 
 
 def practice_create(
-    *, student: Student, bots: int, strength: str, created_by: User | None = None
+    *,
+    student: Student,
+    bots: int,
+    strength: str,
+    created_by: User | None = None,
+    seed: int | None = None,
 ) -> tuple[Game, practice.PracticeDeal | None]:
     """A child's practice game against computer players, at their own level (R2.3), not started.
 
     Dealt from the child's own mistakes when a skill is due again (games.practice): the cards
     of one operation of that skill come first in the draw order, so they are among the first
-    turned up (R4.1); otherwise an ordinary shuffle of the seed (R1.4).
+    turned up (R4.1); otherwise an ordinary shuffle of the seed (R1.4), a random one unless
+    given (a replayed practice game, the tests).
     """
     players: list[dict[str, Any]] = [{"student": student}]
     # No names and no label: "Computer 1" and "Practice" are words of the reader's language.
     players += [{"bot": strength} for _i in range(bots)]
     config = game_config_build(
-        names=[student.name] + [""] * bots, levels=[student.level], settings={}
+        names=[student.name] + [""] * bots,
+        levels=[student.level],
+        settings={},
+        untimed=(0,) if student.untimed else (),
     )
-    seed = random.SystemRandom().randrange(2**53)
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**53)
     deal = practice.practice_deal_for(student, config=config, seed=seed)
     game = game_create(
         school=student.classroom.school,

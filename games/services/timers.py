@@ -13,17 +13,17 @@ from django.db.models import F
 from games import engine
 
 from ..models import Game, Move, Play, Seat
-from .base import DEFAULT_BOT_DELAY, _bots, _locked, first_turn_grace
-
-WINDOW_ANSWER_DELAY = (1.0, 3.0)
+from .base import _bots, _locked, first_turn_grace
 
 
 def _bot_delay(strength: str, rng: random.Random) -> float:
-    delay = getattr(engine, "bot_delay", None)
-    if delay is not None:
-        return float(delay(strength, rng))
-    low, high = DEFAULT_BOT_DELAY.get(strength, (3.0, 6.0))
-    return rng.uniform(low, high)
+    """A computer player's pause before its own move (R8.2): the engine's, by strength."""
+    return float(engine.bot_delay(strength, rng))
+
+
+def _answer_delay(strength: str, rng: random.Random) -> float:
+    """A computer player's pause before it answers a check window (R5.1), by strength."""
+    return float(engine.bot_answer_delay(strength, rng))
 
 
 def _bot_actors(state, bots: dict[int, str]) -> list[int]:
@@ -35,6 +35,38 @@ def _bot_actors(state, bots: dict[int, str]) -> list[int]:
     else:
         order = list(range(n))
     return [s for s in order if s in bots and engine.legal_moves(state, s)]
+
+
+def _answers_due(game: Game, state, bots: dict[int, str]) -> dict[int, datetime]:
+    """When each computer player still to answer the open check window answers it (R5.1).
+
+    Like the people at the table, each answers on its own, 1-2 s after the window opened
+    (game.phase_started_at: an OK keeps the window's timer, so the times stay put), never
+    after its last second: the window closes as soon as everyone has answered, not when it
+    runs out. From the seed and the window's timer, so every reader finds the same times.
+    """
+    opened = game.phase_started_at
+    if opened is None or state.phase != "window":
+        return {}
+    end = game.timer_deadline
+    due = {}
+    for seat in _bot_actors(state, bots):
+        rng = random.Random(f"{game.seed}/answer/{state.timer_started}/{seat}")
+        at = opened + timedelta(seconds=_answer_delay(bots[seat], rng))
+        if end is not None:
+            at = max(opened + timedelta(seconds=0.5), min(at, end - timedelta(seconds=1.0)))
+        due[seat] = at
+    return due
+
+
+def bots_due(game: Game, state, bots: dict[int, str]) -> list[tuple[datetime, int]]:
+    """(when, seat) of each computer player's next move, the earliest first."""
+    if state is None or state.is_over or game.bot_due_at is None:
+        return []
+    if state.phase == "window":
+        return sorted((at, seat) for seat, at in _answers_due(game, state, bots).items())
+    actors = _bot_actors(state, bots)
+    return [(game.bot_due_at, actors[0])] if actors else []
 
 
 def _first_turn_waits(game: Game, state, seats: dict[int, Seat]) -> Seat | None:
@@ -92,14 +124,16 @@ def _stamp_deadlines(
     if not actors:
         game.bot_due_at = None
         return None
+    if after.phase == "window":
+        # Each computer answers on its own clock from the window's opening (_answers_due).
+        game.bot_due_at = min(_answers_due(game, after, bots).values(), default=None)
+        if game.bot_due_at is None:
+            return None
+        return max(0.0, (game.bot_due_at - now).total_seconds())
     rng = random.Random(f"{game.seed}/delay/{after.version}")
     pause = _bot_delay(bots[actors[0]], rng)
-    if after.phase == "window":
-        # Judging someone else's announcement is quicker than finding one's own: a child
-        # playing computers should not sit through the whole window after every operation.
-        pause = min(pause, rng.uniform(*WINDOW_ANSWER_DELAY))
     if game.timer_deadline is not None:
-        # A computer player answers before its own time runs out, like a person would.
+        # A computer player acts before its own time runs out, like a person would.
         left = (game.timer_deadline - now).total_seconds()
         pause = max(0.5, min(pause, left - 1.0))
     game.bot_due_at = now + timedelta(seconds=pause)

@@ -234,10 +234,19 @@
     if (p && window.htmx && !offline) htmx.trigger(p, "kavet:poll");
     schedulePoll();
   }
+  // The board names when its next move falls due (data-due: a computer player, a time limit):
+  // the tablet asks for the table then, so a game against computers never waits for the next
+  // slow poll, and where no worker runs (in-process) that very request plays the move.
   function schedulePoll() {
     clearTimeout(pollTimer);
     if (!document.querySelector("#board .poller")) return;
-    pollTimer = setTimeout(poll, streamUp ? POLL_SLOW : POLL_FAST);
+    var wait = streamUp ? POLL_SLOW : POLL_FAST;
+    var b = board(), due = b ? Number(b.dataset.due || 0) : 0;
+    if (due > 0) {
+      var until = due + 50 - (Date.now() + skew);
+      wait = Math.min(wait, until > 0 ? until : 1000);
+    }
+    pollTimer = setTimeout(poll, wait);
   }
   document.addEventListener("kavet:stream-up", function () { streamUp = true; schedulePoll(); });
   document.addEventListener("kavet:stream-down", function () { streamUp = false; schedulePoll(); });

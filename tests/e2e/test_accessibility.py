@@ -118,7 +118,7 @@ def visit(page, url: str, status: int = 200) -> None:
 @pytest.mark.parametrize("size", list(VIEWPORTS))
 def test_the_table_in_every_phase(new_context, live_server, monkeypatch, size):
     monkeypatch.setattr(timers, "_bot_delay", lambda strength, rng: 600.0)
-    monkeypatch.setattr(timers, "WINDOW_ANSWER_DELAY", (600.0, 600.0))
+    monkeypatch.setattr(timers, "_answer_delay", lambda strength, rng: 600.0)
     school = factories.school()
     classroom = factories.classroom(school=school)
     anna = factories.student(classroom=classroom, name="Anna", picture_code="0-1-2")

@@ -113,7 +113,7 @@ def test_two_students_and_a_computer_play_to_the_end(
     # miss too: give it a long pause here, so that the scripted challenge is Bo's.
     with monkeypatch.context() as slow_computer:
         slow_computer.setattr(timers, "_bot_delay", lambda strength, rng: 15.0)
-        slow_computer.setattr(timers, "WINDOW_ANSWER_DELAY", (15.0, 15.0))
+        slow_computer.setattr(timers, "_answer_delay", lambda strength, rng: 15.0)
         a.click("button.act-nothing")
         # 2. Bo calls "Kavet 'm eus!" at once (before the computer player's pause is over) ...
         b.reload()

@@ -39,7 +39,7 @@ T_2_3_5 = [card(2), card(3), card(5)]
 def table(monkeypatch):
     """A table of Anna, Bo and a computer player that waits (so the states hold still)."""
     monkeypatch.setattr(timers, "_bot_delay", lambda strength, rng: 600.0)
-    monkeypatch.setattr(timers, "WINDOW_ANSWER_DELAY", (600.0, 600.0))
+    monkeypatch.setattr(timers, "_answer_delay", lambda strength, rng: 600.0)
     school = factories.school()
     classroom = factories.classroom(school=school)
     anna = factories.student(classroom=classroom, name="Anna", picture_code="0-1-2")

@@ -30,7 +30,7 @@ def test_the_verdict_shows_a_tick_or_a_cross(
     new_context, live_server, monkeypatch, said, word, mark
 ):
     monkeypatch.setattr(timers, "_bot_delay", lambda strength, rng: 600.0)
-    monkeypatch.setattr(timers, "WINDOW_ANSWER_DELAY", (600.0, 600.0))
+    monkeypatch.setattr(timers, "_answer_delay", lambda strength, rng: 600.0)
     school = factories.school()
     classroom = factories.classroom(school=school)
     anna = factories.student(classroom=classroom, name="Anna", picture_code="0-1-2")

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from games.engine.bots import PROFILES, bot_delay, bot_move, play_bot_game
+from games.engine.bots import PROFILES, bot_answer_delay, bot_delay, bot_move, play_bot_game
 from games.engine.cards import DeckSpec
 from games.engine.game import GameConfig, all_places, check_invariants, new_game
 from games.engine.rules import RuleSet
@@ -199,12 +199,18 @@ def test_bot_is_silent_when_not_expected(scene):
 
 
 def test_bot_delay_feels_human():
-    # R8.2 — each waits a human-like moment; the easy one longer
+    # R8.2 — each waits a human-like moment (2-3 s for its turn, 1-2 s to answer a window,
+    # R5.1); the easy one longer
     rng = random.Random(0)
     for strength, profile in PROFILES.items():
         low, high = profile.delay
+        assert 2.0 <= low and high <= 3.0
         assert all(low <= bot_delay(strength, rng) <= high for _ in range(50))
+        low, high = profile.answer
+        assert 1.0 <= low and high <= 2.0
+        assert all(low <= bot_answer_delay(strength, rng) <= high for _ in range(50))
     assert PROFILES["easy"].delay[0] > PROFILES["hard"].delay[0]
+    assert PROFILES["easy"].answer[0] > PROFILES["hard"].answer[0]
 
 
 def test_card_count_is_the_deck(scene):

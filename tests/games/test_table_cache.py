@@ -15,6 +15,7 @@ from django.utils import translation
 from games import table_cache
 from games.models import Game
 from games.polling import poll_token
+from games.services import timers
 from tests.conftest import need_service
 
 pytestmark = pytest.mark.django_db
@@ -201,6 +202,9 @@ def test_each_seats_board_is_the_board_rendered_whole_for_it(
     # The shared board with each seat's own parts filled in is, byte for byte, what rendering
     # the whole board for that seat gives: at a turn, in a challenge window (a countdown), in a
     # challenge, for every seat and for several "since" (what is new to each tablet).
+    # The computer waits to the window's last second: a slow run must not see it answer between
+    # a board and the board it is compared with.
+    monkeypatch.setattr(timers, "_answer_delay", lambda strength, rng: 600.0)
     game = make_game(
         [{"student": anna}, {"student": bo}, {"student": cy}, {"bot": "easy"}], challenge_window=30
     )
