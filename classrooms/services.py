@@ -29,7 +29,7 @@ from .models import (
     Tier,
     User,
 )
-from .names import name_check, name_error, name_normalise
+from .names import lines_split, name_check, name_error, name_normalise
 from .pictures import CODE_LENGTH, PICTURE_COUNT, encode
 
 # The one alphabet of the codes people type: class codes, parents' link codes. No 0/O, no 1/I:
@@ -335,7 +335,7 @@ def names_parse(text: str, *, classroom: Classroom) -> NamesPasted:
         n.casefold()
         for n in Student.objects.filter(classroom=classroom).values_list("name", flat=True)
     }
-    for line in (text or "").splitlines():
+    for line in lines_split(text):
         name = student_name_clean(line)
         if not name:
             result.empty_lines += 1
