@@ -49,6 +49,7 @@ urlpatterns = [
     # The tables and the class board (a class-game page: games/board_urls.py) share "games".
     path("", include((game_urls.urlpatterns + [path("board/", include(board_urls))], "games"))),
     path("reports/", include("classrooms.reports.urls")),
+    path("school/", include("classrooms.schooladmin.urls")),
 ]
 
 handler400 = "kavet_site.views.bad_request"
