@@ -150,32 +150,6 @@ class Plan:
 
 def _decode(data: bytes) -> str:
     """The file's text: by its byte-order mark, else UTF-8, else Windows-1252."""
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        try:
-            return data.decode("utf-16")
-        except UnicodeDecodeError:
-            pass
-    elif data.startswith(b"\xef\xbb\xbf"):
-        try:
-            return data.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            pass
-    else:
-        sample = data[:4000]
-        # UTF-16 written without a mark: every other byte of Latin text is a zero.
-        if len(sample) >= 4 and sample[1::2].count(0) > len(sample) // 4:
-            try:
-                return data.decode("utf-16-le")
-            except UnicodeDecodeError:
-                pass
-        elif b"\x00" not in data:
-            try:
-                return data.decode("utf-8")
-            except UnicodeDecodeError:
-                try:
-                    return data.decode("cp1252")
-                except UnicodeDecodeError:
-                    pass
     if data.startswith(b"PK\x03\x04"):
         raise RosterRefused(
             _(
@@ -184,6 +158,22 @@ def _decode(data: bytes) -> str:
             ),
             code="roster_workbook",
         )
+    sample = data[:4000]
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        encodings = ["utf-16"]
+    elif data.startswith(b"\xef\xbb\xbf"):
+        encodings = ["utf-8-sig"]
+    elif len(sample) >= 4 and sample[1::2].count(0) > len(sample) // 4:
+        encodings = ["utf-16-le"]  # UTF-16 written without a mark: a zero every other byte
+    elif b"\x00" in data:
+        encodings = []
+    else:
+        encodings = ["utf-8", "cp1252"]
+    for encoding in encodings:
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
     raise RosterRefused(
         _("This file is not a table of text. Save the spreadsheet as CSV and send that file."),
         code="roster_not_text",
