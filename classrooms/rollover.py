@@ -78,10 +78,10 @@ def _next_token(token: str, programme: str) -> str | None:
         index = FRENCH_GRADES.index(upper)
         return None if index == len(FRENCH_GRADES) - 1 else FRENCH_GRADES[index + 1]
     if token.isdigit() and len(token) <= 2:
-        number = int(token)
-        if number >= LAST_NUMBERED_GRADE.get(programme, 5):
-            return None
-        return str(number + 1)
+        number, last = int(token), LAST_NUMBERED_GRADE.get(programme, 5)
+        if number > last:
+            return token  # not a grade ("Room 12")
+        return None if number == last else str(number + 1)
     match = re.fullmatch(r"(\d)([a-zA-Z])", token)  # German "3a"
     if match:
         up = _next_token(match[1], programme)
@@ -104,11 +104,12 @@ def name_proposed(name: str, programme: str) -> str | None:
 
 
 def rollover_from_year(school: School) -> str | None:
-    """The year to roll over: the latest with classes still open."""
+    """The year to roll over: the earliest with classes still open (a class a teacher already
+    opened for next year is not the year that ends)."""
     years = (
         Classroom.objects.filter(school=school, archived_at__isnull=True)
         .values_list("school_year", flat=True)
-        .order_by("-school_year")
+        .order_by("school_year")
     )
     return years.first()
 
