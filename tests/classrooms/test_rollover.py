@@ -106,7 +106,7 @@ def test_every_child_moves_one_class_up_leavers_are_archived_and_undo_puts_it_ba
     assert response.status_code == 302
     after = _snapshot(school)
     moved_to = {"CP": ("CE1 B", NEW), "CE1 A": ("CE2 A", NEW), "CM2": ("CM2", OLD)}
-    for pk, (name, pictures, level, room, year) in before.items():
+    for pk, (name, pictures, level, room, _year) in before.items():
         assert after[pk] == (name, pictures, level, *moved_to[room])  # same child, pictures, level
     assert Classroom.objects.get(pk=ids["CM2"]).archived_at is not None
     assert (
