@@ -200,7 +200,14 @@ def test_the_teachers_forms_refuse_with_the_message_and_save_nothing(
 
 @pytest.mark.django_db
 def test_the_admin_refuses_them_too(client, school, classroom):
-    admin_user = factories.school_admin(school=school, username="head")
+    # Django's admin is the site team's (superusers only): their forms check names too.
+    admin_user = factories.user(
+        role=User.Role.SCHOOL_ADMIN,
+        school=school,
+        username="head",
+        is_staff=True,
+        is_superuser=True,
+    )
     client.force_login(admin_user)
     add = client.post(
         reverse("admin:classrooms_student_add"),
