@@ -405,7 +405,7 @@ def students_bulk_add(
     )
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)  # inside a paste's or a roster's transaction: no savepoint
 def students_create_many(
     *,
     classroom: Classroom,
