@@ -266,7 +266,7 @@ def rollover_undo(*, school: School, by: User | None = None) -> Rollover:
         raise ValidationError(
             _("Only a rollover done today can be undone."), code="rollover_not_undoable"
         )
-    rollover = Rollover.objects.select_for_update().get(pk=rollover.pk)
+    rollover = Rollover.objects.select_for_update(no_key=True).get(pk=rollover.pk)
     ids = sorted({m["from"] for m in rollover.moves} | {m["to"] for m in rollover.moves if m["to"]})
     classes = Classroom.objects.select_for_update(no_key=True).in_bulk(ids)
     for move in rollover.moves:
