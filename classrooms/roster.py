@@ -47,6 +47,7 @@ FORMULA_STARTS = ("=", "+", "-", "@")
 # The columns, and the headings each is recognised by (compared without case, accents, spaces
 # or punctuation), in the languages of the site.
 NAME, CLASS, LEVEL, EMAIL = "name", "class", "level", "email"
+FIRST_NAME_HEADINGS = ("firstname", "prenom", "vorname", "forename", "givenname")
 HEADINGS = {
     NAME: (
         "firstname",
@@ -186,11 +187,19 @@ def _heading_key(text: str) -> str:
 
 
 def _columns(heading: list[str]) -> dict[str, int]:
+    """Which cell of the heading line holds each column. A first-name heading ("Prénom",
+    "Vorname") wins over a bare "Name", which in French and German is the family name."""
+    keys = [_heading_key(cell) for cell in heading]
     found: dict[str, int] = {}
-    for index, cell in enumerate(heading):
-        key = _heading_key(cell)
+    for index, key in enumerate(keys):
+        if key in FIRST_NAME_HEADINGS:
+            found[NAME] = index
+            break
+    for index, key in enumerate(keys):
         for column, names in HEADINGS.items():
-            if column not in found and (key in names or (column == EMAIL and "mail" in key)):
+            if column in found or index in found.values():
+                continue
+            if key in names or (column == EMAIL and "mail" in key):
                 found[column] = index
                 break
     return found

@@ -236,3 +236,11 @@ def test_a_stale_or_forged_confirm_is_refused(admin_client, school, school_admin
     colleague = factories.school_admin(school=school, username="head2")
     admin_client.force_login(colleague)
     assert "too old or was changed" in _refusal(_confirm(admin_client, payload))
+
+
+def test_a_first_name_heading_wins_over_a_family_name_column():
+    # "Name" is the family name in a German or French class list: the first name is read.
+    rows = roster.roster_read(text="Name;Vorname;Klasse;E-Mail\nLe Goff;Maël;CP;a@example.org\n")
+    assert (rows[0].name, rows[0].classroom, rows[0].email) == ("Maël", "CP", "a@example.org")
+    rows = roster.roster_read(text="Nom,Prénom,Classe\nLe Bras,Zoé,CE1\n")
+    assert (rows[0].name, rows[0].classroom) == ("Zoé", "CE1")
