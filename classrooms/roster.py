@@ -121,6 +121,7 @@ class Planned:
     action: str = ""
     changes: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # worth a look, not an error
     classroom_id: int | None = None
     student_id: int | None = None
     number_range: int | None = None
@@ -343,12 +344,22 @@ class _School:
     by_code: dict[str, Classroom]
     foreign_codes: set[str]
     students: dict[tuple[int, str], Student]
+    classes_of_name: dict[str, list[str]]  # a first name → the classes it is in this year
 
 
 def _school_read(school: School, school_year: str, rows: list[Row]) -> _School:
     classes = list(
         Classroom.objects.filter(school=school, school_year=school_year, archived_at__isnull=True)
     )
+    students = list(
+        Student.objects.filter(classroom__in=classes).only(
+            "pk", "classroom_id", "name", "number_range", "tier", "parent_email"
+        )
+    )
+    names = {c.pk: c.name for c in classes}
+    classes_of_name: dict[str, list[str]] = {}
+    for s in students:
+        classes_of_name.setdefault(s.name.casefold(), []).append(names[s.classroom_id])
     codes = {r.classroom.strip().upper() for r in rows if len(r.classroom.strip()) <= 8}
     return _School(
         year=school_year,
@@ -359,12 +370,8 @@ def _school_read(school: School, school_year: str, rows: list[Row]) -> _School:
             .exclude(school=school)
             .values_list("code", flat=True)
         ),
-        students={
-            (s.classroom_id, s.name.casefold()): s
-            for s in Student.objects.filter(classroom__in=classes).only(
-                "pk", "classroom_id", "name", "number_range", "tier", "parent_email"
-            )
-        },
+        students={(s.classroom_id, s.name.casefold()): s for s in students},
+        classes_of_name=classes_of_name,
     )
 
 
@@ -484,6 +491,15 @@ def _plan_row(row: Row, known: _School, seen: dict[tuple[int, str], int]) -> Pla
     student = known.students.get(key)
     if student is None:
         p.action = "new"
+        elsewhere = known.classes_of_name.get(key[1])
+        if elsewhere:
+            p.notes.append(
+                _(
+                    "There is already a %(name)s in %(classes)s this year. If it is the same "
+                    "child, move them on their class page instead: importing adds a second one."
+                )
+                % {"name": p.name, "classes": ", ".join(sorted(elsewhere))}
+            )
     else:
         _what_changes(p, student)
     return p

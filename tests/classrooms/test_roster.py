@@ -244,3 +244,14 @@ def test_a_first_name_heading_wins_over_a_family_name_column():
     assert (rows[0].name, rows[0].classroom, rows[0].email) == ("Maël", "CP", "a@example.org")
     rows = roster.roster_read(text="Nom,Prénom,Classe\nLe Bras,Zoé,CE1\n")
     assert (rows[0].name, rows[0].classroom) == ("Zoé", "CE1")
+
+
+@pytest.mark.django_db
+def test_a_new_child_named_like_one_of_another_class_is_pointed_out(admin_client, school, cp, ce1):
+    factories.student(classroom=ce1, name="Maël")
+    response = admin_client.post(
+        reverse("schooladmin:import"), {"school_year": YEAR, "paste": "First name\tClass\nMaël\tCP"}
+    )
+    page = response.content.decode()
+    assert "new child" in page and "There is already a Maël in CE1 this year." in page
+    assert 'name="payload"' in page  # a note, not an error: two children may share a name
