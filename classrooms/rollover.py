@@ -103,15 +103,23 @@ def name_proposed(name: str, programme: str) -> str | None:
     return "".join(tokens)
 
 
-def rollover_from_year(school: School) -> str | None:
-    """The year to roll over: the earliest with classes still open (a class a teacher already
-    opened for next year is not the year that ends)."""
-    years = (
+def rollover_years(school: School) -> list[str]:
+    """The years with classes still open, earliest first: the earliest is the one that ends (a
+    class a teacher already opened for next year is not), the admin may pick another."""
+    return list(
         Classroom.objects.filter(school=school, archived_at__isnull=True)
         .values_list("school_year", flat=True)
         .order_by("school_year")
+        .distinct()
     )
-    return years.first()
+
+
+def rollover_from_year(school: School, wanted: str | None = None) -> str | None:
+    """The year to roll over: `wanted` if it has open classes, else the earliest that has."""
+    years = rollover_years(school)
+    if wanted in years:
+        return wanted
+    return years[0] if years else None
 
 
 def _classes(school: School, from_year: str) -> list[Classroom]:

@@ -447,8 +447,15 @@ def _choices(request: HttpRequest, plan) -> dict[int, tuple[str, bool]]:
 @school_admin_required
 def year_rollover(request: HttpRequest) -> HttpResponse:
     school = request.user.school
-    from_year = rollover.rollover_from_year(school)
-    ctx = {"tab": "year", "undoable": rollover.rollover_undoable(school), "from_year": from_year}
+    from_year = rollover.rollover_from_year(
+        school, request.POST.get("from") or request.GET.get("from")
+    )
+    ctx = {
+        "tab": "year",
+        "undoable": rollover.rollover_undoable(school),
+        "from_year": from_year,
+        "years": rollover.rollover_years(school),
+    }
     if from_year is None:
         return render(request, "schooladmin/rollover.html", ctx)
     plan = rollover.rollover_propose(school=school, from_year=from_year)
@@ -461,7 +468,7 @@ def year_rollover(request: HttpRequest) -> HttpResponse:
                 max_age=SIGNED_MAX_AGE,
             )
             choices = {int(k): (v[0], bool(v[1])) for k, v in signed["choices"].items()}
-            rollover.rollover_apply(
+            done = rollover.rollover_apply(
                 school=school,
                 from_year=signed["from_year"],
                 choices=choices,
@@ -477,7 +484,7 @@ def year_rollover(request: HttpRequest) -> HttpResponse:
         messages.success(
             request,
             _("The classes moved up to %(year)s. You can undo it until midnight.")
-            % {"year": plan.to_year},
+            % {"year": done.to_year},
         )
         return redirect("schooladmin:year")
     if request.method == "POST":

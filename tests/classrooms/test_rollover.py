@@ -205,3 +205,17 @@ def test_clashing_names_are_said_on_their_class_and_a_stale_confirm_is_refused(
     assert "changed since this preview" in client.get(url).content.decode()
     assert not Rollover.objects.exists()
     assert Classroom.objects.filter(school=school, school_year=NEW).count() == 1
+
+
+@pytest.mark.django_db
+def test_the_ending_year_is_the_earliest_open_one_and_another_can_be_picked(
+    client, school, school_admin, teacher, year_of_history
+):
+    factories.classroom(school=school, teachers=[teacher], name="CE2 A", school_year=NEW)
+    client.force_login(school_admin)
+    url = reverse("schooladmin:year")
+    page = client.get(url).content.decode()
+    assert "Class in 2025-2026" in page and f'<option value="{NEW}"' in page
+    page = client.get(url, {"from": NEW}).content.decode()
+    assert "Class in 2026-2027" in page and "CE2 A" in page and "CM2" not in page
+    assert "Class in 2025-2026" in client.get(url, {"from": "1999-2000"}).content.decode()
