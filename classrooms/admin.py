@@ -441,3 +441,13 @@ for _model, _admin_class in (
     if admin.site.is_registered(_model):
         admin.site.unregister(_model)
     admin.site.register(_model, _admin_class)
+
+
+# Django's admin is the site team's tool, for superusers only. A school admin manages their
+# school on its own pages (classrooms/schooladmin: staff, classes, roster, settings, data), in
+# the school's words; the scoping above stays as a second wall should an admin ever be let in.
+def _superusers_only(request: HttpRequest) -> bool:
+    return bool(request.user.is_active and request.user.is_superuser)
+
+
+admin.site.has_permission = _superusers_only

@@ -56,6 +56,11 @@ class School(models.Model):
         default=default_programme,
         help_text=_("The official expectations the progress reports show for each skill."),
     )
+    # Whole school years play data is kept after its own (classrooms/retention.py); empty: the
+    # site's KAVET_RETENTION_YEARS. A school may keep less than the site, never more.
+    retention_years = models.PositiveSmallIntegerField(
+        _("years play data is kept"), null=True, blank=True
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -186,6 +191,9 @@ class Student(models.Model):
     )
     # Three picture indexes, e.g. "2-7-11"; unique within the class (the tablet sign-in).
     picture_code = models.CharField(_("picture code"), max_length=16)
+    # The parent's address the school gave in its roster (classrooms/roster.py): a contact the
+    # school keeps, never a sign-in; a parent is linked to the child by a code (reports).
+    parent_email = models.EmailField(_("parent's email"), blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -271,3 +279,24 @@ class TeacherInvite(models.Model):
 
     def __str__(self) -> str:
         return self.email or f"{self.first_name} {self.last_name}".strip() or f"#{self.pk}"
+
+
+class Rollover(models.Model):
+    """A school year rolled over (classrooms/rollover.py): what moved where, so it can be undone
+    the same day. `moves` is a list of {"from": class id, "to": new class id or null (leavers)}."""
+
+    school = models.ForeignKey(School, on_delete=models.CASCADE, related_name="rollovers")
+    from_year = models.CharField(max_length=9)
+    to_year = models.CharField(max_length=9)
+    moves = models.JSONField(default=list)
+    done_by = models.ForeignKey(
+        User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    done_at = models.DateTimeField(auto_now_add=True)
+    undone_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-done_at"]
+
+    def __str__(self) -> str:
+        return f"{self.school}: {self.from_year} → {self.to_year}"

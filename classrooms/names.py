@@ -27,6 +27,7 @@ where text leaves the site as a file (the CSV export).
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from django.core.exceptions import ValidationError
@@ -40,12 +41,27 @@ BLACK_FLAG = "\U0001f3f4"
 CANCEL_TAG = "\U000e007f"
 TAGS = range(0xE0020, 0xE0080)
 MAX_MARKS = 4  # Vietnamese needs 2 after NFC, Thai and the Indic scripts 3; Zalgo many more
-_REFUSED_CATEGORIES = {"Cc", "Cf", "Co", "Cs"}
+_REFUSED_CATEGORIES = {"Cc", "Cf", "Co", "Cs", "Zl", "Zp"}
+
+
+# What a name's blanks are: a space of any script (Unicode Zs), a tab (a spreadsheet's column),
+# and the line ends a browser sends from a text field. Python's str.split() and splitlines()
+# also break on U+000B, U+000C, U+001C–U+001F, U+0085, U+2028 and U+2029: inside a name those
+# are refused by name (they would break a line or a CSV field elsewhere), never folded.
+_BLANK_RUN = re.compile("[\t\n\r \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]+")  # + Zs
+# The line ends a pasted list is split on: only these (the others are refused, see above).
+LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 def name_normalise(text: str | None) -> str:
-    """NFC, trimmed, every run of blank characters (any Unicode space, tab, line break) one space."""
-    return " ".join(unicodedata.normalize("NFC", text or "").split())
+    """NFC, trimmed, every run of blank characters (any Unicode space, tab, line end) one space."""
+    return _BLANK_RUN.sub(" ", unicodedata.normalize("NFC", text or "")).strip(" ")
+
+
+def lines_split(text: str | None) -> list[str]:
+    """A pasted list's lines: split on CR, LF and CRLF only, so any other separator stays in
+    its line and the name check names it (str.splitlines() would cut "Ne" + U+0085 + "l" in two)."""
+    return LINE_END.split(text or "")
 
 
 def _tag_run_ok(text: str, start: int) -> tuple[bool, int]:
@@ -75,8 +91,8 @@ def name_unsafe_characters(text: str) -> list[str]:
             inside = 0 < i < len(text) - 1
             if not inside or text[i - 1].isspace() or text[i + 1].isspace():
                 found[ch] = None
-        elif category in _REFUSED_CATEGORIES and not ch.isspace():
-            found[ch] = None  # a tab or a line break is a blank, folded by name_normalise
+        elif category in _REFUSED_CATEGORIES and ch not in "\t\n\r":
+            found[ch] = None  # a tab or a line end is a blank, folded by name_normalise
         # U+FE0F is a mark too, but it only asks for the emoji picture of what it follows.
         marks = marks + 1 if category.startswith("M") and ch != "\ufe0f" else 0
         if marks > MAX_MARKS:

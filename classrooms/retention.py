@@ -74,7 +74,7 @@ def school_year_end(school_year: str) -> date:
     return date.fromordinal(date(end_year, SCHOOL_YEAR_FIRST_MONTH, 1).toordinal() - 1)
 
 
-def retention_years() -> int:
+def site_retention_years() -> int:
     """KAVET_RETENTION_YEARS: whole school years kept after the one the data belongs to."""
     years = int(getattr(settings, "KAVET_RETENTION_YEARS", DEFAULT_RETENTION_YEARS))
     if years < 0:
@@ -82,19 +82,28 @@ def retention_years() -> int:
     return years
 
 
-def kept_until(school_year: str) -> date:
+def retention_years(school: School | None = None) -> int:
+    """The years a school keeps: its own choice (School.retention_years) when it chose to keep
+    less than the site, else the site's KAVET_RETENTION_YEARS."""
+    years = site_retention_years()
+    own = getattr(school, "retention_years", None)
+    return years if own is None else min(own, years)
+
+
+def kept_until(school_year: str, school: School | None = None) -> date:
     """The last day on which the play data of `school_year` is kept."""
-    start = int(school_year_check(school_year)[:4]) + retention_years()
+    start = int(school_year_check(school_year)[:4]) + retention_years(school)
     return school_year_end(f"{start}-{start + 1}")
 
 
-def cutoff_date(today: date) -> date:
+def cutoff_date(today: date, school: School | None = None) -> date:
     """On `today`, play data dated before this day is past its keeping and is erased.
 
-    It is the first day of the school year KAVET_RETENTION_YEARS before today's: the data of
-    the years before it were kept until the end of a school year that is over.
+    It is the first day of the school year KAVET_RETENTION_YEARS (or the school's own, shorter
+    choice) before today's: the data of the years before it were kept until the end of a
+    school year that is over.
     """
-    start = int(school_year_current(today)[:4]) - retention_years()
+    start = int(school_year_current(today)[:4]) - retention_years(school)
     return school_year_start(f"{start}-{start + 1}")
 
 
@@ -178,7 +187,7 @@ def retention_erase(
     erased = Erased(dry_run=dry_run)
     cutoffs = set()
     for school in School.objects.order_by("pk"):
-        day = before or cutoff_date(school_today(school, now))
+        day = before or cutoff_date(school_today(school, now), school)
         cutoffs.add(day)
         moment = school_cutoff(school, day)
         _erase(erased, school=school, day=day, moment=moment, dry_run=dry_run)

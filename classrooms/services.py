@@ -29,7 +29,7 @@ from .models import (
     Tier,
     User,
 )
-from .names import name_check, name_error, name_normalise
+from .names import lines_split, name_check, name_error, name_normalise
 from .pictures import CODE_LENGTH, PICTURE_COUNT, encode
 
 # The one alphabet of the codes people type: class codes, parents' link codes. No 0/O, no 1/I:
@@ -335,7 +335,7 @@ def names_parse(text: str, *, classroom: Classroom) -> NamesPasted:
         n.casefold()
         for n in Student.objects.filter(classroom=classroom).values_list("name", flat=True)
     }
-    for line in (text or "").splitlines():
+    for line in lines_split(text):
         name = student_name_clean(line)
         if not name:
             result.empty_lines += 1
@@ -397,12 +397,31 @@ def students_bulk_add(
     errors = parsed.errors()
     if errors:
         raise ValidationError(errors, code="paste_refused")
+    return students_create_many(
+        classroom=classroom,
+        rows=[(name, number_range, tier, "") for name in parsed.names],
+        by=by,
+        rng=rng,
+    )
+
+
+@transaction.atomic(savepoint=False)  # inside a paste's or a roster's transaction: no savepoint
+def students_create_many(
+    *,
+    classroom: Classroom,
+    rows: Sequence[tuple[str, int, int, str]],
+    by: User | None = None,
+    rng: random.Random | None = None,
+) -> list[Student]:
+    """Create students from checked (name, number range, tier, parent's email) rows, with bulk
+    inserts (a few queries for 500 names, not thousands). The caller checked the names: a paste
+    (students_bulk_add) or a roster (classrooms.roster)."""
     # Lock the class so two pastes at once cannot hand out the same picture code.
     Classroom.objects.select_for_update(no_key=True).filter(pk=classroom.pk).first()
-    codes = _free_picture_codes(classroom, len(parsed.names), rng or random.SystemRandom())
+    codes = _free_picture_codes(classroom, len(rows), rng or random.SystemRandom())
     prefix = f"s-{classroom.code.lower()}-"
     users = []
-    for name in parsed.names:
+    for name, _range, _tier, _email in rows:
         user = User(
             username=prefix + secrets.token_hex(6),
             role=User.Role.STUDENT,
@@ -428,9 +447,12 @@ def students_bulk_add(
                 name=name,
                 number_range=number_range,
                 tier=tier,
+                parent_email=email,
                 picture_code=code,
             )
-            for user, name, code in zip(users, parsed.names, codes, strict=True)
+            for user, (name, number_range, tier, email), code in zip(
+                users, rows, codes, strict=True
+            )
         ]
     )
     if any(s.pk is None for s in students):
@@ -439,7 +461,7 @@ def students_bulk_add(
             s.pk = by_user[s.user_id]
     LevelChange.objects.bulk_create(
         [
-            LevelChange(student=s, number_range=number_range, tier=tier, changed_by=by)
+            LevelChange(student=s, number_range=s.number_range, tier=s.tier, changed_by=by)
             for s in students
         ]
     )

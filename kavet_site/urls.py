@@ -17,6 +17,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", health.healthz, name="healthz"),
     path("privacy/", views.privacy, name="privacy"),
+    path("accessibility/", views.accessibility, name="accessibility"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
@@ -52,6 +53,7 @@ urlpatterns = [
     # The tables and the class board (a class-game page: classgames/board_urls.py) share "games".
     path("", include((game_urls.urlpatterns + [path("board/", include(board_urls))], "games"))),
     path("reports/", include("reports.urls")),
+    path("school/", include("classrooms.schooladmin.urls")),
 ]
 
 handler400 = "kavet_site.views.bad_request"

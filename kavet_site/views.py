@@ -45,6 +45,12 @@ def privacy(request: HttpRequest) -> HttpResponse:
     return render(request, "privacy.html", {"retention_years": years})
 
 
+def accessibility(request: HttpRequest) -> HttpResponse:
+    """What is checked for people who use the site with a screen reader, a keyboard or a phone,
+    and how (tests/e2e: axe-core and keyboard-only browser tests)."""
+    return render(request, "accessibility.html")
+
+
 # --- error pages -----------------------------------------------------------------------------
 
 

@@ -368,6 +368,7 @@ def student_export(*, student: Student) -> dict[str, Any]:
             "number_range": student.number_range,
             "tier": student.tier,
             "picture_code": student.picture_code,
+            "parent_email": student.parent_email,  # from the school's roster (classrooms.roster)
             "created_at": dt(student.created_at),
             "username": student.user.username,
         },

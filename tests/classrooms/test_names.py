@@ -200,7 +200,14 @@ def test_the_teachers_forms_refuse_with_the_message_and_save_nothing(
 
 @pytest.mark.django_db
 def test_the_admin_refuses_them_too(client, school, classroom):
-    admin_user = factories.school_admin(school=school, username="head")
+    # Django's admin is the site team's (superusers only): their forms check names too.
+    admin_user = factories.user(
+        role=User.Role.SCHOOL_ADMIN,
+        school=school,
+        username="head",
+        is_staff=True,
+        is_superuser=True,
+    )
     client.force_login(admin_user)
     add = client.post(
         reverse("admin:classrooms_student_add"),
@@ -308,3 +315,29 @@ def test_a_seat_copied_from_an_old_name_shows_it_without_the_override():
 
     assert Seat(name="Anna\u202e", position=0).display_name == "Anna"
     assert Seat(name="محمد", position=1).display_name == "محمد"
+
+
+# Issue 39, gap 1: str.splitlines() also breaks on these, so "Ne" + U+0085 + "l" became two
+# students "Ne" and "l". A pasted list is split on CR, LF and CRLF only; the rest reach the
+# name check, which refuses the name and names the character.
+LINE_BREAKERS = ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("separator", LINE_BREAKERS)
+def test_a_paste_splits_on_line_ends_only_and_refuses_other_separators(classroom, separator):
+    with pytest.raises(ValidationError) as exc:
+        services.students_bulk_add(classroom=classroom, text=f"Anna\r\nNe{separator}l\rDewi\n")
+    message = " ".join(exc.value.messages)
+    assert f"U+{ord(separator):04X}" in message and "“Nel”" in message
+    assert not Student.objects.filter(classroom=classroom).exists()
+    parsed = services.names_parse(f"Anna\r\nNe{separator}l\rDewi\n", classroom=classroom)
+    assert parsed.names == ["Anna", f"Ne{separator}l", "Dewi"]
+
+
+@pytest.mark.parametrize("separator", LINE_BREAKERS)
+def test_the_name_check_refuses_a_line_breaker_instead_of_folding_it(separator):
+    with pytest.raises(ValidationError, match=f"U\\+{ord(separator):04X}"):
+        name_check(f"Ne{separator}l")
+    # Spaces of every script, tabs and the line ends of a text field are still one space.
+    assert name_check(" Anne\u00a0\tMarie\r\n\u3000Le\u2009Goff ") == "Anne Marie Le Goff"

@@ -16,6 +16,7 @@ from tests import factories
 def test_admin_exports_a_students_data_as_json(client, school, teacher, reported):
     anna = reported[0]
     services.parent_invite_create(student=anna, by=teacher)
+    type(anna).objects.filter(pk=anna.pk).update(parent_email="anna.parent@example.org")
     admin = factories.school_admin(school=school)
     client.force_login(admin)
     response = client.get(reverse("reports:student_export", args=[anna.pk]))
@@ -23,6 +24,7 @@ def test_admin_exports_a_students_data_as_json(client, school, teacher, reported
     assert "attachment" in response["Content-Disposition"]
     data = json.loads(response.content)
     assert data["student"]["name"] == "Anna"
+    assert data["student"]["parent_email"] == "anna.parent@example.org"  # the roster's
     assert len(data["plays"]) == Play.objects.filter(student=anna).count() == 13
     assert [r["week_start"] for r in data["weekly_reports"]] == ["2026-11-16"]
     assert data["games"][0]["position"] == 0 and data["levels"][0]["tier"] == 1

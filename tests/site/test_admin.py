@@ -1,4 +1,4 @@
-"""The Django admin serves school admins, each scoped to their own school."""
+"""Django's admin is the site team's (superusers only); behind that gate it is scoped per school."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from tests import factories
 pytestmark = pytest.mark.django_db
 
 
+@pytest.mark.usefixtures("admin_second_wall")
 def test_a_school_admin_sees_only_their_schools_students(client, school, other_school):
     mine = factories.classroom(school=school, name="Ours")
     theirs = factories.classroom(school=other_school, name="Theirs")
@@ -23,6 +24,7 @@ def test_a_school_admin_sees_only_their_schools_students(client, school, other_s
     assert client.get("/admin/classrooms/classroom/").content.decode().count("Theirs") == 0
 
 
+@pytest.mark.usefixtures("admin_second_wall")
 def test_a_school_admin_cannot_hand_out_superuser_rights(client, school):
     admin = factories.school_admin(school=school)
     teacher = factories.teacher(school=school)

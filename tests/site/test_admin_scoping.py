@@ -26,7 +26,9 @@ from classrooms.models import LevelChange, ParentLink, Student, User
 from tests import factories
 from tests.conftest import need_service
 
-pytestmark = pytest.mark.django_db
+# Django's admin is for superusers only (classrooms/admin.py); these tests walk the scoping
+# behind that gate, with a school admin let through it (admin_second_wall).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("admin_second_wall")]
 
 MARK = "ZZOTHER"  # in the name of every other-school row that has a name
 PASSWORD = "a long and Unusual passphrase 42"

@@ -157,4 +157,4 @@ def test_500_needs_no_database_and_no_context():
     bare = render_to_string("500.html", {})
     links = [part.split('"', 1)[0] for part in bare.split('<a class="')[1:]]
     assert links == ["brand", "btn btn-big btn-primary", "btn btn-big"]  # brand, sign in, home
-    assert bare.count("<a ") == 4  # and the footer's privacy link
+    assert bare.count("<a ") == 5  # and the footer's privacy and accessibility links

@@ -134,6 +134,9 @@ KWARG_KINDS: dict[tuple[str, str], str] = {
     ("reports:live_cell", "session_id"): "session",
     ("reports:live_cell", "student_id"): "student",
     ("reports:live_cell", "skill"): "=addsub_10",
+    ("schooladmin:staff_active", "pk"): "staff_account",
+    ("schooladmin:staff_password", "pk"): "staff_account",
+    ("schooladmin:staff_unlock", "pk"): "staff_account",
 }
 
 # --- what a POST carries so that, from the owner, it would act ------------------------------------
@@ -185,6 +188,7 @@ POST_DATA: dict[str, dict] = {
     "reports:build": {"student": "{student}"},
     "reports:mail:settings": {"weekly": "off"},
     "reports:mail:unsubscribe": {"List-Unsubscribe": "One-Click"},
+    "schooladmin:staff_active": {"active": "0"},
 }
 
 # The cells where answering with the other party's words (and signing in) is the design.
@@ -241,6 +245,7 @@ OWNER_WRITES = {
     "reports:mail:unsubscribe",
     "reports:recommendation_decide",
     "reports:student_erase",
+    "schooladmin:staff_active",
 }
 
 # The mark sets up the test database; the rows themselves are the module's (fixture `world`).

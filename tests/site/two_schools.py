@@ -234,6 +234,14 @@ def build() -> dict[str, dict]:
     ):
         party["parent_link"] = ParentLink.objects.get(parent=parent, student=kid)
         party["unsubscribe_token"] = mail_services.unsubscribe_token(parent)
+    # The staff accounts a school admin acts on (classrooms/schooladmin: deactivate, reset...).
+    for party, account in (
+        (a1, teacher_a1),
+        (a1_other, teacher_a1),
+        (a2, teacher_a2),
+        (b, teacher_b),
+    ):
+        party["staff_account"] = account
     a1["teacher_invite"], a1["teacher_invite_token"] = tinv_a, ttok_a
     b["teacher_invite"], b["teacher_invite_token"] = tinv_b, ttok_b
 

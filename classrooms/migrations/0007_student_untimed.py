@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('classrooms', '0005_names_checked'),
+        ('classrooms', '0006_school_admin_roster_rollover'),
     ]
 
     operations = [
