@@ -400,3 +400,24 @@ def test_the_registry_is_swept_daily_and_forgets_an_erased_child(classroom, mael
     assert not TabletSignin.objects.exists() and Tablet.objects.count() == 1
     clock.advance(days=tablets.TABLET_DAYS + 1)
     assert sweep_tablets() == 1 and not Tablet.objects.exists()
+
+
+def test_no_more_than_the_days_tries_fit_in_any_day_even_across_its_end(
+    classroom, mael, clock, checked
+):
+    """Issue 39, gap 2: 40 a day means 40 in ANY 24 hours, not 40 per day counted from a first try.
+
+    A fixed day let a guesser spend one try, wait almost a day, then try 39 times before its end
+    and 40 more just after: 79 checks within 40 minutes. The day's slots hold each try a day.
+    """
+    codes = wrong_codes(mael)
+    guess(tablet(classroom, "198.51.100.1"), mael, next(codes))  # the day's first try
+    clock.advance(hours=23, minutes=40)
+    for n in range(120):  # 40 minutes across the day's end, paced to fit the 5-minute slots
+        guess(tablet(classroom, f"198.51.100.{2 + n % 200}"), mael, next(codes))
+        clock.advance(seconds=20)
+    day = timedelta(days=1)
+    most_in_a_day = max(sum(1 for t in checked if start <= t < start + day) for start in checked)
+    assert most_in_a_day == signin_locks.STRANGER_DAY_TRIES
+    late = [t for t in checked if t > checked[0] + timedelta(hours=23)]
+    assert len(late) == signin_locks.STRANGER_DAY_TRIES  # the first try's slot came back, once
