@@ -8,13 +8,14 @@ from datetime import timedelta
 from itertools import permutations
 
 import pytest
-from django.test import Client
+from django.test import Client, RequestFactory
 from django.urls import reverse
 from django.utils import timezone
 
 from classrooms import signin_locks
 from classrooms.pictures import decode, encode
 from games import signin, tablets
+from games.board import join_url
 from games.models import Tablet, TabletSignin
 from kavet_site.throttles import counters
 from tests import factories
@@ -366,8 +367,14 @@ def test_wrong_class_codes_are_bounded_per_address_whatever_the_tablet_id(
             client.cookies = hoard[n % len(hoard)]
         if not _wrong_code(client):
             looked_up += 1
-    assert looked_up == 20
+    # 20 from the address, then each of the 10 hoarded ids and the id the fresh jars share
+    # (past MINT_TRIES? no: fresh jars got fresh ids) looks up its own few.
+    over = looked_up - 20
+    assert 0 < over <= signin.OVER_LIMIT_TABLET_TRIES * 60
     late = Client(REMOTE_ADDR="203.0.113.5")
+    late.cookies = hoard[0]  # an id that used up its own lookups past the address's limit
+    for _i in range(signin.OVER_LIMIT_TABLET_TRIES):
+        late.post(reverse("games:tablet_signin"), {"code": "ZZZZ98"})
     assert (
         "Too many tries"
         in late.post(reverse("games:tablet_signin"), {"code": classroom.code}).content.decode()
@@ -421,3 +428,51 @@ def test_no_more_than_the_days_tries_fit_in_any_day_even_across_its_end(
     assert most_in_a_day == signin_locks.STRANGER_DAY_TRIES
     late = [t for t in checked if t > checked[0] + timedelta(hours=23)]
     assert len(late) == signin_locks.STRANGER_DAY_TRIES  # the first try's slot came back, once
+
+
+def test_a_flood_of_wrong_codes_never_keeps_a_real_class_code_or_the_qr_join_out(
+    classroom, monkeypatch, clock
+):
+    """Issue 39, gap 3: past the address's wrong codes, a code of an open class still gets in."""
+    monkeypatch.setattr(signin, "ADDRESS_CODE_TRIES", 20)
+    flooder = Client(REMOTE_ADDR="192.0.2.77")  # someone on the school's shared address
+    for _i in range(40):
+        flooder.cookies.clear()  # a fresh id each time (until the address's ids are used up)
+        _wrong_code(flooder)
+    (address,) = counters.live(signin_locks.counter_key("codeip", ""))
+    assert counters.count(address) > signin.ADDRESS_CODE_TRIES  # the address is over its limit
+    # A new tablet of the school types the right code: it gets in.
+    new_tablet = Client(REMOTE_ADDR="192.0.2.77")
+    assert (
+        new_tablet.post(reverse("games:tablet_signin"), {"code": classroom.code}).status_code == 302
+    )
+    assert "Who are you?" in new_tablet.get(reverse("games:tablet_signin")).content.decode()
+    # A tablet with a typo or two past the limit still gets in with the right code...
+    typos = Client(REMOTE_ADDR="192.0.2.77")
+    assert (
+        "There is no class"
+        in typos.post(reverse("games:tablet_signin"), {"code": "ZZZZ97"}).content.decode()
+    )
+    assert typos.post(reverse("games:tablet_signin"), {"code": classroom.code}).status_code == 302
+    # ... while a guesser's tablet looks up only its own few codes past the limit.
+    guesser = Client(REMOTE_ADDR="192.0.2.77")
+    answers = [_wrong_code(guesser) for _i in range(10)]
+    assert answers.count(False) == signin.OVER_LIMIT_TABLET_TRIES
+    assert (
+        "Too many tries"
+        in guesser.post(reverse("games:tablet_signin"), {"code": classroom.code}).content.decode()
+    )
+    # The class board's QR link carries the code's key: that tablet gets in whatever the count.
+    board = Client()
+    board.force_login(factories.teacher(school=classroom.school))
+    qr_url = join_url(RequestFactory().get("/"), classroom)
+    assert signin.join_key(classroom.code) in qr_url
+    form = guesser.get(qr_url).content.decode()
+    assert f'name="k" value="{signin.join_key(classroom.code)}"' in form
+    response = guesser.post(qr_url, {"code": classroom.code, "k": signin.join_key(classroom.code)})
+    assert response.status_code == 302
+    # Another code's key is no key: the count holds.
+    guesser.cookies.pop(signin.CLASS_COOKIE)
+    forged = {"code": "ZZZZ96", "k": signin.join_key(classroom.code)}
+    refused = guesser.post(reverse("games:tablet_signin"), forged)
+    assert "Too many tries" in refused.content.decode()
