@@ -238,7 +238,9 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
 # twice a second (kavet_site.celery.Consumer says why), and sweep the games at once when back.
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_WORKER_CONSUMER = "kavet_site.celery:Consumer"
-KAVET_SWEEPS_ON_CONNECT = ["games.tasks.sweep_due_games"]
+# What fell due is swept; what falls due soon gets its tick queued (a deadline stamped while
+# Redis was down has no task of its own): issue 39, gap 5.
+KAVET_SWEEPS_ON_CONNECT = ["games.tasks.sweep_due_games", "games.tasks.arm_due_games"]
 # The beat schedule lives in code; exactly one beat process runs it (see README).
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     "games-sweep-timers": {
