@@ -128,7 +128,7 @@ def test_a_term_of_play_is_backed_up_dropped_restored_and_plays_on(tmp_path):
 
 
 def test_a_restore_refuses_a_database_that_is_not_empty_and_changes_nothing(tmp_path):
-    a_term_of_play()
+    factories.student(classroom=factories.classroom(school=factories.school()), name="Maël")
     archive = backup_write(directory=tmp_path)
     before = every_row()
     with pytest.raises(CommandError, match="not empty"):
