@@ -142,16 +142,28 @@ def test_a_restore_refuses_what_is_not_a_backup_or_is_from_a_newer_version(tmp_p
     with pytest.raises(BackupError, match="not a Kavet backup"):
         restore_check(junk)
     archive = backup_write(directory=tmp_path / "b")
-    newer = tmp_path / "newer.tar.gz"
-    with tarfile.open(archive) as src, tarfile.open(newer, "w:gz") as dst:
+    newer = with_manifest(archive, b'"games": "', b'"games": "9999_from_the_future_')
+    with pytest.raises(BackupError, match="newer version"):
+        restore_check(newer)
+    engine = f'"engine": "{connection.vendor}"'.encode()
+    other = "sqlite" if connection.vendor == "postgresql" else "postgresql"
+    elsewhere = with_manifest(archive, engine, f'"engine": "{other}"'.encode())
+    with pytest.raises(BackupError, match=f"holds a {other} database"):
+        restore_check(elsewhere)
+
+
+def with_manifest(archive: Path, old: bytes, new: bytes) -> Path:
+    """A copy of the archive with its manifest changed."""
+    changed = archive.with_name(f"changed-{new.hex()[:8]}.tar.gz")
+    with tarfile.open(archive) as src, tarfile.open(changed, "w:gz") as dst:
         for member in src.getmembers():
             data = src.extractfile(member).read()
             if member.name == "manifest.json":
-                data = data.replace(b'"games": "', b'"games": "9999_from_the_future_', 1)
+                assert old in data
+                data = data.replace(old, new, 1)
                 member.size = len(data)
             dst.addfile(member, io.BytesIO(data))
-    with pytest.raises(BackupError, match="newer version"):
-        restore_check(newer)
+    return changed
 
 
 def test_the_nightly_backup_is_scheduled_and_keeps_the_newest(tmp_path, settings):
