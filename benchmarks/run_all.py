@@ -37,6 +37,7 @@ NEEDS = {
     "bench_push.py": ["postgres", "redis"],
     "bench_reports.py": ["postgres"],
     "bench_live_view.py": [],  # PostgreSQL when there is one (its target), else SQLite
+    "bench_backup.py": [],  # PostgreSQL when it answers, and SQLite
     "bench_can_make_instructions.py": ["valgrind"],
 }
 

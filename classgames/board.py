@@ -25,6 +25,7 @@ from games import permissions as game_permissions
 from games import services
 from games.models import Game
 from games.signals import class_game_shown
+from games.signin import join_key
 
 from . import board_selectors as selectors
 
@@ -61,8 +62,12 @@ def board_table(request: HttpRequest, game_id: int) -> HttpResponse:
 
 
 def join_url(request: HttpRequest, classroom) -> str:
-    """The address a tablet opens to join the class: the sign-in with the class code filled in."""
-    query = urlencode({"code": classroom.code})
+    """The address a tablet opens to join the class: the sign-in with the class code filled in.
+
+    With the code's key (games.signin.join_key), so the join is never held up by a flood of
+    wrong codes from the school's address.
+    """
+    query = urlencode({"code": classroom.code, "k": join_key(classroom.code)})
     return request.build_absolute_uri(reverse("games:tablet_signin")) + "?" + query
 
 

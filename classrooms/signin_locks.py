@@ -4,7 +4,8 @@ Wrong tries are counted per child on what the client cannot choose (the tablet r
 games.tablets tells a child's own tablets from strangers):
 
 - per child, over every tablet that never signed that child in: STRANGER_TRIES slots over any
-  TRY_WINDOW and STRANGER_DAY_TRIES a day. Once they are used up such tablets wait, even with
+  TRY_WINDOW and STRANGER_DAY_TRIES slots over any DAY (a slot is held a whole day from its try,
+  so no burst fits across the end of a fixed day). Once they are used up such tablets wait, even with
   the right pictures, and the teacher's class page says someone is trying the child's pictures;
   the child's own tablets are never held up by it, so being guessed at never locks the child out;
 - per (tablet, child) and per tablet: STUDENT_TRIES and TABLET_TRIES within TRY_WINDOW.
@@ -57,8 +58,8 @@ def _stranger_prefix(student: Student) -> str:
     return counter_key("stranger", f"{student.pk}:")
 
 
-def stranger_day_key(student: Student) -> str:
-    return counter_key("strangerday", student.pk)
+def _stranger_day_prefix(student: Student) -> str:
+    return counter_key("strangerday", f"{student.pk}:")
 
 
 def _guessed_key(student_pk: int) -> str:
@@ -75,7 +76,7 @@ def tries_left(*, student: Student, tablet: str | None) -> int:
 
 
 def day_used_up(student: Student) -> bool:
-    return counters.count(stranger_day_key(student)) >= STRANGER_DAY_TRIES
+    return counters.taken(_stranger_day_prefix(student), STRANGER_DAY_TRIES) >= STRANGER_DAY_TRIES
 
 
 def strangers_paused(student: Student) -> bool:
@@ -94,11 +95,15 @@ def note_guessed(student: Student, *, until_day_is_over: bool = False) -> None:
     """Tell the teacher's class page that someone is trying this child's pictures.
 
     The note lasts a window after the last try refused (or, once the day's tries are used up,
-    until the day's count is over), and goes when the teacher gives new pictures or lifts the
+    until the first of them is a day old and strangers may try again), and goes when the teacher gives new pictures or lifts the
     pause.
     """
     window = TRY_WINDOW
-    day_over = counters.ends(stranger_day_key(student)) if until_day_is_over else None
+    day_over = (
+        counters.first_free(_stranger_day_prefix(student), STRANGER_DAY_TRIES)
+        if until_day_is_over
+        else None
+    )
     if day_over is not None:
         window = max(window, int((day_over - timezone.now()).total_seconds()) + 1)
     counters.mark(_guessed_key(student.pk), window)
@@ -130,19 +135,21 @@ def signin_unlock(student: Student) -> None:
     tablets = _locked_tablets(student)
     counters.clear(
         *(counter_key("t", tablet) for tablet in tablets),
-        stranger_day_key(student),
         _guessed_key(student.pk),
         prefix=pair_key(student, ""),
     )
     counters.clear(prefix=_lock_key(student))
     counters.clear(prefix=_stranger_prefix(student))
+    counters.clear(prefix=_stranger_day_prefix(student))
 
 
-def stranger_try(student: Student) -> str | None:
-    """A try from a tablet that never signed the child in: the slot it holds, or None to wait.
+def stranger_try(student: Student) -> tuple[str, str] | None:
+    """A try from a tablet that never signed the child in: the two slots it holds, or None to wait.
 
-    The slot is taken before the pictures are looked at, so tries at the same moment from many
-    tablets and addresses can never look at more than STRANGER_TRIES within a window.
+    The slots (one of the window's, one of the day's) are taken before the pictures are looked
+    at, so tries at the same moment from many tablets and addresses can never look at more than
+    STRANGER_TRIES within any window, nor STRANGER_DAY_TRIES within any day. A right try gives
+    both back (games.tablets.signin_check).
     """
     if day_used_up(student):
         note_guessed(student, until_day_is_over=True)
@@ -151,8 +158,9 @@ def stranger_try(student: Student) -> str | None:
     if slot is None:
         note_guessed(student)
         return None
-    if counters.hit(stranger_day_key(student), DAY) > STRANGER_DAY_TRIES:
+    day_slot = counters.take(_stranger_day_prefix(student), STRANGER_DAY_TRIES, DAY)
+    if day_slot is None:
         counters.clear(slot)
         note_guessed(student, until_day_is_over=True)
         return None
-    return slot
+    return slot, day_slot

@@ -15,6 +15,7 @@ from django.core.signing import BadSignature
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.crypto import constant_time_compare, salted_hmac
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -47,6 +48,14 @@ SALT = "kavet.tablet.class"
 # typos of a school's tablets never come near it (each tablet types the code once a year).
 ADDRESS_CODE_TRIES = 200
 ADDRESS_CODE_WINDOW = 60 * 60
+# Past the address's limit each tablet still looks up this many codes in the window, so a code
+# typed on a new tablet at a school whose address someone floods gets through (a guesser gets a
+# few more tries per tablet id, and new ids are limited per address: games.tablets.MINT_TRIES).
+OVER_LIMIT_TABLET_TRIES = 3
+# The class board's QR link carries a key only the server can make for that code (join_key):
+# such a join is no guess and is never held up by the address's count.
+JOIN_SALT = "kavet.tablet.join"
+JOIN_KEY_LENGTH = 16
 SESSION_KEY = "kv_student"  # {"idle": minutes, "classroom": id}
 SEEN_KEY = "kv_seen"  # last activity, seconds since the epoch
 CLASS_CODE_MAX = 8
@@ -69,6 +78,31 @@ def tablet_classroom(request: HttpRequest) -> Classroom | None:
         .select_related("school")
         .first()
     )
+
+
+def join_key(code: str) -> str:
+    """The key of the class board's link for this code (an HMAC of the site's secret)."""
+    return salted_hmac(JOIN_SALT, code, algorithm="sha256").hexdigest()[:JOIN_KEY_LENGTH]
+
+
+def _join_key_ok(code: str, key: str) -> bool:
+    return bool(code) and constant_time_compare(join_key(code), key or "")
+
+
+def _may_look_up(request: HttpRequest, *, code: str, tablet: str, address: str) -> str:
+    """Whether this try may look a code up, and what it was counted on ("" when it may not).
+
+    "key": the board's own link; "address": within the address's hour; "tablet": past it, one
+    of the tablet's own few lookups. Counted before the code is looked up, so tries at the same
+    moment never look up more than the limits.
+    """
+    if _join_key_ok(code, request.POST.get("k", "")):
+        return "key"
+    if counters.hit(address, ADDRESS_CODE_WINDOW) <= ADDRESS_CODE_TRIES:
+        return "address"
+    if count_try("codeover", tablet, ADDRESS_CODE_WINDOW) <= OVER_LIMIT_TABLET_TRIES:
+        return "tablet"
+    return ""
 
 
 def student_signin(request: HttpRequest, student: Student) -> None:
@@ -111,6 +145,7 @@ def tablet_signin(request: HttpRequest) -> HttpResponse:
     prefill, _prefill_error = _class_code(request.GET.get("code", ""))
     if prefill and classroom is not None and classroom.code != prefill:
         classroom = None
+    prefill_key = request.GET.get("k", "") if _join_key_ok(prefill, request.GET.get("k")) else ""
     if request.method == "POST":
         tablet = tablet_id(request, mint=True)
         raw = request.POST.get("code", "")
@@ -120,14 +155,15 @@ def tablet_signin(request: HttpRequest) -> HttpResponse:
             error = too_many_message()
         elif not raw.strip():
             pass  # an empty box is no try
-        elif counters.hit(address, ADDRESS_CODE_WINDOW) > ADDRESS_CODE_TRIES:
-            # Counted before the code is looked up: tries at the same moment from one
-            # address never look up more than the limit; a right code gives its count back.
+        elif not (counted := _may_look_up(request, code=code, tablet=tablet, address=address)):
             error = too_many_message()
         elif not error:
             found = Classroom.objects.filter(code=code, archived_at__isnull=True).first()
-            if found is not None:
-                counters.unhit(address)
+            if found is not None:  # a right code gives its count back
+                if counted == "address":
+                    counters.unhit(address)
+                elif counted == "tablet":
+                    counters.unhit(counter_key("codeover", tablet))
                 response = redirect("games:tablet_signin")
                 response.set_signed_cookie(CLASS_COOKIE, found.code, salt=SALT, **cookie_options())
                 return with_tablet_cookie(request, response)
@@ -140,7 +176,7 @@ def tablet_signin(request: HttpRequest) -> HttpResponse:
         response = render(
             request,
             "games/signin_class.html",
-            {"error": error, "code": prefill},
+            {"error": error, "code": prefill, "join_key": prefill_key},
             status=400 if error else 200,
         )
         return with_tablet_cookie(request, response)

@@ -29,7 +29,6 @@ from classrooms.signin_locks import (
     note_guessed,
     note_lock,
     pair_key,
-    stranger_day_key,
     stranger_try,
     strangers_paused,
     tries_left,
@@ -168,13 +167,12 @@ def signin_check(*, student: Student, pictures: tuple[int, ...], tablet: str) ->
         note_lock(student, tablet)
         return too_many_message()
     own = _own_tablet(student, tablet)
-    slot = None if own else stranger_try(student)
-    if not own and slot is None:
+    slots = None if own else stranger_try(student)
+    if not own and slots is None:
         return too_many_message()
     if _is_their_code(student, pictures):
-        if slot is not None:  # a right try is not a wrong one: its slot and count go back
-            counters.clear(slot)
-            counters.unhit(stranger_day_key(student))
+        if slots is not None:  # a right try is not a wrong one: its slots go back
+            counters.clear(*slots)
         counters.clear(pair_key(student, tablet))
         _trust(student, tablet)
         return None

@@ -17,10 +17,12 @@ Also where the games decide how a due move gets applied (services never look at 
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 
 from celery import current_app, shared_task
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
 from games import services
 from kavet_site.queue import enqueue
@@ -83,6 +85,27 @@ def sweep_due_games() -> int:
         except Exception:  # one broken game must not stop the others' moves
             log.exception("sweep: game %s could not be ticked", game_id)
     return applied
+
+
+# How far ahead arm_due_games queues the ticks of what falls due (longer than any time limit).
+ARM_HORIZON = timedelta(minutes=10)
+
+
+@shared_task(name="games.tasks.arm_due_games", ignore_result=True)
+def arm_due_games() -> int:
+    """When a worker (re)connects to the broker (KAVET_SWEEPS_ON_CONNECT): a tick at the moment
+    of every time limit and computer player that falls due soon; how many were queued.
+
+    A deadline stamped while Redis was down has no task of its own (schedule_bot could not
+    queue one, and a turn's time limit never had one): without this it waits for the next beat
+    sweep, up to a period late. A tick that finds nothing due changes nothing (game_tick).
+    """
+    now = timezone.now()
+    queued = 0
+    for game_id, due in services.upcoming_game_deadlines(within=ARM_HORIZON, now=now):
+        eta = due + timedelta(seconds=0.05)
+        queued += enqueue(game_tick_task, (game_id,), eta=eta)
+    return queued
 
 
 @shared_task(name="games.tasks.sweep_tablets", ignore_result=True)

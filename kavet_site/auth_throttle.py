@@ -11,6 +11,15 @@ Counted over the cool-off window (AXES_COOLOFF_TIME) from axes' AccessAttempt ro
   that already failed there FLOOD_OWN_FAILURES times is paused (one typo is forgiven), so a
   guesser spreading tries over real names gets one or two per name, not four.
 
+- one account over every address (issue 39, gap 4): per-address locks alone let 12 addresses
+  put 5 wrong passwords each against one teacher. Once an account has ACCOUNT_FREE_FAILURES
+  failures in the cool-off, from wherever, a password for it from an address it never signed
+  in from is checked at most once per ACCOUNT_PACE seconds (one slot, kavet_site.throttles);
+  a try without the slot is answered at once, "wait a minute", and nothing is counted. It never
+  locks the real user out: from an address where the account signed in within KNOWN_DAYS
+  (school, home) the pace does not apply (only that address's own lock of 5), and elsewhere
+  a try gets through within the minute.
+
 Nothing here asks whether a name is an account: made-up names and real ones are counted,
 slowed and paused alike, so no answer (nor its delay) tells who has an account. Each flood is
 summed up in a SignInFlood row (kavet_site.throttles) for the admins, as axes forgets its rows
@@ -24,6 +33,7 @@ wipe other accounts' counts by signing in as themselves.
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import time
 from datetime import timedelta
@@ -55,6 +65,13 @@ FLOOD_OWN_FAILURES = 2
 FLOOD_DELAY_STEP = 0.1  # seconds more for each name over the limit
 FLOOD_KEEP_DAYS = SignInFlood.KEEP_DAYS  # also how long where a school's staff signed in is kept
 _STAFF_ADDRESS = "staffip:{school}:"
+# The account-wide pace (gap 4 above): free failures in the cool-off, then one check a minute
+# from addresses the account has not signed in from within KNOWN_DAYS.
+ACCOUNT_FREE_FAILURES = 5
+ACCOUNT_PACE = 60
+KNOWN_DAYS = 60
+_KNOWN_ADDRESS = "axknown:{address}:"
+_ACCOUNT_PACE = "axpace:{name}:"
 _sleep = time.sleep  # the tests record the delays instead of waiting them
 
 
@@ -162,6 +179,39 @@ def floods_from(addresses=None) -> QuerySet:
     return qs if addresses is None else qs.filter(address__in=list(addresses))
 
 
+def _counter_name(username: str) -> str:
+    # Counter buckets are 200 characters; a digest keeps any typed name inside and apart.
+    return hashlib.sha256(username.encode()).hexdigest()[:32]
+
+
+def note_known_address(*, username: str, address: str) -> None:
+    """This account signed in from this address: the account-wide pace spares it KNOWN_DAYS."""
+    bucket = _KNOWN_ADDRESS.format(address=address) + _counter_name(username)
+    counters.mark(bucket, KNOWN_DAYS * 24 * 3600)
+
+
+def _known_address(username: str, address: str | None) -> bool:
+    if not address:
+        return False
+    return counters.count(_KNOWN_ADDRESS.format(address=address) + _counter_name(username)) > 0
+
+
+def account_failures(username: str, since=None) -> int:
+    """Failed passwords for this name within the cool-off, from every address."""
+    attempts = live_attempts(since).filter(username=username)
+    return attempts.aggregate(n=Sum("failures_since_start"))["n"] or 0
+
+
+def account_paced(request, username: str | None) -> bool:
+    """Whether this try must wait for the account's pace (and takes its slot when it need not)."""
+    if not username or _known_address(username, request.axes_ip_address):
+        return False
+    if account_failures(username, request.axes_attempt_time) < ACCOUNT_FREE_FAILURES:
+        return False
+    prefix = _ACCOUNT_PACE.format(name=_counter_name(username))
+    return counters.take(prefix, 1, ACCOUNT_PACE) is None
+
+
 class KavetAxesHandler(AxesDatabaseHandler):
     """axes' database handler (shared by every web process), with the flood rules above."""
 
@@ -180,9 +230,19 @@ class KavetAxesHandler(AxesDatabaseHandler):
 
     def is_allowed(self, request, credentials: dict | None = None) -> bool:
         allowed = super().is_allowed(request, credentials)
+        if allowed and account_paced(request, get_client_username(request, credentials)):
+            request.kavet_lock_reason = "pace"
+            return False
         if allowed:
             self._slow_down(request)
         return allowed
+
+    def user_logged_in(self, sender, request, user, **kwargs):
+        super().user_logged_in(sender, request, user, **kwargs)
+        # A password sign-in (children's tablets post no name): its address is now known.
+        username = throttle_username(request) if request is not None else None
+        if username and request.axes_ip_address:
+            note_known_address(username=username, address=request.axes_ip_address)
 
     def _slow_down(self, request) -> None:
         """Under a flood, wait before the password is checked (a refusal is answered at once).
@@ -200,6 +260,12 @@ class KavetAxesHandler(AxesDatabaseHandler):
         _sleep(delay)
 
     def user_login_failed(self, sender, credentials: dict, request=None, **kwargs):
+        if request is not None and getattr(request, "kavet_lock_reason", None) == "pace":
+            # The password was not checked: nothing is counted (nobody's wait starts again);
+            # the "wait a minute" page is shown (axes' middleware, lockout_response).
+            request.axes_locked_out = True
+            request.axes_credentials = credentials
+            return
         super().user_login_failed(sender, credentials, request, **kwargs)
         if request is not None and request.axes_ip_address:
             self._note_flood(request)
@@ -255,11 +321,15 @@ def lockout_response(request, original_response=None, credentials=None):
     it tells scripts to back off; browsers show the page like any other.
     """
     cool_off = get_cool_off(request) or timedelta(0)
+    reason = getattr(request, "kavet_lock_reason", None)
+    if reason == "pace":  # not a lock: the account's next check is within the minute
+        cool_off = timedelta(seconds=ACCOUNT_PACE)
     context = {
         "minutes": max(1, ceil(cool_off.total_seconds() / 60)) if cool_off else None,
+        "paced": reason == "pace",
         "failure_limit": get_failure_limit(request, credentials),
         # The same page whether or not the name is an account; only why this name is paused.
-        "flood": getattr(request, "kavet_lock_reason", None) == "flood",
+        "flood": reason == "flood",
     }
     return render(
         request, settings.AXES_LOCKOUT_TEMPLATE, context, status=settings.AXES_HTTP_RESPONSE_CODE

@@ -64,6 +64,8 @@ INSTALLED_APPS = [
     "demo",
     # Rate-limit counters in the database (they must hold while Redis is down).
     "kavet_site.throttles",
+    # manage.py backup / restore, and the nightly backup.
+    "kavet_site.backups",
     # Password-login throttling (per account and per client); keep it last (axes' docs).
     "axes",
 ]
@@ -164,6 +166,10 @@ else:
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Where the nightly backup writes its archives, and how many it keeps (kavet_site/backups).
+KAVET_BACKUP_DIR = os.environ.get("KAVET_BACKUP_DIR", str(BASE_DIR / "backups"))
+KAVET_BACKUP_KEEP = int(os.environ.get("KAVET_BACKUP_KEEP", "14"))
+
 # --- Cache and Celery -----------------------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "")
 # Seconds a Redis call may take before it counts as "Redis is down" (cache, sessions, broker).
@@ -238,7 +244,9 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
 # twice a second (kavet_site.celery.Consumer says why), and sweep the games at once when back.
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_WORKER_CONSUMER = "kavet_site.celery:Consumer"
-KAVET_SWEEPS_ON_CONNECT = ["games.tasks.sweep_due_games"]
+# What fell due is swept; what falls due soon gets its tick queued (a deadline stamped while
+# Redis was down has no task of its own): issue 39, gap 5.
+KAVET_SWEEPS_ON_CONNECT = ["games.tasks.sweep_due_games", "games.tasks.arm_due_games"]
 # The beat schedule lives in code; exactly one beat process runs it (see README).
 CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     "games-sweep-timers": {
@@ -266,6 +274,12 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
         # Hourly: rate-limit counters whose window is over are deleted (reads ignore them).
         "task": "kavet_site.throttles.tasks.sweep_counters",
         "schedule": crontab(minute=50),
+    },
+    "nightly-backup": {
+        # Nightly: an archive of the database (and files) in KAVET_BACKUP_DIR, the newest
+        # KAVET_BACKUP_KEEP kept (kavet_site/backups). Copy them elsewhere too (README).
+        "task": "kavet_site.backups.tasks.nightly_backup",
+        "schedule": crontab(minute=15, hour=1),
     },
     "tablets-sweep": {
         # Daily: tablet ids not seen for 90 days are forgotten (games.tablets.TABLET_DAYS).

@@ -40,7 +40,7 @@ from .base import (
     first_turn_grace,
 )
 from .erase import ERASED_NAME, games_erase_before, games_over_before, student_games_erase
-from .moves import due_game_ids, game_tick, move_submit
+from .moves import due_game_ids, game_tick, move_submit, upcoming_game_deadlines
 from .seats import PRESENCE_RESOLUTION, due_moves_apply, page_due, seat_poll_seen, table_visit
 from .setup import (
     game_config_build,
@@ -82,4 +82,5 @@ __all__ = (
     "seat_replace_by_bot",
     "student_games_erase",
     "table_visit",
+    "upcoming_game_deadlines",
 )

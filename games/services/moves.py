@@ -5,7 +5,7 @@ time limit, a computer player's turn: game_tick), all through _apply_locked unde
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.db.models import Q
@@ -252,6 +252,27 @@ def game_tick(*, game_id: int, now: datetime | None = None) -> int:
         if applied:
             _changed(game)
     return applied
+
+
+def upcoming_game_deadlines(*, within: timedelta, now: datetime | None = None):
+    """Running games with a time limit or a computer player due within `within`: (id, when).
+
+    `when` is the first of the two still to come (what is already due is the sweep's).
+    """
+    now = now or timezone.now()
+    until = now + within
+    rows = (
+        Game.objects.filter(status=Game.Status.RUNNING)
+        .filter(
+            Q(timer_deadline__gt=now, timer_deadline__lte=until)
+            | Q(bot_due_at__gt=now, bot_due_at__lte=until)
+        )
+        .values_list("pk", "timer_deadline", "bot_due_at")[:500]
+    )
+    return [
+        (pk, min(t for t in (deadline, bot) if t is not None and now < t <= until))
+        for pk, deadline, bot in rows
+    ]
 
 
 def due_game_ids(*, now: datetime | None = None) -> list[int]:

@@ -106,6 +106,15 @@ def taken(prefix: str, slots: int) -> int:
     return Counter.objects.filter(bucket__in=names, expires_at__gt=timezone.now()).count()
 
 
+def first_free(prefix: str, slots: int):
+    """When the first of the slots `take` hands out under `prefix` is free again (None: one is)."""
+    names = [f"{prefix}{n}" for n in range(slots)]
+    live = Counter.objects.filter(bucket__in=names, expires_at__gt=timezone.now())
+    if live.count() < slots:
+        return None
+    return live.order_by("expires_at").values_list("expires_at", flat=True).first()
+
+
 def mark(bucket: str, window: int) -> None:
     """Keep `bucket` alive for `window` seconds from now (a note, not a count)."""
     ends = _db_time(timezone.now() + timedelta(seconds=window))

@@ -13,6 +13,7 @@ from classgames.services import class_session_end, class_session_play_now
 from classrooms.grouping import tables_propose
 from games import services as game_services
 from games.models import Game, Seat
+from games.signin import join_key
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -138,7 +139,7 @@ def test_the_board_shows_the_code_the_qr_and_lights_up_a_child_who_sits(
     session = ClassSession.objects.get()
     url = reverse("games:board_session", args=[session.pk])
     page = client.get(url).content.decode()
-    join = f"http://testserver/tablet/?code={classroom.code}"
+    join = f"http://testserver/tablet/?code={classroom.code}&amp;k={join_key(classroom.code)}"
     assert f'data-join-url="{join}"' in page and classroom.code in page
     assert reverse("games:board_join_qr", args=[classroom.pk]) in page
     assert "is-seated" not in page  # nobody sits yet (a computer player is not lit)

@@ -17,6 +17,7 @@ from playwright.sync_api import expect
 
 from classgames.models import ClassAttendance, ClassSession
 from games.models import Seat
+from games.signin import join_key
 from tests import factories
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -102,7 +103,7 @@ def test_one_tap_start_and_a_tablet_joining_by_the_qr_code(new_context, live_ser
     expect(qr).to_be_visible()
     assert qr.evaluate("img => img.complete && img.naturalWidth > 100")
     join_url = qr.get_attribute("data-join-url")
-    assert join_url == f"{live_server.url}/tablet/?code={room.code}"
+    assert join_url == f"{live_server.url}/tablet/?code={room.code}&k={join_key(room.code)}"
     expect(teacher_page.locator(".board-join-url a")).to_have_attribute("href", join_url)
     anna_on_board = teacher_page.locator(".board-seat:has-text('Anna')")
     expect(anna_on_board).to_have_attribute("data-seated", "0")

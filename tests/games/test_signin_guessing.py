@@ -8,10 +8,11 @@ from datetime import timedelta
 from itertools import permutations
 
 import pytest
-from django.test import Client
+from django.test import Client, RequestFactory
 from django.urls import reverse
 from django.utils import timezone
 
+from classgames.board import join_url
 from classrooms import signin_locks
 from classrooms.pictures import decode, encode
 from games import signin, tablets
@@ -366,8 +367,15 @@ def test_wrong_class_codes_are_bounded_per_address_whatever_the_tablet_id(
             client.cookies = hoard[n % len(hoard)]
         if not _wrong_code(client):
             looked_up += 1
-    assert looked_up == 20
+    # 20 on the address's count; past it each tablet id looks up its own 3 (issue 39, gap 3):
+    # the 20 fresh jars after the 20th try got an id each (1 try each), and the 5 hoarded ids
+    # in use had 4 tries each left (3 looked up). A guesser gains tries only with new ids,
+    # which are limited per address (MINT_TRIES).
+    assert looked_up == 20 + 20 + 5 * signin.OVER_LIMIT_TABLET_TRIES
     late = Client(REMOTE_ADDR="203.0.113.5")
+    late.cookies = hoard[0]  # an id that used up its own lookups past the address's limit
+    for _i in range(signin.OVER_LIMIT_TABLET_TRIES):
+        late.post(reverse("games:tablet_signin"), {"code": "ZZZZ98"})
     assert (
         "Too many tries"
         in late.post(reverse("games:tablet_signin"), {"code": classroom.code}).content.decode()
@@ -400,3 +408,72 @@ def test_the_registry_is_swept_daily_and_forgets_an_erased_child(classroom, mael
     assert not TabletSignin.objects.exists() and Tablet.objects.count() == 1
     clock.advance(days=tablets.TABLET_DAYS + 1)
     assert sweep_tablets() == 1 and not Tablet.objects.exists()
+
+
+def test_no_more_than_the_days_tries_fit_in_any_day_even_across_its_end(
+    classroom, mael, clock, checked
+):
+    """Issue 39, gap 2: 40 a day means 40 in ANY 24 hours, not 40 per day counted from a first try.
+
+    A fixed day let a guesser spend one try, wait almost a day, then try 39 times before its end
+    and 40 more just after: 79 checks within 40 minutes. The day's slots hold each try a day.
+    """
+    codes = wrong_codes(mael)
+    guess(tablet(classroom, "198.51.100.1"), mael, next(codes))  # the day's first try
+    clock.advance(hours=23, minutes=40)
+    for n in range(120):  # 40 minutes across the day's end, paced to fit the 5-minute slots
+        guess(tablet(classroom, f"198.51.100.{2 + n % 200}"), mael, next(codes))
+        clock.advance(seconds=20)
+    day = timedelta(days=1)
+    most_in_a_day = max(sum(1 for t in checked if start <= t < start + day) for start in checked)
+    assert most_in_a_day == signin_locks.STRANGER_DAY_TRIES
+    late = [t for t in checked if t > checked[0] + timedelta(hours=23)]
+    assert len(late) == signin_locks.STRANGER_DAY_TRIES  # the first try's slot came back, once
+
+
+def test_a_flood_of_wrong_codes_never_keeps_a_real_class_code_or_the_qr_join_out(
+    classroom, monkeypatch, clock
+):
+    """Issue 39, gap 3: past the address's wrong codes, a code of an open class still gets in."""
+    monkeypatch.setattr(signin, "ADDRESS_CODE_TRIES", 20)
+    flooder = Client(REMOTE_ADDR="192.0.2.77")  # someone on the school's shared address
+    for _i in range(40):
+        flooder.cookies.clear()  # a fresh id each time (until the address's ids are used up)
+        _wrong_code(flooder)
+    (address,) = counters.live(signin_locks.counter_key("codeip", ""))
+    assert counters.count(address) > signin.ADDRESS_CODE_TRIES  # the address is over its limit
+    # A new tablet of the school types the right code: it gets in.
+    new_tablet = Client(REMOTE_ADDR="192.0.2.77")
+    assert (
+        new_tablet.post(reverse("games:tablet_signin"), {"code": classroom.code}).status_code == 302
+    )
+    assert "Who are you?" in new_tablet.get(reverse("games:tablet_signin")).content.decode()
+    # A tablet with a typo or two past the limit still gets in with the right code...
+    typos = Client(REMOTE_ADDR="192.0.2.77")
+    assert (
+        "There is no class"
+        in typos.post(reverse("games:tablet_signin"), {"code": "ZZZZ97"}).content.decode()
+    )
+    assert typos.post(reverse("games:tablet_signin"), {"code": classroom.code}).status_code == 302
+    # ... while a guesser's tablet looks up only its own few codes past the limit.
+    guesser = Client(REMOTE_ADDR="192.0.2.77")
+    answers = [_wrong_code(guesser) for _i in range(10)]
+    assert answers.count(False) == signin.OVER_LIMIT_TABLET_TRIES
+    assert (
+        "Too many tries"
+        in guesser.post(reverse("games:tablet_signin"), {"code": classroom.code}).content.decode()
+    )
+    # The class board's QR link carries the code's key: that tablet gets in whatever the count.
+    board = Client()
+    board.force_login(factories.teacher(school=classroom.school))
+    qr_url = join_url(RequestFactory().get("/"), classroom)
+    assert signin.join_key(classroom.code) in qr_url
+    form = guesser.get(qr_url).content.decode()
+    assert f'name="k" value="{signin.join_key(classroom.code)}"' in form
+    response = guesser.post(qr_url, {"code": classroom.code, "k": signin.join_key(classroom.code)})
+    assert response.status_code == 302
+    # Another code's key is no key: the count holds.
+    guesser.cookies.pop(signin.CLASS_COOKIE)
+    forged = {"code": "ZZZZ96", "k": signin.join_key(classroom.code)}
+    refused = guesser.post(reverse("games:tablet_signin"), forged)
+    assert "Too many tries" in refused.content.decode()

@@ -464,3 +464,75 @@ def test_old_floods_are_swept(client, delays):
     flood(client, settings.KAVET_AXES_CLIENT_FAILURE_LIMIT)
     SignInFlood.objects.update(last_at=timezone.now() - timedelta(days=SignInFlood.KEEP_DAYS + 1))
     assert sweep_floods() == 1 and not SignInFlood.objects.exists()
+
+
+class Clock:
+    """The site's time and axes' (which imported `now` itself), moved on by the test."""
+
+    def __init__(self, monkeypatch) -> None:
+        import axes.attempts
+        import axes.handlers.proxy
+
+        self.now = timezone.now()
+        for module in (timezone, axes.handlers.proxy, axes.attempts):
+            monkeypatch.setattr(module, "now", lambda: self.now)
+
+    def advance(self, **delta) -> None:
+        self.now += timedelta(**delta)
+
+
+def test_many_addresses_check_few_passwords_of_one_account_and_never_lock_it(
+    client, teacher, monkeypatch
+):
+    """Issue 39, gap 4: 12 addresses x 5 tries put 48 wrong passwords against one teacher in 15
+    minutes; across addresses the account is now paced, but never hard-locked."""
+    from django.test import Client
+
+    clock = Clock(monkeypatch)
+    school_desk, home = "198.51.100.21", "198.51.100.22"
+    assert sign_in(Client(), teacher.username, RIGHT, ip=school_desk).status_code == 302
+    checked: list = []  # every wrong password compared with the teacher's (the one comparison)
+    real_check = User.check_password
+
+    def spy(user, raw_password):
+        right = real_check(user, raw_password)
+        if user.pk == teacher.pk and not right:
+            checked.append(clock.now)
+        return right
+
+    monkeypatch.setattr(User, "check_password", spy)
+    for _minute in range(15):  # 12 addresses guessing in turn, each a try a minute
+        for n in range(12):
+            guess(Client(), teacher.username, 1, ip=f"203.0.113.{100 + n}")
+            clock.advance(seconds=5)
+    # 5 free failures, then one a minute: not 48.
+    assert (
+        auth_throttle.ACCOUNT_FREE_FAILURES
+        < len(checked)
+        <= auth_throttle.ACCOUNT_FREE_FAILURES + 15
+    )
+    sign_in(Client(), teacher.username, "wrong", ip="203.0.113.98")  # the minute's check, if free
+    paced = sign_in(Client(), teacher.username, "wrong", ip="203.0.113.99")
+    assert paced.status_code == 429
+    assert "checked once a minute" in paced.content.decode()
+    # The teacher at the school's desk, where they signed in before: straight in.
+    at_desk = Client()
+    assert sign_in(at_desk, teacher.username, RIGHT, ip=school_desk).status_code == 302
+    assert signed_in_as(at_desk) == str(teacher.pk)
+    # At home (never signed in from there), in the thick of it: in within the minute.
+    at_home = Client()
+    for _try in range(3):
+        if sign_in(at_home, teacher.username, RIGHT, ip=home).status_code == 302:
+            break
+        clock.advance(seconds=auth_throttle.ACCOUNT_PACE)
+    assert signed_in_as(at_home) == str(teacher.pk)
+
+
+def test_the_account_pace_is_explained_in_the_users_language(client, teacher, monkeypatch):
+    Clock(monkeypatch)
+    for n in range(auth_throttle.ACCOUNT_FREE_FAILURES + 1):
+        guess(client, teacher.username, 1, ip=f"203.0.113.{150 + n}")
+    sign_in(client, teacher.username, "wrong", ip="203.0.113.199")  # the minute's check
+    page = sign_in(client, teacher.username, "wrong", ip="203.0.113.200", HTTP_ACCEPT_LANGUAGE="fr")
+    assert page.status_code == 429
+    assert "une minute" in page.content.decode()

@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class BackupsConfig(AppConfig):
+    name = "kavet_site.backups"
+    label = "backups"
+    verbose_name = "Backups"
