@@ -57,6 +57,12 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "classrooms",
+    # The staff's activity log (append-only) and their second factor (TOTP, recovery codes).
+    "classrooms.audit",
+    "classrooms.twofactor",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "django_otp.plugins.otp_static",
     "classrooms.reports",
     "classrooms.reports.mail",
     "games",
@@ -92,6 +98,8 @@ MIDDLEWARE = [
     # CSP running on the event loop with a thread hop for each of their hooks (measured:
     # benchmarks/README.md, the capacity section). Its early answers (signed out) get their headers on the way out.
     "games.middleware.StudentIdleMiddleware",
+    # Sync too, beside it: a staff session owing its second factor reaches only that page.
+    "classrooms.twofactor.middleware.SecondFactorMiddleware",
     # Last, as axes asks: turns a locked-out login into its lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -323,6 +331,8 @@ AXES_CLIENT_IP_CALLABLE = "kavet_site.auth_throttle.throttle_client_ip"
 # Only failures are kept (and only for the cool-off): no row per successful sign-in, which
 # would be a lasting trail of every child's tablet sign-in.
 AXES_DISABLE_ACCESS_LOG = True
+# The second factor of staff (classrooms/twofactor): the name the phone's app shows.
+OTP_TOTP_ISSUER = "Kavet 'm eus"
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

@@ -6,6 +6,8 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from classgames import urls as class_game_urls
+from classrooms.audit import urls as audit_urls
+from classrooms.twofactor import urls as twofactor_urls
 from classrooms import auth_forms
 from classrooms import urls as classroom_urls
 from games import board_urls
@@ -49,6 +51,8 @@ urlpatterns = [
     # The tables and the class board (a class-game page: games/board_urls.py) share "games".
     path("", include((game_urls.urlpatterns + [path("board/", include(board_urls))], "games"))),
     path("reports/", include("classrooms.reports.urls")),
+    path("", include(audit_urls)),
+    path("", include(twofactor_urls)),
 ]
 
 handler400 = "kavet_site.views.bad_request"

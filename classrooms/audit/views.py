@@ -1,0 +1,142 @@
+"""The school admin's activity page: their own school's log, filtered and a page at a time."""
+
+from __future__ import annotations
+
+from datetime import datetime, time, timedelta
+
+from django import forms
+from django.core.paginator import Paginator
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from classrooms import permissions
+from classrooms.models import User
+from classrooms.selectors import school_tz
+
+from . import person_name
+from .models import Action, AuditEvent
+
+PER_PAGE = 50
+
+
+class ActivityFilter(forms.Form):
+    action = forms.ChoiceField(label=gettext_lazy("What"), required=False)
+    person = forms.TypedChoiceField(
+        label=gettext_lazy("Who"), required=False, coerce=int, empty_value=None
+    )
+    since = forms.DateField(
+        label=gettext_lazy("From"), required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+    until = forms.DateField(
+        label=gettext_lazy("To"), required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+
+    def __init__(self, *args, people: list[User], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["action"].choices = [("", _("Everything"))] + list(Action.choices)
+        self.fields["person"].choices = [("", _("Everyone"))] + [
+            (p.pk, person_name(p)) for p in people
+        ]
+
+    def clean(self):
+        data = super().clean()
+        since, until = data.get("since"), data.get("until")
+        if since and until and since > until:
+            raise forms.ValidationError(_("The first day comes after the last day."))
+        return data
+
+
+def school_events(user) -> QuerySet[AuditEvent]:
+    """The rows a school admin may read: their own school's, every one; nobody else reads any."""
+    if not permissions.is_school_admin(user):
+        return AuditEvent.objects.none()
+    return AuditEvent.objects.filter(school_id=user.school_id)
+
+
+def _filtered(events: QuerySet[AuditEvent], data: dict, tz) -> QuerySet[AuditEvent]:
+    if data.get("action"):
+        events = events.filter(action=data["action"])
+    if data.get("person") is not None:
+        events = events.filter(actor_id=data["person"])
+    if data.get("since"):
+        events = events.filter(at__gte=datetime.combine(data["since"], time(), tzinfo=tz))
+    if data.get("until"):
+        day_after = data["until"] + timedelta(days=1)
+        events = events.filter(at__lt=datetime.combine(day_after, time(), tzinfo=tz))
+    return events
+
+
+@permissions.admin_required
+def activity(request: HttpRequest) -> HttpResponse:
+    user = request.user
+    people = list(
+        permissions.accounts_of_school(user.school_id)
+        .filter(role__in=permissions.STAFF_ROLES)
+        .order_by("last_name", "first_name", "username")
+    )
+    form = ActivityFilter(request.GET or None, people=people)
+    tz = school_tz(user.school)
+    events = school_events(user)
+    if form.is_bound:
+        events = _filtered(events, form.cleaned_data, tz) if form.is_valid() else events.none()
+    page = Paginator(events, PER_PAGE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(
+        request,
+        "audit/activity.html",
+        {
+            "form": form,
+            "page": page,
+            "rows": [(e, target_kind(e), describe(e)) for e in page],
+            "query": query.urlencode(),
+            "tz": tz,
+        },
+    )
+
+
+TARGET_KINDS = {
+    "student": gettext_lazy("student"),
+    "classroom": gettext_lazy("class"),
+    "user": gettext_lazy("account"),
+    "school": gettext_lazy("school"),
+    "teacherinvite": gettext_lazy("teacher invitation"),
+    "parentinvite": gettext_lazy("parent's code"),
+    "parentlink": gettext_lazy("parent's link"),
+}
+
+
+def describe(event: AuditEvent) -> str:
+    """The row's details in plain words (the columns say who, when, what and on whom)."""
+    d = event.details or {}
+    parts = []
+    if "count" in d:
+        parts.append(_("%(count)s in all") % {"count": d["count"]})
+    if d.get("old_name"):
+        parts.append(_("was “%(name)s”") % {"name": d["old_name"]})
+    if d.get("from_class") or d.get("to_class"):
+        parts.append(
+            _("from %(old)s to %(new)s") % {"old": d.get("from_class"), "new": d.get("to_class")}
+        )
+    if d.get("changed"):
+        parts.append(_("changed: %(fields)s") % {"fields": ", ".join(map(str, d["changed"]))})
+    if d.get("old") is not None or d.get("new") is not None:
+        parts.append(_("from %(old)s to %(new)s") % {"old": d.get("old"), "new": d.get("new")})
+    if d.get("students"):
+        parts.append(", ".join(map(str, d["students"])))
+    if d.get("week"):
+        parts.append(_("week of %(week)s") % {"week": d["week"]})
+    if d.get("step") == "code":
+        parts.append(_("after a right password"))
+    if d.get("left") is not None:
+        parts.append(_("%(left)s recovery codes left") % {"left": d["left"]})
+    if d.get("record"):
+        parts.append(str(d["record"]))
+    return "; ".join(parts)
+
+
+def target_kind(event: AuditEvent) -> str:
+    return str(TARGET_KINDS.get(event.target_type, event.target_type))
