@@ -6,10 +6,10 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from classgames import urls as class_game_urls
-from classrooms.audit import urls as audit_urls
-from classrooms.twofactor import urls as twofactor_urls
 from classrooms import auth_forms
 from classrooms import urls as classroom_urls
+from classrooms.audit import urls as audit_urls
+from classrooms.twofactor import urls as twofactor_urls
 from games import board_urls
 from games import urls as game_urls
 

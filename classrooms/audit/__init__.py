@@ -52,9 +52,7 @@ def person_name(user: Any) -> str:
 FROM_REQUEST: Any = object()
 
 
-def record(
-    request: Any, action: str, target: Any = None, *, actor: Any = FROM_REQUEST, **details
-):
+def record(request: Any, action: str, target: Any = None, *, actor: Any = FROM_REQUEST, **details):
     """Append one row: `actor` (else the request's user) did `action` on `target`.
 
     `request` may be None (a job): the row then has no address. Returns the row.

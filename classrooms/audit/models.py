@@ -142,4 +142,3 @@ def _clean_value(value):
 def clean_details(details: dict | None) -> dict:
     """Short words, numbers and short lists of them: what a row may say beyond its columns."""
     return {str(k)[:40]: _clean_value(v) for k, v in (details or {}).items()}
-

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, time
-from datetime import timezone as dt_timezone
+from datetime import UTC, datetime, time
 
 from classrooms.models import User
 from classrooms.permissions import STAFF_ROLES, is_staff
@@ -41,7 +40,7 @@ def retention_due(sender, school, day, moment, dry_run: bool, **kwargs) -> dict[
     """classrooms.signals.retention_due: the log is kept as long as the play data, no longer."""
     if school is None:
         rows = AuditEvent.objects.filter(school__isnull=True)
-        moment = datetime.combine(day, time(), tzinfo=dt_timezone.utc)
+        moment = datetime.combine(day, time(), tzinfo=UTC)
     else:
         rows = AuditEvent.objects.filter(school=school)
     if dry_run:

@@ -109,6 +109,13 @@ TARGET_KINDS = {
 }
 
 
+CHANGES = {
+    "added": gettext_lazy("added"),
+    "changed": gettext_lazy("changed"),
+    "deleted": gettext_lazy("deleted"),
+}
+
+
 def describe(event: AuditEvent) -> str:
     """The row's details in plain words (the columns say who, when, what and on whom)."""
     d = event.details or {}
@@ -133,8 +140,8 @@ def describe(event: AuditEvent) -> str:
         parts.append(_("after a right password"))
     if d.get("left") is not None:
         parts.append(_("%(left)s recovery codes left") % {"left": d["left"]})
-    if d.get("record"):
-        parts.append(str(d["record"]))
+    if d.get("change") in CHANGES:
+        parts.insert(0, str(CHANGES[d["change"]]))
     return "; ".join(parts)
 
 
