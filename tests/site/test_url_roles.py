@@ -134,6 +134,7 @@ KWARG_KINDS: dict[tuple[str, str], str] = {
     ("reports:live_cell", "session_id"): "session",
     ("reports:live_cell", "student_id"): "student",
     ("reports:live_cell", "skill"): "=addsub_10",
+    ("twofactor:reset", "user_id"): "staff",
 }
 
 # --- what a POST carries so that, from the owner, it would act ------------------------------------
