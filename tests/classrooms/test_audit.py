@@ -366,4 +366,6 @@ def test_the_page_is_paginated_and_in_french(admin_client, school, school_admin)
     last = _page(admin_client, page=3)
     assert 20 <= len(last.context["rows"]) <= 22
     french = admin_client.get(reverse("audit:activity"), HTTP_ACCEPT_LANGUAGE="fr")
-    assert "Journal d’activité" in french.content.decode()
+    assert "Journal des actions" in french.content.decode()
+    german = admin_client.get(reverse("audit:activity"), HTTP_ACCEPT_LANGUAGE="de")
+    assert "Aktivitätsprotokoll" in german.content.decode()
