@@ -15,7 +15,9 @@ Play data is:
   tables is left;
 - the weekly reports, week tallies, report-build requests and weekly-email logs of weeks that
   lie wholly before the cut-off, and the level recommendations made before it (their evidence
-  is counted from the plays) (classrooms.reports.retention).
+  is counted from the plays) (classrooms.reports.retention);
+- the staff's activity log (classrooms.audit): its rows dated before the cut-off, the one
+  way an audit row is ever deleted.
 
 Each app erases its own rows, told by signals.retention_due (this module imports none of them).
 
@@ -60,6 +62,7 @@ KINDS = (
     "reports.ReportJob",
     "reports.LevelRecommendation",
     "reports_mail.WeeklyEmail",
+    "audit.AuditEvent",
 )
 
 
@@ -159,6 +162,11 @@ def _kind_words(label: str, n: int) -> str:
         ),
         "reports_mail.WeeklyEmail": ngettext(
             "%(count)d weekly-email record", "%(count)d weekly-email records", n
+        ),
+        "audit.AuditEvent": ngettext(
+            "%(count)d entry of the staff's activity log",
+            "%(count)d entries of the staff's activity log",
+            n,
         ),
     }
     return words.get(label, f"{label}: %(count)d") % {"count": n}

@@ -290,6 +290,7 @@ def test_the_log_is_kept_as_long_as_the_play_data(school, other_school, teacher)
         )
     dry = retention_erase(dry_run=True)
     assert dry.counts["audit.AuditEvent"] == 2 and AuditEvent.objects.count() == 3
+    assert "  2 entries of the staff's activity log" in dry.describe()
     done = retention_erase()
     assert done.counts["audit.AuditEvent"] == 2
     assert list(AuditEvent.objects.values_list("pk", flat=True)) == [new.pk]
