@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from classrooms import permissions
-from classrooms.models import User
+from classrooms.models import Programme, User
 from classrooms.selectors import school_tz
 
 from . import person_name
@@ -115,11 +115,32 @@ CHANGES = {
     "deleted": gettext_lazy("deleted"),
 }
 
+# The settings a row may name, in the admin's words (any other is shown as it was recorded).
+FIELD_WORDS = {
+    "name": gettext_lazy("name"),
+    "student_idle_minutes": gettext_lazy("sign-out after idle minutes"),
+    "read_aloud": gettext_lazy("read aloud on the tablets"),
+    "time_zone": gettext_lazy("time zone"),
+    "slug": gettext_lazy("short name"),
+    "programme": gettext_lazy("school programme"),
+    "admins_need_second_factor": gettext_lazy("school admins must use a second factor"),
+}
+
+
+def _value_words(event: AuditEvent, value) -> str:
+    if isinstance(value, bool):
+        return str(_("yes") if value else _("no"))
+    if event.action == Action.PROGRAMME_CHANGED and value in Programme.values:
+        return str(Programme(value).label)
+    return str(value)
+
 
 def describe(event: AuditEvent) -> str:
     """The row's details in plain words (the columns say who, when, what and on whom)."""
     d = event.details or {}
     parts = []
+    if d.get("change") in CHANGES:
+        parts.append(str(CHANGES[d["change"]]))
     if "count" in d:
         parts.append(_("%(count)s in all") % {"count": d["count"]})
     if d.get("old_name"):
@@ -129,19 +150,19 @@ def describe(event: AuditEvent) -> str:
             _("from %(old)s to %(new)s") % {"old": d.get("from_class"), "new": d.get("to_class")}
         )
     if d.get("changed"):
-        parts.append(_("changed: %(fields)s") % {"fields": ", ".join(map(str, d["changed"]))})
-    if d.get("old") is not None or d.get("new") is not None:
-        parts.append(_("from %(old)s to %(new)s") % {"old": d.get("old"), "new": d.get("new")})
+        fields = ", ".join(str(FIELD_WORDS.get(f, f)) for f in d["changed"])
+        parts.append(_("changed: %(fields)s") % {"fields": fields})
+    if d.get("old") is not None:
+        old, new = _value_words(event, d["old"]), _value_words(event, d.get("new"))
+        parts.append(_("from %(old)s to %(new)s") % {"old": old, "new": new})
+    elif d.get("new") is not None:
+        parts.append(_("now: %(new)s") % {"new": _value_words(event, d["new"])})
     if d.get("students"):
         parts.append(", ".join(map(str, d["students"])))
     if d.get("week"):
         parts.append(_("week of %(week)s") % {"week": d["week"]})
-    if d.get("step") == "code":
-        parts.append(_("after a right password"))
     if d.get("left") is not None:
         parts.append(_("%(left)s recovery codes left") % {"left": d["left"]})
-    if d.get("change") in CHANGES:
-        parts.insert(0, str(CHANGES[d["change"]]))
     return "; ".join(parts)
 
 

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from classrooms.audit import record
 from classrooms.audit.models import Action, AppendOnly, AuditEvent
+from classrooms.audit.views import describe
 from classrooms.models import Classroom, School, Student
 from classrooms.retention import retention_erase
 from tests import factories
@@ -248,6 +249,7 @@ def test_the_programme_changed_in_the_admin(admin_client, school):
     assert response.status_code == 302
     changed = one(Action.PROGRAMME_CHANGED)
     assert (changed.details["new"], changed.target_id) == ("de", school.pk)
+    assert "to Germany: KMK Bildungsstandards" in describe(changed)
 
 
 def test_an_admin_edit_of_a_class_is_logged(admin_client, classroom):

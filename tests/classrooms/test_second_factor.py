@@ -182,6 +182,9 @@ def test_turning_the_rule_on_is_logged_as_a_school_setting(client, school, schoo
     assert SchoolSignInRule.objects.get(school=school).admins_need_second_factor
     changed = AuditEvent.objects.get(action=Action.SCHOOL_CHANGED)
     assert changed.details == {"changed": ["admins_need_second_factor"], "new": True}
+    # In plain words on the admin's activity page.
+    page = client.get(reverse("audit:activity")).content.decode()
+    assert "school admins must use a second factor; now: yes" in page
 
 
 def test_a_school_not_requiring_it_leaves_its_teachers_free(client, school, teacher):
@@ -228,3 +231,23 @@ def test_nobody_resets_their_own_nor_another_schools(
     with pytest.raises(Exception, match="Another admin"):
         services.second_factor_reset(target=school_admin, by=school_admin)
     assert not AuditEvent.objects.filter(action=Action.SECOND_FACTOR_RESET).exists()
+
+
+def test_a_password_reset_by_email_leaves_the_second_factor_asked(client, teacher):
+    """Never by email alone: whoever holds the email link sets a password, not past the code."""
+    from django.contrib.auth.tokens import default_token_generator
+    from django.utils.encoding import force_bytes
+    from django.utils.http import urlsafe_base64_encode
+
+    with_second_factor(teacher)
+    uid = urlsafe_base64_encode(force_bytes(teacher.pk))
+    token = default_token_generator.make_token(teacher)
+    form = client.get(reverse("password_reset_confirm", args=[uid, token]), follow=True)
+    new = "another long pass phrase 7"
+    client.post(form.redirect_chain[-1][0], {"new_password1": new, "new_password2": new})
+    assert (
+        client.post(reverse("login"), {"username": teacher.username, "password": new}).status_code
+        == 302
+    )
+    assert client.get(HOME)["Location"].startswith("/login/code/")
+    assert TOTPDevice.objects.filter(user=teacher).exists()
