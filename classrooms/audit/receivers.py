@@ -12,8 +12,14 @@ from .models import Action, AuditEvent
 
 
 def signed_in(sender, request, user, **kwargs) -> None:
-    """user_logged_in: a teacher or school admin signed in (parents and children are not staff)."""
-    if is_staff(user) and user.school_id:
+    """user_logged_in: a teacher or school admin signed in (parents and children are not staff).
+
+    One with a second factor is signed in once the code is right: the code page records it
+    (classrooms.twofactor.views.verify), not the password.
+    """
+    from classrooms.twofactor.services import has_second_factor
+
+    if is_staff(user) and user.school_id and not has_second_factor(user):
         record(request, Action.SIGNED_IN, user, actor=user)
 
 

@@ -161,6 +161,8 @@ def describe(event: AuditEvent) -> str:
         parts.append(", ".join(map(str, d["students"])))
     if d.get("week"):
         parts.append(_("week of %(week)s") % {"week": d["week"]})
+    if d.get("second_factor"):
+        parts.append(_("with the second factor"))
     if d.get("left") is not None:
         parts.append(_("%(left)s recovery codes left") % {"left": d["left"]})
     return "; ".join(parts)

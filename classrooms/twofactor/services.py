@@ -200,7 +200,9 @@ def school_rule_set(*, school: School, required: bool, by: User) -> bool:
             _("Set up your own second factor first, then require it of the school's admins."),
             code="own_first",
         )
-    rule, _created = SchoolSignInRule.objects.select_for_update().get_or_create(school=school)
+    rule, _created = SchoolSignInRule.objects.select_for_update(no_key=True).get_or_create(
+        school=school
+    )
     if rule.admins_need_second_factor == required:
         return False
     rule.admins_need_second_factor = required
@@ -233,7 +235,9 @@ def code_check(*, user: User, code: str) -> CodeCheck:
         return CodeCheck()
     result = CodeCheck()
     with transaction.atomic():
-        for device in model.objects.select_for_update().filter(user_id=user.pk, confirmed=True):
+        for device in model.objects.select_for_update(no_key=True).filter(
+            user_id=user.pk, confirmed=True
+        ):
             allowed, info = device.verify_is_allowed()
             if not allowed:
                 result.wait_until = (info or {}).get("locked_until")

@@ -62,7 +62,9 @@ def verify(request: HttpRequest) -> HttpResponse:
         check = services.code_check(user=user, code=request.POST.get("code", ""))
         if check.device is not None:
             services.session_verified(request, check.device)
-            if check.recovery:
+            if not check.recovery:
+                audit.record(request, Action.SIGNED_IN, user, second_factor=True)
+            else:
                 left = services.recovery_codes_left(user)
                 audit.record(request, Action.RECOVERY_CODE_USED, user, left=left)
                 messages.warning(

@@ -99,6 +99,9 @@ def test_signing_in_asks_for_the_code_before_anything_else(client, teacher):
     )
     assert ok.status_code == 302 and ok["Location"] == HOME
     assert client.get(HOME).status_code == 200
+    # Signed in once, when the code was right (not at the password).
+    signed = AuditEvent.objects.get(action=Action.SIGNED_IN)
+    assert signed.details == {"second_factor": True} and signed.actor_id == teacher.pk
 
 
 def test_a_wrong_code_then_a_right_one_at_once_is_throttled(client, teacher):
