@@ -7,15 +7,17 @@ import json
 from datetime import date, timedelta
 
 import pytest
+from django.db import DatabaseError, connection, transaction
 from django.urls import reverse
 from django.utils import timezone
 
 from classrooms.audit import record
-from classrooms.audit.models import Action, AppendOnly, AuditEvent
+from classrooms.audit.models import Action, AppendOnly, AuditEvent, maintenance
 from classrooms.audit.views import describe
 from classrooms.models import Classroom, School, Student
 from classrooms.retention import retention_erase
 from tests import factories
+from tests.conftest import need_service
 
 PASSWORD = "correct horse battery"
 
@@ -276,20 +278,37 @@ def test_rows_cannot_be_changed_or_deleted(school, teacher):
     assert AuditEvent.objects.get(pk=row.pk).actor_name != "someone else"
 
 
+def backdate(pks: list[int], when) -> None:
+    """Move rows back in time with a raw UPDATE: the test plays the calendar, past the model's
+    guard and (on PostgreSQL) inside the maintenance the trigger lets through."""
+    with transaction.atomic(), maintenance(), connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {AuditEvent._meta.db_table} SET at = %s WHERE id = ANY(%s)"
+            if connection.vendor == "postgresql"
+            else f"UPDATE {AuditEvent._meta.db_table} SET at = %s WHERE id IN ({pks[0]}, {pks[1]})",
+            [when, pks] if connection.vendor == "postgresql" else [when],
+        )
+
+
+def test_postgresql_itself_refuses_to_change_or_delete_a_row(teacher):
+    need_service(connection.vendor == "postgresql", "PostgreSQL (DATABASE_URL)")
+    row = record(None, Action.SIGNED_IN, teacher, actor=teacher)
+    table = AuditEvent._meta.db_table
+    for sql in (
+        f"UPDATE {table} SET actor_name = 'x' WHERE id = %s",
+        f"DELETE FROM {table} WHERE id = %s",
+    ):
+        with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute(sql, [row.pk])
+    assert AuditEvent.objects.get(pk=row.pk).actor_name == row.actor_name
+
+
 def test_the_log_is_kept_as_long_as_the_play_data(school, other_school, teacher):
     old = record(None, Action.SIGNED_IN, teacher, actor=teacher)
     new = record(None, Action.SIGNED_IN, teacher, actor=teacher)
     foreign = record(None, Action.SCHOOL_CHANGED, other_school, actor=None)
-    # The rows are dated by the database at insert; an old one is made by moving its date
-    # with a raw UPDATE, the only way past the model's refusal (the test plays the calendar).
-    long_ago = timezone.now() - timedelta(days=5 * 365)
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {AuditEvent._meta.db_table} SET at = %s WHERE id IN (%s, %s)",
-            [long_ago, old.pk, foreign.pk],
-        )
+    backdate([old.pk, foreign.pk], timezone.now() - timedelta(days=5 * 365))
     dry = retention_erase(dry_run=True)
     assert dry.counts["audit.AuditEvent"] == 2 and AuditEvent.objects.count() == 3
     assert "  2 entries of the staff's activity log" in dry.describe()
