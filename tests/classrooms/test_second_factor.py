@@ -254,3 +254,21 @@ def test_a_password_reset_by_email_leaves_the_second_factor_asked(client, teache
     )
     assert client.get(HOME)["Location"].startswith("/login/code/")
     assert TOTPDevice.objects.filter(user=teacher).exists()
+
+
+def test_the_check_costs_a_teacher_no_query(client, teacher, settings):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client.force_login(teacher)
+
+    def queries() -> int:
+        client.get(HOME)  # warm: the same caches both times
+        with CaptureQueriesContext(connection) as ctx:
+            assert client.get(HOME).status_code == 200
+        return len(ctx.captured_queries)
+
+    with_check = queries()
+    mine = "classrooms.twofactor.middleware.SecondFactorMiddleware"
+    settings.MIDDLEWARE = [m for m in settings.MIDDLEWARE if m != mine]
+    assert queries() == with_check
