@@ -40,7 +40,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from . import signals
+from . import audit, signals
+from .audit.models import Action
 from .models import School
 from .selectors import school_tz
 from .services import school_year_check, school_year_current
@@ -189,7 +190,9 @@ def retention_erase(
         day = before or cutoff_date(school_today(school, now))
         cutoffs.add(day)
         moment = school_cutoff(school, day)
-        _erase(erased, school=school, day=day, moment=moment, dry_run=dry_run)
+        rows = _erase(erased, school=school, day=day, moment=moment, dry_run=dry_run)
+        if rows and not dry_run:  # in the school's activity log, by nobody: the rule did it
+            audit.record(None, Action.RETENTION_ERASED, school, actor=None, count=rows, before=day)
     if not cutoffs:
         cutoffs.add(before or cutoff_date(timezone.localdate(now)))
     _erase(erased, school=None, day=min(cutoffs), moment=None, dry_run=dry_run)
@@ -197,7 +200,10 @@ def retention_erase(
     return erased
 
 
-def _erase(erased: Erased, **due) -> None:
-    """The apps above erase their rows past the cut-off (signals.retention_due)."""
+def _erase(erased: Erased, **due) -> int:
+    """The apps above erase their rows past the cut-off (signals.retention_due); how many."""
+    rows = 0
     for _receiver, counts in signals.retention_due.send(sender=School, **due):
         erased.add(counts or {})
+        rows += sum((counts or {}).values())
+    return rows

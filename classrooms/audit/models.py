@@ -69,6 +69,7 @@ class Action(models.TextChoices):
     STUDENT_RENAMED = "student_renamed", _("Renamed a student")
     STUDENT_MOVED = "student_moved", _("Moved a student to another class")
     STUDENT_ERASED = "student_erased", _("Removed a student and their data")
+    RETENTION_ERASED = "retention_erased", _("Play data past its keeping was erased")
     LEVELS_CHANGED = "levels_changed", _("Changed levels")
     PICTURES_RESET = "pictures_reset", _("Gave a student new sign-in pictures")
     CHILD_SIGNIN_UNLOCKED = "child_unlocked", _("Let a student sign in again")

@@ -91,7 +91,7 @@ def activity(request: HttpRequest) -> HttpResponse:
         {
             "form": form,
             "page": page,
-            "rows": [(e, target_kind(e), describe(e)) for e in page],
+            "rows": [(e, who(e), target_kind(e), describe(e)) for e in page],
             "query": query.urlencode(),
             "tz": tz,
         },
@@ -135,16 +135,21 @@ def _value_words(event: AuditEvent, value) -> str:
     return str(value)
 
 
-def describe(event: AuditEvent) -> str:
-    """The row's details in plain words (the columns say who, when, what and on whom)."""
-    d = event.details or {}
+# Details that each read as one phrase: key → its words (in the order shown).
+PHRASES = (
+    ("count", lambda v: _("%(count)s in all") % {"count": v}),
+    ("old_name", lambda v: _("was “%(name)s”") % {"name": v}),
+    ("students", lambda v: ", ".join(map(str, v))),
+    ("before", lambda v: _("dated before %(date)s") % {"date": v}),
+    ("week", lambda v: _("week of %(week)s") % {"week": v}),
+    ("second_factor", lambda v: str(_("with the second factor"))),
+    ("left", lambda v: _("%(left)s recovery codes left") % {"left": v}),
+)
+
+
+def _changes(event: AuditEvent, d: dict) -> list[str]:
+    """What changed: the fields, a class left for another, a value before and after."""
     parts = []
-    if d.get("change") in CHANGES:
-        parts.append(str(CHANGES[d["change"]]))
-    if "count" in d:
-        parts.append(_("%(count)s in all") % {"count": d["count"]})
-    if d.get("old_name"):
-        parts.append(_("was “%(name)s”") % {"name": d["old_name"]})
     if d.get("from_class") or d.get("to_class"):
         parts.append(
             _("from %(old)s to %(new)s") % {"old": d.get("from_class"), "new": d.get("to_class")}
@@ -157,15 +162,26 @@ def describe(event: AuditEvent) -> str:
         parts.append(_("from %(old)s to %(new)s") % {"old": old, "new": new})
     elif d.get("new") is not None:
         parts.append(_("now: %(new)s") % {"new": _value_words(event, d["new"])})
-    if d.get("students"):
-        parts.append(", ".join(map(str, d["students"])))
-    if d.get("week"):
-        parts.append(_("week of %(week)s") % {"week": d["week"]})
-    if d.get("second_factor"):
-        parts.append(_("with the second factor"))
-    if d.get("left") is not None:
-        parts.append(_("%(left)s recovery codes left") % {"left": d["left"]})
-    return "; ".join(parts)
+    return parts
+
+
+def describe(event: AuditEvent) -> str:
+    """The row's details in plain words (the columns say who, when, what and on whom)."""
+    d = event.details or {}
+    parts = [str(CHANGES[d["change"]])] if d.get("change") in CHANGES else []
+    for key, words in PHRASES:
+        value = d.get(key)
+        if not (value is None or value is False or value == "" or value == []):
+            parts.append(words(value))
+    return "; ".join(parts + _changes(event, d))
+
+
+def who(event: AuditEvent) -> str:
+    if event.actor_name:
+        return event.actor_name
+    if event.action == Action.RETENTION_ERASED:
+        return str(_("the weekly erase"))
+    return str(_("nobody signed in"))
 
 
 def target_kind(event: AuditEvent) -> str:
