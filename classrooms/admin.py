@@ -24,6 +24,8 @@ from django.utils.translation import ngettext
 from kavet_site import auth_throttle
 from kavet_site.throttles.models import SignInFlood
 
+from . import audit
+from .audit.models import Action
 from .models import Classroom, LevelChange, ParentLink, School, Student, User, programme_for
 from .permissions import accounts_of_school, manageable
 from .services import student_create
@@ -95,6 +97,29 @@ class ScopeGuardMixin:
             return qs
         return qs.filter(pk__in=scoped(self.model, request.user).values("pk"))
 
+    # Every edit made here is in the school's activity log too (classrooms.audit), beside
+    # Django's own LogEntry: a row added, changed (with the fields) or deleted.
+    audit_changes = True
+
+    def log_addition(self, request, obj, message):
+        audit.record(request, Action.ADMIN_EDIT, obj, change="added")
+        return super().log_addition(request, obj, message)
+
+    def log_change(self, request, obj, message):
+        if self.audit_changes:
+            fields = [
+                str(field)
+                for part in (message if isinstance(message, list) else [])
+                for field in part.get("changed", {}).get("fields", [])
+            ]
+            audit.record(request, Action.ADMIN_EDIT, obj, change="changed", changed=fields)
+        return super().log_change(request, obj, message)
+
+    def log_deletions(self, request, queryset):
+        for obj in queryset:
+            audit.record(request, Action.ADMIN_EDIT, obj, change="deleted")
+        return super().log_deletions(request, queryset)
+
     def relation_choices(self, db_field, request: HttpRequest) -> QuerySet:
         """The rows a relation field may point at; override for a narrower choice."""
         return scoped(db_field.related_model, request.user)
@@ -153,6 +178,19 @@ class SchoolAdmin(SchoolScopedAdmin):
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return request.user.is_superuser
+
+    audit_changes = False  # save_model names what changed, the programme apart
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if not change:
+            return
+        if "programme" in form.changed_data:
+            old = form.initial.get("programme")
+            audit.record(request, Action.PROGRAMME_CHANGED, obj, old=old, new=obj.programme)
+        others = [f for f in form.changed_data if f != "programme"]
+        if others:
+            audit.record(request, Action.SCHOOL_CHANGED, obj, changed=others)
 
 
 def _paused(username) -> QuerySet:

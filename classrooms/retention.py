@@ -15,7 +15,9 @@ Play data is:
   tables is left;
 - the weekly reports, week tallies, report-build requests and weekly-email logs of weeks that
   lie wholly before the cut-off, and the level recommendations made before it (their evidence
-  is counted from the plays) (reports.retention).
+  is counted from the plays) (reports.retention);
+- the staff's activity log (classrooms.audit): its rows dated before the cut-off, the one
+  way an audit row is ever deleted.
 
 Each app erases its own rows, told by signals.retention_due (this module imports none of them).
 
@@ -38,7 +40,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from . import signals
+from . import audit, signals
+from .audit.models import Action
 from .models import School
 from .selectors import school_tz
 from .services import school_year_check, school_year_current
@@ -60,6 +63,7 @@ KINDS = (
     "reports.ReportJob",
     "reports.LevelRecommendation",
     "reports_mail.WeeklyEmail",
+    "audit.AuditEvent",
 )
 
 
@@ -169,6 +173,11 @@ def _kind_words(label: str, n: int) -> str:
         "reports_mail.WeeklyEmail": ngettext(
             "%(count)d weekly-email record", "%(count)d weekly-email records", n
         ),
+        "audit.AuditEvent": ngettext(
+            "%(count)d entry of the staff's activity log",
+            "%(count)d entries of the staff's activity log",
+            n,
+        ),
     }
     return words.get(label, f"{label}: %(count)d") % {"count": n}
 
@@ -190,7 +199,9 @@ def retention_erase(
         day = before or cutoff_date(school_today(school, now), school)
         cutoffs.add(day)
         moment = school_cutoff(school, day)
-        _erase(erased, school=school, day=day, moment=moment, dry_run=dry_run)
+        rows = _erase(erased, school=school, day=day, moment=moment, dry_run=dry_run)
+        if rows and not dry_run:  # in the school's activity log, by nobody: the rule did it
+            audit.record(None, Action.RETENTION_ERASED, school, actor=None, count=rows, before=day)
     if not cutoffs:
         cutoffs.add(before or cutoff_date(timezone.localdate(now)))
     _erase(erased, school=None, day=min(cutoffs), moment=None, dry_run=dry_run)
@@ -198,7 +209,10 @@ def retention_erase(
     return erased
 
 
-def _erase(erased: Erased, **due) -> None:
-    """The apps above erase their rows past the cut-off (signals.retention_due)."""
+def _erase(erased: Erased, **due) -> int:
+    """The apps above erase their rows past the cut-off (signals.retention_due); how many."""
+    rows = 0
     for _receiver, counts in signals.retention_due.send(sender=School, **due):
         erased.add(counts or {})
+        rows += sum((counts or {}).values())
+    return rows

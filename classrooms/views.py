@@ -18,7 +18,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
-from . import permissions, selectors, services
+from . import audit, permissions, selectors, services
+from .audit.models import Action
 from .forms import (
     ClassroomCopyForm,
     ClassroomForm,
@@ -89,6 +90,7 @@ def classroom_create(request: HttpRequest) -> HttpResponse:
             student_idle_minutes=d["student_idle_minutes"],
             read_aloud=d["read_aloud"],
         )
+        audit.record(request, Action.CLASS_CREATED, classroom)
         messages.success(
             request,
             _("Class “%(name)s” created. Its tablet code is %(code)s.")
@@ -125,6 +127,27 @@ def classroom_detail(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
+def _class_settings(classroom: Classroom) -> dict:
+    return {
+        "name": classroom.name,
+        "student_idle_minutes": classroom.student_idle_minutes,
+        "read_aloud": classroom.read_aloud,
+        "teachers": sorted(classroom.teachers.values_list("pk", flat=True)),
+    }
+
+
+def _record_class_changes(request: HttpRequest, classroom: Classroom, before: dict) -> None:
+    """A rename or a change of settings, and a change of teachers: a row each, if any."""
+    after = _class_settings(classroom)
+    changed = [k for k in ("name", "student_idle_minutes", "read_aloud") if before[k] != after[k]]
+    if changed:
+        old_name = before["name"] if "name" in changed else ""
+        audit.record(request, Action.CLASS_CHANGED, classroom, changed=changed, old_name=old_name)
+    if before["teachers"] != after["teachers"]:
+        names = [audit.person_name(t) for t in classroom.teachers.order_by("username")]
+        audit.record(request, Action.CLASS_TEACHERS, classroom, new=", ".join(names))
+
+
 @permissions.staff_required
 def classroom_edit(request: HttpRequest, pk: int) -> HttpResponse:
     user = request.user
@@ -142,7 +165,8 @@ def classroom_edit(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
     def save(d) -> HttpResponse:
-        services.classroom_rename(
+        before = _class_settings(classroom)
+        saved = services.classroom_rename(
             classroom=classroom,
             name=d["name"],
             by=user,
@@ -150,6 +174,7 @@ def classroom_edit(request: HttpRequest, pk: int) -> HttpResponse:
             read_aloud=d["read_aloud"],
             teachers=d["teachers"] if is_admin else None,
         )
+        _record_class_changes(request, saved, before)
         messages.success(request, _("Class saved."))
         return redirect("classrooms:classroom_detail", pk=classroom.pk)
 
@@ -168,6 +193,7 @@ def classroom_archive(request: HttpRequest, pk: int) -> HttpResponse:
     classroom = permissions.classroom_get(request.user, pk)
     archive = request.POST.get("action") != "restore"
     services.classroom_archive(classroom=classroom, by=request.user, archived=archive)
+    audit.record(request, Action.CLASS_ARCHIVED if archive else Action.CLASS_RESTORED, classroom)
     if archive:
         messages.success(request, _("Class “%(name)s” archived.") % {"name": classroom.name})
         return redirect("classrooms:teacher_home")
@@ -198,6 +224,14 @@ def classroom_copy(request: HttpRequest, pk: int) -> HttpResponse:
             school_year=d["school_year"],
             students=d["students"],
             archive_old=d["archive_old"],
+        )
+        audit.record(
+            request,
+            Action.CLASS_COPIED,
+            new,
+            from_class=str(classroom),
+            to_class=str(new),
+            count=new.students.count(),
         )
         messages.success(
             request,
@@ -232,6 +266,13 @@ def students_add(request: HttpRequest, pk: int) -> HttpResponse:
         except ValidationError as exc:
             paste_errors = list(exc.messages)
         else:
+            audit.record(
+                request,
+                Action.STUDENTS_ADDED,
+                classroom,
+                count=len(added),
+                students=[s.name for s in added],
+            )
             messages.success(
                 request,
                 ngettext("%(count)s student added.", "%(count)s students added.", len(added))
@@ -259,7 +300,8 @@ def student_edit(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
     )
 
     def save(d) -> HttpResponse:
-        services.student_update(
+        old_name, old_level = student.name, _level_words(*student.level)
+        saved = services.student_update(
             student=student,
             name=d["name"],
             number_range=d["number_range"],
@@ -267,6 +309,11 @@ def student_edit(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
             untimed=bool(d.get("untimed")),
             by=request.user,
         )
+        if saved.name != old_name:
+            audit.record(request, Action.STUDENT_RENAMED, saved, old_name=old_name)
+        if _level_words(*saved.level) != old_level:
+            new_level = _level_words(*saved.level)
+            audit.record(request, Action.LEVELS_CHANGED, saved, old=old_level, new=new_level)
         messages.success(request, _("%(name)s saved.") % {"name": d["name"]})
         return redirect("classrooms:classroom_detail", pk=classroom.pk)
 
@@ -293,6 +340,7 @@ def student_signin_unlock(request: HttpRequest, pk: int, sid: int) -> HttpRespon
     """One tap: the child may sign in again at once, after too many wrong pictures."""
     classroom, student = _class_student(request, pk, sid)
     signin_unlock(student)
+    audit.record(request, Action.CHILD_SIGNIN_UNLOCKED, student)
     messages.success(request, _("%(name)s can sign in again.") % {"name": student.name})
     return redirect("classrooms:student_edit", pk=classroom.pk, sid=student.pk)
 
@@ -307,6 +355,13 @@ def student_move(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
         target = d["to_classroom"]
         old_code = student.picture_code
         moved = services.student_move(student=student, to_classroom=target, by=request.user)
+        audit.record(
+            request,
+            Action.STUDENT_MOVED,
+            moved,
+            from_class=str(classroom),
+            to_class=str(target),
+        )
         text = _("%(name)s moved to %(class)s.") % {"name": moved.name, "class": target.name}
         if moved.picture_code != old_code:
             text += " " + _("Their pictures changed: print a new sign-in card.")
@@ -330,8 +385,9 @@ def student_remove(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
         if request.POST.get("confirm") != "yes":
             error = _("Tick the box to confirm that the student and their data are removed.")
         else:
-            name = student.name
+            name, target = student.name, audit.about(student)
             services.student_erase(student=student, by=request.user)
+            audit.record(request, Action.STUDENT_ERASED, target)
             messages.success(request, _("%(name)s and their data were removed.") % {"name": name})
             return redirect("classrooms:classroom_detail", pk=classroom.pk)
     return render(
@@ -355,6 +411,7 @@ def student_code_reset(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
     classroom, student = _class_student(request, pk, sid)
     code = services.picture_code_reset(student=student, by=request.user)
     signin_unlock(student)
+    audit.record(request, Action.PICTURES_RESET, student)
     names = ", ".join(str(name) for _i, _key, name in pictures_of(code))
     messages.success(
         request,
@@ -367,8 +424,15 @@ def student_code_reset(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
 # --- levels, sign-in cards, code look-up ----------------------------------------------------
 
 
+def _level_words(number_range: int, tier: int) -> str:
+    """A level as the log writes it: "up to 10, tier 1"."""
+    return f"{NumberRange(number_range).label}, {Tier(tier).label}"
+
+
 def _levels_changed(request: HttpRequest, classroom: Classroom, changed: int) -> HttpResponse:
     """The one message and redirect after levels were set, one by one or all at once."""
+    if changed:
+        audit.record(request, Action.LEVELS_CHANGED, classroom, count=changed)
     messages.success(
         request,
         ngettext(
@@ -484,7 +548,7 @@ def invites(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
         try:
-            _invite, token = services.teacher_invite_create(
+            invite, token = services.teacher_invite_create(
                 school=request.user.school,
                 by=request.user,
                 email=d["email"],
@@ -494,6 +558,7 @@ def invites(request: HttpRequest) -> HttpResponse:
         except ValidationError as exc:
             _form_errors(form, exc)
         else:
+            audit.record(request, Action.TEACHER_INVITED, invite)
             # Shown once: only a hash of the secret is kept.
             link = request.build_absolute_uri(reverse("classrooms:invite_accept", args=[token]))
             form = InviteForm()
@@ -514,6 +579,7 @@ def invites(request: HttpRequest) -> HttpResponse:
 def invite_revoke(request: HttpRequest, pk: int) -> HttpResponse:
     invite = permissions.teacher_invite_get(request.user, pk)
     services.teacher_invite_revoke(invite=invite, by=request.user)
+    audit.record(request, Action.TEACHER_INVITE_WITHDRAWN, invite)
     messages.success(request, _("The invitation link no longer works."))
     return redirect("classrooms:invites")
 
@@ -536,6 +602,7 @@ def invite_accept(request: HttpRequest, token: str) -> HttpResponse:
             first_name=d["first_name"],
             last_name=d["last_name"],
         )
+        audit.record(request, Action.TEACHER_JOINED, user, actor=user)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, _("Welcome! Your teacher account is ready."))
         return redirect("classrooms:teacher_home")

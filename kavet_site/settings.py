@@ -57,6 +57,12 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "classrooms",
+    # The staff's activity log (append-only) and their second factor (TOTP, recovery codes).
+    "classrooms.audit",
+    "classrooms.twofactor",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "django_otp.plugins.otp_static",
     "reports",
     "reports.mail",
     "games",
@@ -94,6 +100,8 @@ MIDDLEWARE = [
     # CSP running on the event loop with a thread hop for each of their hooks (measured:
     # benchmarks/README.md, the capacity section). Its early answers (signed out) get their headers on the way out.
     "games.middleware.StudentIdleMiddleware",
+    # Sync too, beside it: a staff session owing its second factor reaches only that page.
+    "classrooms.twofactor.middleware.SecondFactorMiddleware",
     # Last, as axes asks: turns a locked-out login into its lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -358,6 +366,8 @@ OIDC_RP_SCOPES = "openid email profile"
 OIDC_USE_PKCE = True
 OIDC_TIMEOUT = 10
 OIDC_AUTHENTICATION_CALLBACK_URL = "oidc_callback"
+# The second factor of staff (classrooms/twofactor): the name the phone's app shows.
+OTP_TOTP_ISSUER = "Kavet 'm eus"
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

@@ -9,6 +9,8 @@ from classgames import board_urls
 from classgames import urls as class_game_urls
 from classrooms import auth_forms, oidc
 from classrooms import urls as classroom_urls
+from classrooms.audit import urls as audit_urls
+from classrooms.twofactor import urls as twofactor_urls
 from games import urls as game_urls
 
 from . import health, views
@@ -54,6 +56,8 @@ urlpatterns = [
     path("", include((game_urls.urlpatterns + [path("board/", include(board_urls))], "games"))),
     path("reports/", include("reports.urls")),
     path("school/", include("classrooms.schooladmin.urls")),
+    path("", include(audit_urls)),
+    path("", include(twofactor_urls)),
 ]
 
 handler400 = "kavet_site.views.bad_request"

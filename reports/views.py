@@ -25,7 +25,8 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from classgames import selectors as class_game_selectors
-from classrooms import permissions
+from classrooms import audit, permissions
+from classrooms.audit.models import Action
 from classrooms.models import Classroom, User
 from classrooms.names import name_for_display
 from kavet_site.clientip import client_bucket
@@ -314,6 +315,7 @@ def class_report_csv(request: HttpRequest, classroom_id: int) -> HttpResponse:
     writer = csv.writer(response)
     writer.writerow(header)  # our own words; the rows hold what people typed
     writer.writerows([csv_cell(cell) for cell in row] for row in rows)
+    audit.record(request, Action.EXPORT_CSV, classroom, week=week)
     return response
 
 
@@ -455,6 +457,12 @@ def recommendation_decide(request: HttpRequest, rec_id: int, decision: str) -> H
         rec.refresh_from_db()
     else:
         if decision == "accept":
+            audit.record(
+                request,
+                Action.LEVELS_CHANGED,
+                rec.student,
+                new=_level_text(rec.number_range, rec.tier),
+            )
             messages.success(
                 request,
                 _("%(name)s now plays at: %(level)s.")
@@ -556,6 +564,7 @@ def invite_create(request: HttpRequest, student_id: int) -> HttpResponse:
     """A one-time code for a child's parent, shown once on a printable slip."""
     student = permissions.staff_student_get(request.user, student_id)
     invite, code = services.parent_invite_create(student=student, by=request.user)
+    audit.record(request, Action.PARENT_CODE_MADE, student)
     join_url = request.build_absolute_uri(reverse("reports:join"))
     return render(
         request,
@@ -569,6 +578,7 @@ def invite_create(request: HttpRequest, student_id: int) -> HttpResponse:
 def invite_revoke(request: HttpRequest, invite_id: int) -> HttpResponse:
     invite = report_permissions.parent_invite_get(request.user, invite_id)
     services.parent_invite_revoke(invite=invite, by=request.user)
+    audit.record(request, Action.PARENT_CODE_WITHDRAWN, invite.student)
     messages.success(request, _("The code can no longer be used."))
     return redirect("reports:student", student_id=invite.student_id)
 
@@ -578,6 +588,7 @@ def invite_revoke(request: HttpRequest, invite_id: int) -> HttpResponse:
 def link_revoke(request: HttpRequest, link_id: int) -> HttpResponse:
     link = permissions.parent_link_get(request.user, link_id)
     services.parent_link_revoke(link=link, by=request.user)
+    audit.record(request, Action.PARENT_LINK_REVOKED, link.student)
     messages.success(
         request, _("This parent no longer sees %(name)s's reports.") % {"name": link.student.name}
     )
@@ -604,6 +615,7 @@ def student_export(request: HttpRequest, student_id: int) -> HttpResponse:
     )
     name = slugify(f"{student.name}-{timezone.localdate()}") or "student"
     response["Content-Disposition"] = f'attachment; filename="{name}.json"'
+    audit.record(request, Action.EXPORT_DATA, student)
     return response
 
 
@@ -617,12 +629,13 @@ def student_erase(request: HttpRequest, student_id: int) -> HttpResponse:
             error = _("Type the student's name exactly as shown to confirm.")
         else:
             classroom_id = student.classroom_id
-            name = student.name
+            name, target = student.name, audit.about(student)
             try:
                 services.student_erase(student=student, by=request.user)
             except ValidationError as exc:
                 error = _error_text(exc)
             else:
+                audit.record(request, Action.STUDENT_ERASED, target)
                 messages.success(
                     request, _("%(name)s and all their data were erased.") % {"name": name}
                 )

@@ -26,7 +26,8 @@ from django.views.decorators.http import require_POST
 
 from kavet_site import auth_throttle
 
-from .. import permissions, rollover, roster, services
+from .. import audit, permissions, rollover, roster, services
+from ..audit.models import Action
 from ..models import Classroom, Programme, Student, User
 from ..retention import kept_until, retention_years, site_retention_years
 from . import services as admin_services
@@ -162,6 +163,9 @@ def staff_active(request: HttpRequest, pk: int) -> HttpResponse:
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     else:
+        audit.record(
+            request, Action.STAFF_REACTIVATED if active else Action.STAFF_DEACTIVATED, account
+        )
         name = account.get_full_name() or account.username
         messages.success(
             request,
@@ -182,6 +186,7 @@ def staff_password(request: HttpRequest, pk: int) -> HttpResponse:
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     else:
+        audit.record(request, Action.STAFF_PASSWORD_LINK, account)
         request.session["kavet_reset_link"] = {
             "name": account.get_full_name() or account.username,
             "link": link,
@@ -194,6 +199,7 @@ def staff_password(request: HttpRequest, pk: int) -> HttpResponse:
 def staff_unlock(request: HttpRequest, pk: int) -> HttpResponse:
     account = _staff_get(request, pk)
     admin_services.staff_signin_unlock(account=account, by=request.user)
+    audit.record(request, Action.STAFF_SIGNIN_UNLOCKED, account)
     messages.success(
         request,
         _("%(name)s can sign in again from everywhere.")
@@ -240,6 +246,30 @@ class SettingsForm(forms.Form):
         ) % {"max": site}
 
 
+def _settings_audited(request, school, before: dict, after: dict) -> None:
+    """One row per kind of change: the programme, the keeping of play data, the rest."""
+    if after["programme"] != before["programme"]:
+        audit.record(
+            request,
+            Action.PROGRAMME_CHANGED,
+            school,
+            old=before["programme"],
+            new=after["programme"],
+        )
+    if after["retention_years"] != before["retention_years"]:
+        audit.record(
+            request,
+            Action.RETENTION_CHANGED,
+            school,
+            old=before["retention_years"],
+            new=after["retention_years"],
+        )
+    if after["time_zone"] != before["time_zone"]:
+        audit.record(
+            request, Action.SCHOOL_CHANGED, school, changed="time_zone", new=after["time_zone"]
+        )
+
+
 @school_admin_required
 def school_settings(request: HttpRequest) -> HttpResponse:
     school = request.user.school
@@ -252,12 +282,18 @@ def school_settings(request: HttpRequest) -> HttpResponse:
         },
     )
     if request.method == "POST" and form.is_valid():
+        before = {
+            "programme": school.programme,
+            "time_zone": school.time_zone,
+            "retention_years": retention_years(school),
+        }
         try:
             admin_services.school_settings_set(school=school, by=request.user, **form.cleaned_data)
         except ValidationError as exc:
             for message in exc.messages:
                 form.add_error(None, message)
         else:
+            _settings_audited(request, school, before, form.cleaned_data)
             messages.success(request, _("The school's settings are saved."))
             return redirect("schooladmin:settings")
     year = services.school_year_current()
@@ -310,6 +346,7 @@ def roster_export(request: HttpRequest) -> HttpResponse:
         messages.error(request, " ".join(exc.messages))
         return redirect("schooladmin:data")
     body = roster.roster_export_csv(school=request.user.school, school_year=year)
+    audit.record(request, Action.ROSTER_EXPORTED, request.user.school, year=year)
     response = HttpResponse(body, content_type="text/csv; charset=utf-8")
     name = slugify(f"{request.user.school.slug}-{year}-roster") or "roster"
     response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
@@ -419,6 +456,15 @@ def _confirm(request: HttpRequest, form) -> HttpResponse:
     except ValidationError as exc:
         form = ImportForm(years=_years(request))
         return _import_page(request, form, error=" ".join(exc.messages), status=400)
+    audit.record(
+        request,
+        Action.ROSTER_IMPORTED,
+        request.user.school,
+        year=year,
+        new=plan.count("new"),
+        updated=plan.count("updated"),
+        unchanged=plan.count("unchanged"),
+    )
     messages.success(
         request,
         _("Imported: %(new)s new, %(updated)s updated, %(unchanged)s unchanged.")
@@ -481,6 +527,7 @@ def year_rollover(request: HttpRequest) -> HttpResponse:
         except ValidationError as exc:
             messages.error(request, " ".join(exc.messages))
             return redirect("schooladmin:year")
+        audit.record(request, Action.YEAR_ROLLED_OVER, school, to_year=done.to_year)
         messages.success(
             request,
             _("The classes moved up to %(year)s. You can undo it until midnight.")
@@ -513,6 +560,7 @@ def year_rollover_undo(request: HttpRequest) -> HttpResponse:
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     else:
+        audit.record(request, Action.YEAR_ROLLOVER_UNDONE, request.user.school, year=done.from_year)
         messages.success(
             request,
             _("Undone: the classes of %(year)s are back as they were.") % {"year": done.from_year},

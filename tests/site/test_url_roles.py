@@ -137,6 +137,7 @@ KWARG_KINDS: dict[tuple[str, str], str] = {
     ("schooladmin:staff_active", "pk"): "staff_account",
     ("schooladmin:staff_password", "pk"): "staff_account",
     ("schooladmin:staff_unlock", "pk"): "staff_account",
+    ("twofactor:reset", "user_id"): "staff",
 }
 
 # --- what a POST carries so that, from the owner, it would act ------------------------------------

@@ -242,6 +242,13 @@ def build() -> dict[str, dict]:
         (b, teacher_b),
     ):
         party["staff_account"] = account
+    # A member of staff whose second factor an admin may reset (classrooms.twofactor).
+    a1["staff"], a1_other["staff"], a2["staff"], b["staff"] = (
+        teacher_a1,
+        teacher_a1,
+        teacher_a2,
+        teacher_b,
+    )
     a1["teacher_invite"], a1["teacher_invite_token"] = tinv_a, ttok_a
     b["teacher_invite"], b["teacher_invite_token"] = tinv_b, ttok_b
 
