@@ -226,3 +226,20 @@ def test_no_provider_no_button(client, settings):
     assert client.get("/oidc/authenticate/").status_code == 404
     assert client.get("/oidc/callback/?code=a&state=b").status_code == 404
     assert "school account" not in client.get("/login/").content.decode()
+
+
+def test_a_second_factor_is_still_asked_after_the_school_account(live_server, oidc, school):
+    """The school's sign-in vouches for the password step; a member of staff who set up a second
+    factor here still owes its code (classrooms/twofactor) before any page."""
+    from django.urls import reverse
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    teacher = factories.teacher(school=school, email=TEACHER[1])
+    TOTPDevice.objects.create(user=teacher, name="phone", confirmed=True)
+    s, callback = _to_callback(live_server, oidc, TEACHER[0])
+    s.get(callback, allow_redirects=False)
+    assert _signed_in_as(s) == teacher.pk
+
+    page = s.get(f"{live_server.url}/teacher/", allow_redirects=False)
+    assert page.status_code == 302
+    assert urlparse(page.headers["Location"]).path == reverse("twofactor:verify")
