@@ -51,7 +51,7 @@ def problems_of(measured: dict, where: str) -> list[str]:
         if width < 44 - 0.5 or height < 44 - 0.5:
             found.append(f"{where}: {label} is a small target ({width:.0f} × {height:.0f})")
     for label, (left, top, right, bottom, _w, _h), hidden in measured["panels"]:
-        if top < -0.5 or bottom > h + 0.5 or right > w + 0.5:
+        if left < -0.5 or top < -0.5 or bottom > h + 0.5 or right > w + 0.5:
             found.append(f"{where}: {label} is cut by the window {[top, bottom]}")
         if hidden > 1:
             found.append(f"{where}: {label} hides {hidden}px of itself (it scrolls)")
