@@ -50,3 +50,20 @@ def test_the_winner_the_loser_and_an_onlooker_each_read_the_ruling():
 def test_a_seat_without_a_tablet_is_refused():
     with pytest.raises(KeyError):
         catalogue.render("turn-start", 3, request())  # the computer player
+
+
+def test_the_developer_pages_list_and_show_the_states_in_debug_only(client, settings):
+    settings.DEBUG = False
+    assert client.get("/dev/table-states/").status_code == 404
+    assert client.get("/dev/table-states/turn-start/0/").status_code == 404
+    settings.DEBUG = True
+    listing = client.get("/dev/table-states/")
+    assert listing.status_code == 200
+    for name in catalogue.states():
+        assert f"/dev/table-states/{name}/0/" in listing.content.decode()
+    page = client.get("/dev/table-states/window-many/1/")
+    assert page.status_code == 200
+    assert b"act-challenge" in page.content  # Bo may say "Kavet 'm eus!"
+    assert client.get("/dev/table-states/window-many/3/").status_code == 404  # the computer
+    assert client.get("/dev/table-states/no-such-state/0/").status_code == 404
+    assert not Game.objects.exists()
