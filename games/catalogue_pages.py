@@ -39,7 +39,7 @@ def request() -> HttpRequest:
     return req
 
 
-def _serve(route) -> None:
+def _serve(route, policy: str | None = None) -> None:
     url = route.request.url
     path = url.removeprefix(ORIGIN).split("?")[0]
     if path.startswith(settings.STATIC_URL):
@@ -58,9 +58,10 @@ def _serve(route) -> None:
     route.fulfill(status=204, body="")
 
 
-def open_page(context):
-    """A page of `context` ready to show catalogue states (its routes set)."""
-    context.route(f"{ORIGIN}/**", _serve)
+def open_page(context, *, policy: str | None = None):
+    """A page of `context` ready to show catalogue states (its routes set); `policy`: the
+    Content-Security-Policy header its tables are served with (the site's, for a CSP check)."""
+    context.route(f"{ORIGIN}/**", lambda route: _serve(route, policy))
     return context.new_page()
 
 

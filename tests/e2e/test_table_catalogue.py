@@ -99,3 +99,38 @@ def test_every_state_fits_every_tablet_at_every_size_with_no_axe_issue(browser):
         context.close()
     assert checked >= 4 * 3 * 15  # the whole catalogue was seen
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems)
+
+
+WATCH = """
+window.__csp = [];
+document.addEventListener("securitypolicyviolation", function (e) {
+  window.__csp.push(e.violatedDirective + " " + (e.blockedURI || "inline") + " " + (e.sample || ""));
+});
+"""
+
+
+def test_no_state_of_the_table_breaks_the_content_security_policy(browser, client):
+    # The site's own policy (django-csp), as a tablet receives it with the table.
+    policy = client.get("/tablet/").headers["Content-Security-Policy"]
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    context.add_init_script(WATCH)
+    page = catalogue_pages.open_page(context, policy=policy)
+    console: list[str] = []
+    page.on("console", lambda msg: console.append(msg.text))
+    page.on("pageerror", lambda exc: console.append(f"page error: {exc}"))
+    found = []
+    try:
+        for name, entry in catalogue.states().items():
+            shown: set[tuple[str, ...]] = set()
+            for position in entry.tablets():
+                controls = tuple(engine.legal_moves(entry.state, position))
+                if controls in shown:  # the same controls: the same markup, other names
+                    continue
+                shown.add(controls)
+                console.clear()
+                catalogue_pages.show(page, name, position)  # (a violation is told on parsing)
+                said = [m for m in console if "Content Security Policy" in m or "page error" in m]
+                found += [f"{name}/{position}: {v}" for v in page.evaluate("window.__csp") + said]
+    finally:
+        context.close()
+    assert found == []
