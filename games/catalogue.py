@@ -51,6 +51,8 @@ class CatalogueState:
     status: str = "running"
     kind: str = "class"
     bots: dict[int, str] = field(default_factory=lambda: dict(BOT_SEATS))
+    names: tuple[str, ...] = tuple(NAMES)
+    draw_order: tuple[int, ...] | None = None  # a practice game's deal ("Learn to play")
 
     def tablets(self) -> list[int]:
         """The seats with a tablet (every seat but the computer players)."""
@@ -216,6 +218,7 @@ def _build() -> list[CatalogueState]:
 
     s = _Script(OPENING + [14, 16, 18], turn_time=0, challenge_window=0)
     s.give(ANNA, "events_row", "UNAN").give(BO, "events_row", "DAOU", "PEMP")
+    s.give(BO, "piles", "1", "4", "6", "7", "8", "9", "X").give(JADE, "piles", "0", "10", "X")
     while not s.state.is_over:
         seat = s.state.active
         moves = engine.legal_moves(s.state, seat)
@@ -226,6 +229,39 @@ def _build() -> list[CatalogueState]:
         if len(s.moves) > 200:  # pragma: no cover
             raise AssertionError("the scripted end does not end")
     out.append(s.done("over", "The game is over: settlements and ranking", status="finished"))
+    return out + _tutorial()
+
+
+def _tutorial() -> list[CatalogueState]:
+    """ "Learn to play" with its coach (games.tutorial), after each move of its script: the
+    child's moves the coach asks for, the computer player's own (seeded as in a real game)."""
+    from games import tutorial
+
+    seed = tutorial.tutorial_seed()
+    state = engine.new_game(tutorial._config(), seed=seed, draw_order=tutorial.DRAW_ORDER)
+    state.bots[tutorial.COMPUTER] = tutorial.BOT
+    child = iter(tutorial.CHILD_MOVES)
+    moves: list[tuple[dict, list[dict]]] = []
+    out = []
+    for number in range(1, 40):
+        out.append(
+            CatalogueState(
+                name=f"tutorial-{number:02d}",
+                title=f"Learn to play, {tutorial.step_of(state).key}: after {len(moves)} moves",
+                state=state,
+                moves=tuple(moves),
+                status="finished" if state.is_over else "running",
+                kind="practice",
+                bots={tutorial.COMPUTER: tutorial.BOT},
+                names=("Anna", ""),
+                draw_order=tuple(tutorial.DRAW_ORDER),
+            )
+        )
+        if state.is_over:
+            break
+        move = tutorial._bot_answer(state, seed) or {**next(child), "seat": tutorial.CHILD}
+        state, events = engine.apply_move(state, move)
+        moves.append((move, [dict(e) for e in events]))
     return out
 
 
@@ -275,13 +311,14 @@ def _render_in_rows(entry: CatalogueState, position: int, request: HttpRequest) 
         label="T1",
         config=state.config.to_dict(),
         seed=state.seed,
+        draw_order=list(entry.draw_order) if entry.draw_order else None,
         state=state.to_dict(),
         version=state.version,
         timer_deadline=now + timedelta(seconds=timer["seconds"] - 3) if timer else None,
         started_at=now,
     )
     seats = Seat.objects.bulk_create(
-        Seat(game=game, position=i, bot=entry.bots.get(i, ""), name=NAMES[i])
+        Seat(game=game, position=i, bot=entry.bots.get(i, ""), name=entry.names[i])
         for i in range(state.n_seats)
     )
     Move.objects.bulk_create(

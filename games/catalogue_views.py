@@ -20,7 +20,7 @@ def _debug_only() -> None:
 def catalogue_list(request: HttpRequest) -> HttpResponse:
     _debug_only()
     entries = [
-        (entry, [(p, catalogue.NAMES[p]) for p in entry.tablets()])
+        (entry, [(p, entry.names[p]) for p in entry.tablets()])
         for entry in catalogue.states().values()
     ]
     return render(request, "games/table_catalogue.html", {"entries": entries})

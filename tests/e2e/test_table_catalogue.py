@@ -81,7 +81,7 @@ def test_every_state_fits_every_tablet_at_every_size_with_no_axe_issue(browser):
         for name, entry in catalogue.states().items():
             axed: set[tuple[str, ...]] = set()
             for position in entry.tablets():
-                who = catalogue.NAMES[position]
+                who = entry.names[position]
                 page.set_viewport_size({"width": 1024, "height": 768})
                 catalogue_pages.show(page, name, position)
                 assert page.locator("#board").count() == 1, f"{name} for {who}: no board"

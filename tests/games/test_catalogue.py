@@ -23,6 +23,7 @@ def test_the_catalogue_covers_the_phases_the_choices_and_the_rulings():
     states = catalogue.states()
     phases = {entry.state.phase for entry in states.values()}
     assert phases == {"turn", "window", "chwech_offer", "chwech_announce", "challenge", "over"}
+    assert any(entry.kind == "practice" for entry in states.values())  # with the coach
     held = {len(entry.state.held[catalogue.ANNA]) for entry in states.values()}
     assert set(range(7)) <= held
     for entry in states.values():

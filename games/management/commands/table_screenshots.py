@@ -58,7 +58,7 @@ class Command(BaseCommand):
                 for name in names:
                     for position in states[name].tablets():
                         catalogue_pages.show(page, name, position)
-                        path = out / f"{name}.{catalogue.NAMES[position].lower()}.{size}.png"
+                        path = out / f"{name}.{states[name].names[position].lower()}.{size}.png"
                         page.screenshot(path=str(path))
                         image = Image.open(path).convert("RGB")
                         image.quantize(colors=64, method=Image.Quantize.MEDIANCUT).save(
