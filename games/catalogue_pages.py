@@ -1,73 +1,122 @@
-"""The catalogue's tables in a browser, with no server: Playwright pages whose static files are
-read from the project (staticfiles finders), whose table is rendered in this process and
-served from memory, and whose other requests (the stream, the poll) are answered "nothing
-new" (204). Each state is a real document (a navigation served from memory, its scripts run
-afresh), cheap enough to show a hundred of them in a few seconds.
+"""The catalogue's tables in a browser, with no site running: a small HTTP server in a thread of
+this process serves the static files (staticfiles finders, cached by the browser) and each table
+rendered here (games.catalogue) from memory; any other request (the stream, the poll) is
+answered "nothing new" (204). Each state is a real document (its scripts run afresh), cheap
+enough to show a hundred of them in a few seconds.
 
-Used by tests/e2e/test_table_catalogue.py and `manage.py table_screenshots`; Playwright is
-imported by the caller (a test dependency, not the site's).
+Used by tests/e2e/test_table_catalogue.py and `manage.py table_screenshots`; Playwright is the
+caller's (a test dependency, not the site's).
 """
 
 from __future__ import annotations
 
 import mimetypes
+import threading
+from functools import cache
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.contrib.staticfiles import finders
 from django.http import HttpRequest
 from django.test import RequestFactory
 
 from games import catalogue
 
-ORIGIN = "http://kavet-catalogue.test"
 SIZES = {
     "1024x768": (1024, 768),
     "768x1024": (768, 1024),
     "1280x800": (1280, 800),
     "1366x768": (1366, 768),
 }
-_documents: dict[str, str] = {}  # the next pages to serve, by path
 
 
 def request() -> HttpRequest:
     """A request as a signed-out tablet sends it (the page's header reads the user)."""
-    from django.contrib.auth.models import AnonymousUser
-
-    req = RequestFactory().get("/play/1/", HTTP_HOST="kavet-catalogue.test")
+    req = RequestFactory().get("/play/1/")
     req.user = AnonymousUser()
     return req
 
 
-def _serve(route, policy: str | None = None) -> None:
-    url = route.request.url
-    path = url.removeprefix(ORIGIN).split("?")[0]
-    if path.startswith(settings.STATIC_URL):
-        found = finders.find(path.removeprefix(settings.STATIC_URL))
-        if found:
-            kind = mimetypes.guess_type(found)[0] or "application/octet-stream"
-            route.fulfill(status=200, body=Path(found).read_bytes(), content_type=kind)
-            return
-        route.fulfill(status=404, body="")
-        return
-    if path in _documents:
-        route.fulfill(
-            status=200, body=_documents.pop(path), content_type="text/html; charset=utf-8"
-        )
-        return
-    route.fulfill(status=204, body="")
+@cache
+def _static(path: str) -> tuple[bytes, str] | None:
+    found = finders.find(path)
+    if not found:
+        return None
+    return Path(found).read_bytes(), mimetypes.guess_type(found)[0] or "application/octet-stream"
 
 
-def open_page(context, *, policy: str | None = None):
-    """A page of `context` ready to show catalogue states (its routes set); `policy`: the
-    Content-Security-Policy header its tables are served with (the site's, for a CSP check)."""
-    context.route(f"{ORIGIN}/**", lambda route: _serve(route, policy))
-    return context.new_page()
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    documents: dict[str, str]
+    files: dict[str, Path]
+    policy: str | None
 
 
-def show(page, name: str, position: int) -> None:
-    """Show state `name` as the tablet of seat `position` sees it, scrolled to the top."""
-    path = f"/catalogue/{name}/{position}/"
-    _documents[path] = catalogue.render(name, position, request())
-    page.goto(ORIGIN + path, wait_until="load")
-    page.evaluate("window.scrollTo(0, 0)")
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def log_message(self, format, *args):  # noqa: A002 - the base class's name
+        pass
+
+    def do_GET(self):
+        path = self.path.split("?")[0]
+        body, kind, headers = b"", "text/plain", {}
+        status = 204
+        if path.startswith(settings.STATIC_URL):
+            found = _static(path.removeprefix(settings.STATIC_URL))
+            status = 200 if found else 404
+            if found:
+                body, kind = found
+                headers["Cache-Control"] = "max-age=3600"
+        elif path in self.server.files:
+            status, kind = 200, "text/javascript"
+            body = self.server.files[path].read_bytes()
+            headers["Cache-Control"] = "max-age=3600"
+        elif path in self.server.documents:
+            status, kind = 200, "text/html; charset=utf-8"
+            body = self.server.documents.pop(path).encode()
+            if self.server.policy:
+                headers["Content-Security-Policy"] = self.server.policy
+        self.send_response(status)
+        if status != 204:
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        if status != 204:
+            self.wfile.write(body)
+
+    do_POST = do_GET
+
+
+class Pages:
+    """A server for the catalogue's pages (a context manager); `show(page, name, position)`
+    opens a state in a Playwright page. `policy`: the Content-Security-Policy header the tables
+    are served with (the site's, for a CSP check); `files`: more scripts to serve by path (a
+    test's axe-core), cached by the browser like the static files."""
+
+    def __init__(self, *, policy: str | None = None, files: dict[str, Path] | None = None):
+        self.server = _Server(("127.0.0.1", 0), _Handler)
+        self.server.documents = {}
+        self.server.files = dict(files or {})
+        self.server.policy = policy
+        self.origin = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> Pages:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def show(self, page, name: str, position: int) -> None:
+        """State `name` as the tablet of seat `position` shows it, scrolled to the top."""
+        path = f"/catalogue/{name}/{position}/"
+        self.server.documents[path] = catalogue.render(name, position, request())
+        page.goto(self.origin + path, wait_until="load")
+        page.evaluate("window.scrollTo(0, 0)")

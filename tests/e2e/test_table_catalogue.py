@@ -58,9 +58,10 @@ def problems_of(measured: dict, where: str) -> list[str]:
     return found
 
 
-def axe_serious(page) -> list[str]:
-    """axe-core's serious and critical violations (violations only: much quicker than a full run)."""
-    page.add_script_tag(path=str(AXE))
+def axe_serious(page, pages) -> list[str]:
+    """axe-core's serious and critical violations (violations only: much quicker than a full
+    run), the script served by `pages` (so the browser compiles it once)."""
+    page.add_script_tag(url=pages.origin + "/axe.min.js")
     result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
     return [
         f"{v['id']} ({v['impact']}): " + ", ".join(str(n["target"]) for n in v["nodes"])
@@ -74,16 +75,16 @@ def test_every_state_fits_every_tablet_at_every_size_with_no_axe_issue(browser):
         pytest.fail(f"{AXE} is missing: run npm ci (package.json pins axe-core)")
     context = browser.new_context(bypass_csp=True, reduced_motion="reduce")
     context.set_default_timeout(10_000)
-    page = catalogue_pages.open_page(context)
+    page = context.new_page()
     problems: list[str] = []
     checked = 0
-    try:
+    with catalogue_pages.Pages(files={"/axe.min.js": AXE}) as pages:
         for name, entry in catalogue.states().items():
             axed: set[tuple[str, ...]] = set()
             for position in entry.tablets():
                 who = entry.names[position]
                 page.set_viewport_size({"width": 1024, "height": 768})
-                catalogue_pages.show(page, name, position)
+                pages.show(page, name, position)
                 assert page.locator("#board").count() == 1, f"{name} for {who}: no board"
                 for size, (width, height) in catalogue_pages.SIZES.items():
                     page.set_viewport_size({"width": width, "height": height})
@@ -94,9 +95,8 @@ def test_every_state_fits_every_tablet_at_every_size_with_no_axe_issue(browser):
                 controls = tuple(engine.legal_moves(entry.state, position))
                 if controls not in axed:
                     axed.add(controls)
-                    problems += [f"{name} for {who}: axe {v}" for v in axe_serious(page)]
-    finally:
-        context.close()
+                    problems += [f"{name} for {who}: axe {v}" for v in axe_serious(page, pages)]
+    context.close()
     assert checked >= 4 * 3 * 15  # the whole catalogue was seen
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems)
 
@@ -114,12 +114,12 @@ def test_no_state_of_the_table_breaks_the_content_security_policy(browser, clien
     policy = client.get("/tablet/").headers["Content-Security-Policy"]
     context = browser.new_context(viewport={"width": 1024, "height": 768})
     context.add_init_script(WATCH)
-    page = catalogue_pages.open_page(context, policy=policy)
+    page = context.new_page()
     console: list[str] = []
     page.on("console", lambda msg: console.append(msg.text))
     page.on("pageerror", lambda exc: console.append(f"page error: {exc}"))
     found = []
-    try:
+    with catalogue_pages.Pages(policy=policy) as pages:
         for name, entry in catalogue.states().items():
             shown: set[tuple[str, ...]] = set()
             for position in entry.tablets():
@@ -128,9 +128,8 @@ def test_no_state_of_the_table_breaks_the_content_security_policy(browser, clien
                     continue
                 shown.add(controls)
                 console.clear()
-                catalogue_pages.show(page, name, position)  # (a violation is told on parsing)
+                pages.show(page, name, position)  # (a violation is told on parsing)
                 said = [m for m in console if "Content Security Policy" in m or "page error" in m]
                 found += [f"{name}/{position}: {v}" for v in page.evaluate("window.__csp") + said]
-    finally:
-        context.close()
+    context.close()
     assert found == []

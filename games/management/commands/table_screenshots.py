@@ -45,7 +45,7 @@ class Command(BaseCommand):
         chromium = os.environ.get("KAVET_CHROMIUM", "/usr/bin/chromium")
         os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's loop thread
         count = 0
-        with sync_playwright() as p:
+        with sync_playwright() as p, catalogue_pages.Pages() as pages:
             browser = p.chromium.launch(
                 executable_path=chromium, headless=True, args=["--no-sandbox"]
             )
@@ -54,10 +54,10 @@ class Command(BaseCommand):
                 context = browser.new_context(
                     viewport={"width": width, "height": height}, reduced_motion="reduce"
                 )
-                page = catalogue_pages.open_page(context)
+                page = context.new_page()
                 for name in names:
                     for position in states[name].tablets():
-                        catalogue_pages.show(page, name, position)
+                        pages.show(page, name, position)
                         path = out / f"{name}.{states[name].names[position].lower()}.{size}.png"
                         page.screenshot(path=str(path))
                         image = Image.open(path).convert("RGB")
