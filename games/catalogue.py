@@ -205,14 +205,16 @@ def _build() -> list[CatalogueState]:
 
     s = (
         _Script(OPENING)
-        .give(ANNA, "events_row", "UNAN", "PEVAR")
+        .give(ANNA, "events_row", "UNAN")
         .give(BO, "events_row", "DAOU", "PEMP")
         .give(JADE, "events_row", "CHWECH")
-        .give(ANNA, "piles", "TRI", "1", "4", "6")
+        .give(ANNA, "piles", "PEVAR", "TRI", "1", "4", "6")
     )
     s.state.skips[JADE] = 1
-    s.state.laid[ANNA]["pevar"] = []
-    out.append(s.done("turn-events", "Event cards in front of three players; Jade skips a turn"))
+    s.state.laid[ANNA]["pevar"] = [s.state.piles[ANNA].pop() for _ in range(3)]  # R7.5
+    out.append(
+        s.done("turn-events", "Event cards before three players, a trick on PEVAR, Jade skips")
+    )
 
     out.append(_Script(OPENING).done("paused", "The teacher paused the game", status="paused"))
 
