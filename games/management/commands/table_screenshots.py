@@ -14,6 +14,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import translation
 
 from games import catalogue, catalogue_pages
 
@@ -29,6 +30,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--size", action="append", choices=list(catalogue_pages.SIZES))
         parser.add_argument("--state", action="append", help="only these states (by name)")
+        parser.add_argument("--language", default="en", choices=[c for c, _n in settings.LANGUAGES])
 
     def handle(self, *args, **options):
         from PIL import Image
@@ -45,7 +47,13 @@ class Command(BaseCommand):
         chromium = os.environ.get("KAVET_CHROMIUM", "/usr/bin/chromium")
         os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's loop thread
         count = 0
-        with sync_playwright() as p, catalogue_pages.Pages() as pages:
+        language = options["language"]
+        suffix = "" if language == "en" else f".{language}"
+        with (
+            sync_playwright() as p,
+            catalogue_pages.Pages() as pages,
+            translation.override(language),
+        ):
             browser = p.chromium.launch(
                 executable_path=chromium, headless=True, args=["--no-sandbox"]
             )
@@ -58,7 +66,10 @@ class Command(BaseCommand):
                 for name in names:
                     for position in states[name].tablets():
                         pages.show(page, name, position)
-                        path = out / f"{name}.{states[name].names[position].lower()}.{size}.png"
+                        path = (
+                            out
+                            / f"{name}.{states[name].names[position].lower()}.{size}{suffix}.png"
+                        )
                         page.screenshot(path=str(path))
                         image = Image.open(path).convert("RGB")
                         image.quantize(colors=64, method=Image.Quantize.MEDIANCUT).save(
