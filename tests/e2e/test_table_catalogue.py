@@ -13,6 +13,7 @@ checked by tests/e2e/test_csp.py under the real policy).
 from __future__ import annotations
 
 import pytest
+from django.utils import translation
 
 from games import catalogue, catalogue_pages, engine
 from tests.e2e.test_accessibility import AXE
@@ -98,6 +99,31 @@ def test_every_state_fits_every_tablet_at_every_size_with_no_axe_issue(browser):
                     problems += [f"{name} for {who}: axe {v}" for v in axe_serious(page, pages)]
     context.close()
     assert checked >= 4 * 3 * 15  # the whole catalogue was seen
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("language", ["fr", "de"])
+def test_every_state_fits_in_french_and_german(browser, language):
+    # Longer words than English: the two tightest sizes, once per different set of controls.
+    context = browser.new_context(reduced_motion="reduce", locale=language)
+    page = context.new_page()
+    problems: list[str] = []
+    with catalogue_pages.Pages() as pages, translation.override(language):
+        for name, entry in catalogue.states().items():
+            shown: set[tuple[str, ...]] = set()
+            for position in entry.tablets():
+                controls = tuple(engine.legal_moves(entry.state, position))
+                if controls in shown:
+                    continue
+                shown.add(controls)
+                page.set_viewport_size({"width": 1024, "height": 768})
+                pages.show(page, name, position)
+                for size in ("1024x768", "768x1024"):
+                    width, height = catalogue_pages.SIZES[size]
+                    page.set_viewport_size({"width": width, "height": height})
+                    where = f"{language}: {name} for {entry.names[position]} at {size}"
+                    problems += problems_of(page.evaluate(MEASURE), where)
+    context.close()
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems)
 
 
