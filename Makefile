@@ -12,7 +12,7 @@ RUFF_VERSION := 0.17.6
 UV_VERSION := 0.9.5
 
 .PHONY: demo test install install-test node browser messages migrate migrations-check serve \
-	worker beat bench lint lock clean
+	worker beat bench lint lock clean screenshots
 
 $(VENV)/bin/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -86,6 +86,11 @@ beat:
 ## make bench: every benchmark in its quick mode (BENCH_ARGS=--full for the real figures).
 bench: install
 	$(PY) benchmarks/run_all.py $(BENCH_ARGS)
+
+## make screenshots: docs/screenshots/states/, every state of games.catalogue at 1024x768 and
+## 768x1024 for every tablet (Playwright on Debian's chromium; the database is only read).
+screenshots: install migrate
+	$(PY) manage.py table_screenshots --out docs/screenshots/states
 
 lint: $(VENV)/bin/activate
 	$(PIP) install --quiet ruff==$(RUFF_VERSION)
