@@ -21,6 +21,7 @@ from games.engine import events as ev
 from games.engine.operations import OPERATOR_SYMBOLS
 from games.wording import (
     as_printed,
+    end_speech,
     event_explanations,
     events_sentences,
     ruling_texts,
@@ -215,6 +216,9 @@ def table_context(
             ),
             key=lambda r: (r["place"] or 99, r["seat"]),
         )
+    settlements = [
+        settlement_sentence(item, players) for item in (result or {}).get("settlements", [])
+    ]
     pending = view.get("pending")
     ruling = ruling_panel([e for m in recent for e in m.events], players, position)
     history = [(n, lines) for n, lines in reversed(told) if lines]
@@ -239,9 +243,14 @@ def table_context(
         countdown=countdown,
         result=result,
         ranking=ranking,
-        settlements=[
-            settlement_sentence(item, players) for item in (result or {}).get("settlements", [])
-        ],
+        settlements=settlements,
+        end_speech=end_speech(
+            abandoned=game.status == Game.Status.ABANDONED,
+            settlements=settlements,
+            ranking=ranking,
+        )
+        if game.status in DONE_STATUSES
+        else "",
         operator_keys=operator_keys(rules),
         pending=pending,
         pending_text=as_printed((pending or {}).get("text", "")),
