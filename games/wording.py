@@ -517,8 +517,12 @@ class ruling_texts:  # noqa: N801 - read as a function: ruling_texts(players).ve
             first = _("Time ran out for %(name)s: nothing to do.") % {"name": main["who"]}
         else:
             first = _("%(name)s says: nothing to do.") % {"name": main["who"]}
-        parts = [first, self._verdict_speech(main.get("verdict"))]
         challenge = panel.get("challenge")
+        verdict = main.get("verdict")
+        if verdict and main["kind"] == "nothing" and (challenge or {}).get("said"):
+            # The operation that was possible is the one the challenger shows: said once, there.
+            verdict = verdict | {"reason": _("There was something to do.")}
+        parts = [first, self._verdict_speech(verdict)]
         if challenge:
             parts.append(_("%(name)s: Kavet 'm eus!") % {"name": challenge["who"]})
             if challenge.get("said"):

@@ -3,6 +3,7 @@
     {% load kavet_speech %}
     {% block speaker %}{% speaker text=page_speech %}{% endblock %}   a page's fixed words
     {% block speaker %}{% speaker source="#board" %}{% endblock %}    the parts of a live board
+    {% block speaker %}{% speaker source="#main" parts="*" %}{% endblock %}  a page's parts
     <p data-speech="{{ line|spoken }}">{{ line }}</p>                 one part, said in words
     data-speech="{% say title text %}"                              parts joined, said in words
 
@@ -30,5 +31,7 @@ def say(*parts: str) -> str:
 
 
 @register.inclusion_tag("games/_speaker.html")
-def speaker(text: str = "", source: str = "") -> dict[str, str]:
-    return {"text": text, "source": source, "parts": ",".join(speech.BOARD_PARTS)}
+def speaker(text: str = "", source: str = "", parts: str = "") -> dict[str, str]:
+    """`parts`: the selectors of the parts under `source` (default: a board's); "*" is every
+    element with a data-speech attribute, in the page's order."""
+    return {"text": text, "source": source, "parts": parts or ",".join(speech.BOARD_PARTS)}
