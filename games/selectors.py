@@ -441,7 +441,8 @@ class _Ruling:
                 self.cards = list((event.operation or {}).get("cards") or [])
             case ev.ChallengeRuled():
                 self.outcome = self.texts.outcome(event)
-            case ev.TrickWon() | ev.CardsGiven() | ev.SkipDue():
+            # A skipped turn and a player away are told with the ruling they follow (issue 40).
+            case ev.TrickWon() | ev.CardsGiven() | ev.SkipDue() | ev.Skipped() | ev.Replaced():
                 sentence = self.texts.consequence(event)
                 if sentence:
                     self.consequences.append(sentence)

@@ -16,7 +16,7 @@ import lxml.html
 import pytest
 from django.core.cache import cache
 from django.urls import reverse
-from django.utils import translation
+from django.utils import timezone, translation
 
 from games import engine, services, speech
 from games.models import Game
@@ -315,3 +315,35 @@ def test_a_time_out_is_said(client, make_game, anna, bo):
     for html in pages.values():
         said = clean(page_speech(html), "a time-out", "en")
         assert "Time ran out for Anna" in said
+
+
+def test_a_skipped_turn_is_shown_and_said(client, make_game, anna, bo):
+    """R5.4: the challenged player who was wrong skips a turn; when it comes, the table shows
+    and says it."""
+    game = make_game([{"student": anna}, {"student": bo}], challenge_window=10)
+    for seat, move in (
+        (0, {"type": "announce", "tokens": tokens(card(2), "+", card(5), "=", card(3))}),
+        (1, {"type": "challenge"}),
+        (1, {"type": "announce", "tokens": tokens(card(2), "+", card(3), "=", card(5))}),
+    ):
+        game.refresh_from_db()
+        out = services.move_submit(game_id=game.pk, seat=seat, move=move, seen_version=game.version)
+        assert out.applied, out.message
+    game.refresh_from_db()
+    # Bo's turn, then Anna's is skipped: play Bo's "nothing to do" and let the window close.
+    state = engine.GameState.from_dict(game.state)
+    kinds = [e["type"] for m in game.moves.all() for e in m.events]
+    if "skipped" not in kinds:
+        services.move_submit(
+            game_id=game.pk, seat=state.active, move={"type": "nothing"}, seen_version=game.version
+        )
+        game.refresh_from_db()
+        services.game_tick(game_id=game.pk, now=timezone.now() + timedelta(seconds=60))
+        game.refresh_from_db()
+    kinds = [e["type"] for m in game.moves.all() for e in m.events]
+    assert "skipped" in kinds
+    pages = _table_pages(client, game, {0: anna.user, 1: bo.user}, "en")
+    for html in pages.values():
+        said = clean(page_speech(html), "a skipped turn", "en")
+        assert "Anna skips this turn." in said
+        assert "Anna skips this turn." in re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
