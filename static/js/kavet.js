@@ -26,6 +26,14 @@
     return el && el.closest ? el.closest(selector) : null;
   }
 
+  // A child's page back from the back-forward cache would show a stale home or table (the
+  // server sends them "no-store"; a browser may still keep one): load it afresh.
+  window.addEventListener("pageshow", function (event) {
+    if (event.persisted && document.body && document.body.classList.contains("tablet")) {
+      window.location.reload();
+    }
+  });
+
   document.addEventListener("change", function (event) {
     var select = closest(event, "select[data-autosubmit]");
     if (select && select.form) { select.form.submit(); return; }

@@ -347,3 +347,15 @@ def test_a_skipped_turn_is_shown_and_said(client, make_game, anna, bo):
         said = clean(page_speech(html), "a skipped turn", "en")
         assert "Anna skips this turn." in said
         assert "Anna skips this turn." in re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def test_child_pages_are_never_stored(client, classroom, anna, make_game):
+    """The back button never shows a stale child page: every one is sent "no-store"."""
+    assert get(client, reverse("games:tablet_signin"))["Cache-Control"] == "no-store"
+    _signed_in(client, classroom, anna)
+    assert get(client, reverse("games:student_home"))["Cache-Control"] == "no-store"
+    game = make_game([{"student": anna}, {"bot": "easy"}])
+    assert get(client, reverse("games:table", args=[game.pk]))["Cache-Control"] == "no-store"
+    # Not a child's page: left to its view.
+    client.logout()
+    assert get(client, reverse("home")).get("Cache-Control") != "no-store"
