@@ -92,6 +92,13 @@ def test_the_speaker_says_each_page_a_child_sees(live_server, new_context, class
     assert "Who are you?" in said_after_tap(page)
     page.get_by_role("link", name="Anna").click()
     assert "Tap your three pictures, in order." in said_after_tap(page)
+    page.locator(".picture-btn[value='0']").click()  # one picture chosen: "Undo" shows too
+    for width, height in ((1024, 768), (768, 1024)):
+        page.set_viewport_size({"width": width, "height": height})
+        tall = page.evaluate("document.scrollingElement.scrollHeight")
+        assert tall <= height, f"the pictures page is {tall} px tall at {width}×{height}"
+    page.set_viewport_size({"width": 1024, "height": 768})
+    page.get_by_role("button", name="Undo").click()
     for index in (0, 1, 2):
         page.locator(f".picture-btn[value='{index}']").click()
 
