@@ -539,6 +539,7 @@ class ruling_texts:  # noqa: N801 - read as a function: ruling_texts(players).ve
             parts.append(self._verdict_speech(second.get("verdict")))
         parts.append(self._verdict_speech(panel.get("outcome")))
         parts.extend(panel.get("consequences") or [])
+        parts.extend(panel.get("told") or [])
         return speech.say(*parts)
 
     @staticmethod

@@ -301,7 +301,7 @@ def test_a_right_challenge_is_said_once_each_operation(client, make_game, anna, 
             words = speech.sign_words()
             assert f"2 {words['plus']} 3 {words['is']} 5" in said
             assert f"2 {words['plus']} 5 {words['is']} 3" in said
-            assert _t("Good catch!") in said
+            assert speech.spoken(_t("Good catch!")) in said
 
 
 def test_a_time_out_is_said(client, make_game, anna, bo):
@@ -359,3 +359,25 @@ def test_child_pages_are_never_stored(client, classroom, anna, make_game):
     # Not a child's page: left to its view.
     client.logout()
     assert get(client, reverse("home")).get("Cache-Control") != "no-store"
+
+
+def test_an_event_card_turned_up_is_said_by_its_name(client, make_game, anna, bo):
+    """R4.2, R7.1: the event card turned up after a trick is said with the ruling before it."""
+    pevar = 29  # the deck up to 10: UNAN 26, DAOU 27, TRI 28, PEVAR 29, PEMP 30, C'HWEC'H 31
+    game = make_game(
+        [{"student": anna}, {"student": bo}],
+        draw=[card(2), card(3), card(5), pevar, card(4), card(6), card(7)],
+        challenge_window=0,
+    )
+    game.refresh_from_db()
+    out = services.move_submit(
+        game_id=game.pk,
+        seat=0,
+        move={"type": "announce", "tokens": tokens(card(2), "+", card(3), "=", card(5))},
+        seen_version=game.version,
+    )
+    assert out.applied, out.message
+    game.refresh_from_db()
+    for html in _table_pages(client, game, {0: anna.user, 1: bo.user}, "en").values():
+        said = clean(page_speech(html), "an event card", "en")
+        assert "Anna takes the event card PEVAR." in said, said
