@@ -32,6 +32,7 @@ _SIGNS |= {"/": "divided", "÷": "divided", "^": "power", "=": "is"}
 _X_GROUP = re.compile(r"\s*\(\s*(X\s*=\s*-?\d+(?:\s*,\s*X\s*=\s*-?\d+)*)\s*\)")
 # A sign between two terms; a minus straight before a digit after a space or "(" is a negative
 # number ("-3", tier 3), said "minus 3" too.
+_KEY_EQUALS = re.compile(r"(?<=[\s,])=(?=\s*[,.])")
 _TOKEN = re.compile(r"(?<![\w'])-(?=\d)|[+\-−*×/÷^=]")
 
 
@@ -67,6 +68,8 @@ def spoken(text: str) -> str:
         return ""
     words = sign_words()
     text = _X_GROUP.sub(lambda m: ", " + m.group(1).replace(",", ", ") + ",", text)
+    # "Tap 4, +, 5, =, 9": the key "=" by its name; in an operation "=" is said "is".
+    text = _KEY_EQUALS.sub(f" {pgettext('spoken key', 'equals')}", text)
     text = _TOKEN.sub(lambda m: f" {words[_SIGNS[m.group(0)]]} ", text)
     # Brackets: around part of an operation a pause, around words a pause too.
     text = text.replace("(", ", ").replace(")", ", ")

@@ -381,3 +381,30 @@ def test_an_event_card_turned_up_is_said_by_its_name(client, make_game, anna, bo
     for html in _table_pages(client, game, {0: anna.user, 1: bo.user}, "en").values():
         said = clean(page_speech(html), "an event card", "en")
         assert "Anna takes the event card PEVAR." in said, said
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_step_of_the_coach_is_said_cleanly(language):
+    """ "Learn to play": each step's title and text, as the coach's data-speech says them."""
+    from games import tutorial
+
+    with translation.override(language):
+        for key, words in tutorial.WORDS.items():
+            said = speech.say(str(words["title"]), str(words["text"]))
+            clean(said, f"coach step {key}", language)
+        said = speech.say(
+            str(tutorial.WORDS["announce"]["title"]), str(tutorial.WORDS["announce"]["text"])
+        )
+    if language == "en":
+        assert said.startswith("Make a sum! 1 plus 2 is 3. Tap 1, then plus, then 2, then equals")
+
+
+def test_the_coach_is_said_by_the_header_speaker(client, classroom, anna):
+    """One speaker on the tutorial's table too: it says the coach's step, then the table."""
+    _signed_in(client, classroom, anna)
+    response = client.post(reverse("games:tutorial_start"))
+    assert response.status_code == 302
+    html = get(client, response.url).content.decode()
+    said = clean(page_speech(html), "the coach", "en")
+    assert said.startswith("Make a sum! 1 plus 2 is 3."), said
+    assert "data-coach-say" not in html  # the coach's own button gave way to the header's
