@@ -408,3 +408,19 @@ def test_the_coach_is_said_by_the_header_speaker(client, classroom, anna):
     said = clean(page_speech(html), "the coach", "en")
     assert said.startswith("Make a sum! 1 plus 2 is 3."), said
     assert "data-coach-say" not in html  # the coach's own button gave way to the header's
+
+
+@pytest.mark.parametrize(("language", "written"), [("en", "F j"), ("fr", "j F"), ("de", "j. F")])
+def test_the_home_writes_dates_as_the_language_does(
+    client, classroom, anna, bo, make_game, language, written
+):
+    from django.utils import dateformat
+
+    game = make_game([{"student": anna}, {"student": bo}])
+    game = services.game_end(game=game)
+    _signed_in(client, classroom, anna)
+    html = get(client, reverse("games:student_home"), language).content.decode()
+    with translation.override(language):
+        day = dateformat.format(timezone.localtime(game.finished_at), written)
+    assert day in html, day
+    assert not re.search(r"\d\d/\d\d/\d{4}", html)
