@@ -170,3 +170,33 @@ def test_a_french_tablet_says_the_operation_in_french(
     open_table(page, live_server, game)
     said = said_after_tap(page)
     assert "5 moins 3 égale 2" in said, said
+
+
+@pytest.mark.e2e
+def test_a_signed_out_tab_shows_the_sign_in_and_stops_its_stream(
+    live_server, new_context, classroom_and_children, monkeypatch
+):
+    """The stream is refused (403) once the child is signed out: the tab goes to the sign-in
+    instead of asking again every 30 s for ever."""
+    from games import stream
+
+    monkeypatch.setattr(stream, "LIFETIME", 1.0)  # the server closes each stream at once
+    monkeypatch.setattr(stream, "LIFETIME_JITTER", 0.0)
+    school, classroom, anna, bo = classroom_and_children
+    game = services.game_start(
+        game=services.game_create(
+            school=school,
+            classroom=classroom,
+            label="T1",
+            players=[{"student": anna}, {"student": bo}],
+            settings={"challenge_window": 0, "turn_time": 0},
+        )
+    )
+    context = new_context(viewport={"width": 1024, "height": 768})
+    context.add_init_script(RECORD)
+    sign_in_context(context, live_server, anna.user)
+    page = context.new_page()
+    open_table(page, live_server, game)
+    context.clear_cookies()  # signed out: the session is gone
+    page.wait_for_url(f"{live_server.url}/tablet/", timeout=20000)
+    expect(page.locator("#class-code")).to_be_visible()
