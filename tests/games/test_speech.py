@@ -424,3 +424,13 @@ def test_the_home_writes_dates_as_the_language_does(
         day = dateformat.format(timezone.localtime(game.finished_at), written)
     assert day in html, day
     assert not re.search(r"\d\d/\d\d/\d{4}", html)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_how_to_play_is_said_whole(client, language):
+    html = get(client, reverse("games:howto_child"), language).content.decode()
+    said = clean(page_speech(html), "how to play", language)
+    with translation.override(language):
+        words = speech.sign_words()
+        assert _t("Who wins?").replace("\u00a0", " ").rstrip("?! ") in said
+    assert f"8 {words['minus']} 5 {words['is']} 3" in said
