@@ -103,7 +103,9 @@ def _operations(text: str) -> list[str]:
         re.escape(w) for w in sorted((v for k, v in words.items() if k != "is"), key=len)[::-1]
     )
     term = r"(?:minus )?(?:\d+|X)"
-    pattern = rf"{term}(?: (?:{signs}) {term})+ {re.escape(words['is'])} {term}"
+    equals = re.escape(words["is"])
+    # The numbers the X cards stood for belong to the operation: "X is 6" and "X is 5" differ.
+    pattern = rf"{term}(?: (?:{signs}) {term})+ {equals} {term}(?:, X {equals} (?:minus )?\d+)*"
     return re.findall(pattern, text)
 
 

@@ -434,3 +434,66 @@ def test_how_to_play_is_said_whole(client, language):
         words = speech.sign_words()
         assert _t("Who wins?").replace("\u00a0", " ").rstrip("?! ") in said
     assert f"8 {words['minus']} 5 {words['is']} 3" in said
+
+
+@pytest.mark.parametrize("use", [False, True])
+def test_the_second_chance_is_said_cleanly_at_every_step(client, make_game, anna, bo, use):
+    """R7.7: C'HWEC'H offered, then declined or used; every board said cleanly in en, fr, de.
+    Anna holds PEVAR, PEMP, DAOU and C'HWEC'H; the table is 2 3 X (deck ids: X 22, DAOU 27,
+    PEVAR 29, PEMP 30, C'HWEC'H 31)."""
+    x, daou, pevar, pemp, chwech = 22, 27, 29, 30, 31
+    game = make_game(
+        [{"student": anna}, {"student": bo}],
+        draw=[pevar, pemp, daou, chwech, card(2), card(3), x, card(9), card(7), card(1), card(4)],
+        challenge_window=60,
+        challenge_time=60,
+        turn_time=0,
+    )
+    users = {0: anna.user, 1: bo.user}
+    moves = [
+        (
+            0,
+            {
+                "type": "announce",
+                "tokens": tokens(card(2), "+", card(3), "=", x),
+                "x_values": {str(x): 6},
+            },
+        ),
+        (1, {"type": "challenge"}),
+        (0, {"type": "chwech", "use": use}),
+    ]
+    if use:
+        moves.append(
+            (
+                0,
+                {
+                    "type": "announce",
+                    "tokens": tokens(card(2), "+", card(3), "=", x),
+                    "x_values": {str(x): 5},
+                },
+            )
+        )
+    else:
+        moves.append(
+            (
+                1,
+                {
+                    "type": "announce",
+                    "tokens": tokens(card(2), "+", card(3), "=", x),
+                    "x_values": {str(x): 5},
+                },
+            )
+        )
+    phases = set()
+    for step, (seat, move) in enumerate(moves):
+        game.refresh_from_db()
+        out = services.move_submit(game_id=game.pk, seat=seat, move=move, seen_version=game.version)
+        assert out.applied, (move, out.message)
+        game.refresh_from_db()
+        for language in LANGUAGES:
+            for position, html in _table_pages(client, game, users, language).items():
+                clean(page_speech(html), f"C'HWEC'H step {step} seat {position}", language)
+                phases.add(_phase_word(html))
+    assert "chwech_offer" in phases
+    if use:
+        assert "chwech_announce" in phases or "window" in phases
