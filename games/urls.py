@@ -2,7 +2,7 @@
 
 from django.urls import include, path
 
-from . import entry, signin, views
+from . import catalogue_views, entry, signin, views
 
 app_name = "games"
 urlpatterns = [
@@ -17,6 +17,13 @@ urlpatterns = [
     path("play/<int:game_id>/log/", views.table_moves, name="table_log"),
     path("play/<int:game_id>/steps/", entry.table_steps, name="table_steps"),  # R2.4
     path("play/<int:game_id>/stop/", views.practice_stop, name="practice_stop"),
+    # The table in every state of games.catalogue, for a developer (404 unless DEBUG).
+    path("dev/table-states/", catalogue_views.catalogue_list, name="table_catalogue"),
+    path(
+        "dev/table-states/<slug:name>/<int:position>/",
+        catalogue_views.catalogue_table,
+        name="table_catalogue_state",
+    ),
     path("how-to-play/", include("games.howto")),  # how to play, for children and teachers
     path("push/", include("games.stream_urls")),  # server-sent events (games/stream.py)
     path("", include("games.practice_urls")),  # practice goals (games/practice_views.py)

@@ -110,10 +110,14 @@ def test_every_phase_fits_one_screen(table, new_context, live_server, size):
     # Your turn, with where a trick goes (PEVAR / PEMP / DAOU, each explained) and the X pad open.
     assert_one_screen(
         anna,
-        BUILD + [".act-nothing", ".place-choice .choice", ".place-choice .explain li"],
+        BUILD + [".act-nothing", ".place-choice .place"],
         f"your-turn-{size}",
     )
-    expect(anna.locator(".place-choice .explain")).to_contain_text("DAOU")
+    # R7.3: the tile chosen says what its card does, under the row of pictures.
+    expect(anna.locator(".place-choice .place")).to_have_count(4)
+    anna.click(".place-daou")
+    expect(anna.locator(".place-explain")).to_contain_text("DAOU")
+    assert_one_screen(anna, BUILD + [".act-nothing", ".place-explain"], f"your-turn-daou-{size}")
     anna.click(f".table-cards .card[data-card='{X}']")
     assert_one_screen(
         anna,
