@@ -46,6 +46,24 @@ def in_open_game(user_id: int, idle_seconds: float = 0) -> bool:
     ).exists()
 
 
+# The pages a child sees on a tablet (sign-in, home, table, "Learn to play"), signed in or not.
+CHILD_PREFIXES = ("/tablet/", "/me/", TABLE_PREFIX)
+
+
+def child_page_not_stored(
+    request: HttpRequest, response: HttpResponse, *, signed_in: bool
+) -> HttpResponse:
+    """A child's page is never shown again from the browser's cache or its back-forward cache
+    (a stale home or table, issue 40): "no-store", unless the view chose its own caching."""
+    if response.has_header("Cache-Control"):
+        return response
+    if not response.get("Content-Type", "").startswith("text/html"):
+        return response
+    if signed_in or request.path.startswith(CHILD_PREFIXES):
+        response["Cache-Control"] = "no-store"
+    return response
+
+
 class StudentIdleMiddleware:
     """Reads only the session on the common path: no database query unless the idle time passed."""
 
@@ -77,7 +95,7 @@ class StudentIdleMiddleware:
             background = POLL_HEADER in request.META or request.path.startswith(PUSH_PREFIX)
             if not background and now - seen > SEEN_RESOLUTION:
                 session[SEEN_KEY] = now
-        return self.get_response(request)
+        return child_page_not_stored(request, self.get_response(request), signed_in=bool(info))
 
 
 class TablePollMiddleware:

@@ -21,7 +21,9 @@ from games.engine import events as ev
 from games.engine.operations import OPERATOR_SYMBOLS
 from games.wording import (
     as_printed,
+    end_speech,
     event_explanations,
+    event_sentence,
     events_sentences,
     ruling_texts,
     settlement_sentence,
@@ -242,6 +244,9 @@ def table_context(
             ),
             key=lambda r: (r["place"] or 99, r["seat"]),
         )
+    settlements = [
+        settlement_sentence(item, players) for item in (result or {}).get("settlements", [])
+    ]
     pending = view.get("pending")
     ruling = ruling_panel([e for m in recent for e in m.events], players, position)
     history = [(n, lines) for n, lines in reversed(told) if lines]
@@ -268,9 +273,14 @@ def table_context(
         untimed_turn=_untimed_turn(state, players),
         result=result,
         ranking=ranking,
-        settlements=[
-            settlement_sentence(item, players) for item in (result or {}).get("settlements", [])
-        ],
+        settlements=settlements,
+        end_speech=end_speech(
+            abandoned=game.status == Game.Status.ABANDONED,
+            settlements=settlements,
+            ranking=ranking,
+        )
+        if game.status in DONE_STATUSES
+        else "",
         operator_keys=operator_keys(rules),
         pending=pending,
         pending_text=as_printed((pending or {}).get("text", "")),
@@ -431,6 +441,9 @@ class _Ruling:
     outcome: dict[str, Any] | None = None
     lesson: dict[str, Any] | None = None
     consequences: list[str] = field(default_factory=list)
+    # What the next turn turned up (an event card, TRI's cards): said after the ruling, and
+    # shown in the players' rows, not in the panel.
+    told: list[str] = field(default_factory=list)
 
     def read(self, event: ev.Event) -> None:
         match event:
@@ -461,10 +474,21 @@ class _Ruling:
                 self.cards = list((event.operation or {}).get("cards") or [])
             case ev.ChallengeRuled():
                 self.outcome = self.texts.outcome(event)
-            case ev.TrickWon() | ev.CardsGiven() | ev.SkipDue():
-                sentence = self.texts.consequence(event)
-                if sentence:
-                    self.consequences.append(sentence)
+            case _:
+                self._tell(event)
+
+    def _tell(self, event: ev.Event) -> None:
+        """Where the cards went, a skipped turn, a player away (shown and said); what the next
+        turn turned up (said)."""
+        if isinstance(event, ev.EventCard | ev.TriTook):
+            sentence = event_sentence(event, self.players)
+            if sentence:
+                self.told.append(sentence)
+        # A skipped turn and a player away are told with the ruling they follow (issue 40).
+        elif isinstance(event, ev.TrickWon | ev.CardsGiven | ev.SkipDue | ev.Skipped | ev.Replaced):
+            sentence = self.texts.consequence(event)
+            if sentence:
+                self.consequences.append(sentence)
 
     def _verdict(self, event: ev.Verdict) -> None:
         verdict = self.texts.verdict(event)
@@ -523,6 +547,7 @@ def ruling_panel(events: list[dict], players: list[str], position: int | None) -
         "second": ruling.second,
         "outcome": ruling.outcome,
         "consequences": ruling.consequences,
+        "told": ruling.told,
         "lesson": ruling.lesson,
         "stage": ruling.stage,
         "cards": ruling.cards,

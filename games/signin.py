@@ -44,6 +44,7 @@ from .tablets import (
 
 CLASS_COOKIE = "kavet_class"
 SALT = "kavet.tablet.class"
+CODE_BOX = 8  # the class code box's maxlength (templates/games/signin_class.html)
 # Wrong class codes per client address (a whole school shares one) within the hour; honest
 # typos of a school's tablets never come near it (each tablet types the code once a year).
 ADDRESS_CODE_TRIES = 200
@@ -149,6 +150,7 @@ def tablet_signin(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         tablet = tablet_id(request, mint=True)
         raw = request.POST.get("code", "")
+        prefill = raw.strip()[:CODE_BOX]  # a wrong code stays in the box, to be mended
         code, error = _class_code(raw)
         address = counter_key("codeip", client_bucket(request))
         if counters.count(counter_key("code", tablet)) >= TABLET_TRIES:

@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from games import speech
 from games.engine import events as ev
 from games.engine.operations import OPERATOR_SYMBOLS
 
@@ -408,6 +409,29 @@ def settlement_sentence(item: dict[str, Any], players: Sequence[str]) -> str:
     ) % {"name": who, "count": count, "other": other}
 
 
+def end_speech(*, abandoned: bool, settlements: Sequence[str], ranking: Sequence[dict]) -> str:
+    """The end screen said aloud: how it ended, the settlements (R6.2), each place and points."""
+    parts = [_("The game was ended early.") if abandoned else _("The game is over!")]
+    parts += list(settlements)
+    for r in ranking:
+        n = r.get("score") or 0
+        if r.get("place"):
+            parts.append(
+                ngettext(
+                    "Place %(place)s: %(name)s, %(count)d point.",
+                    "Place %(place)s: %(name)s, %(count)d points.",
+                    n,
+                )
+                % {"place": r["place"], "name": r["name"], "count": n}
+            )
+        else:
+            parts.append(
+                ngettext("%(name)s: %(count)d point.", "%(name)s: %(count)d points.", n)
+                % {"name": r["name"], "count": n}
+            )
+    return speech.say(*parts)
+
+
 class ruling_texts:  # noqa: N801 - read as a function: ruling_texts(players).verdict(event)
     """The words of the ruling panel (games.selectors.ruling_panel): a big word and a reason a
     child can read, for each verdict (R3.5), each "nothing to do" ruling (R5.6) and each
@@ -486,27 +510,47 @@ class ruling_texts:  # noqa: N801 - read as a function: ruling_texts(players).ve
         return event_sentence(event, self.players)
 
     def speech(self, panel: dict[str, Any]) -> str:
-        """The whole ruling as one text for the read-aloud button."""
+        """The whole ruling as one text for the voice (games.speech): each operation said once,
+        in words; a right verdict is its word alone, the operation was just said."""
         main = panel["main"]
-        parts = [
-            _("%(name)s says: %(text)s") % {"name": main["who"], "text": main["said"]}
-            if main["kind"] == "announce"
-            else _("%(name)s says: nothing to do.") % {"name": main["who"]}
-        ]
+        if main["kind"] == "announce":
+            first = _("%(name)s says: %(text)s") % {"name": main["who"], "text": main["said"]}
+        elif main.get("timeout"):
+            first = _("Time ran out for %(name)s: nothing to do.") % {"name": main["who"]}
+        else:
+            first = _("%(name)s says: nothing to do.") % {"name": main["who"]}
         challenge = panel.get("challenge")
+        verdict = main.get("verdict")
+        if verdict and main["kind"] == "nothing" and (challenge or {}).get("said"):
+            # The operation that was possible is the one the challenger shows: said once, there.
+            verdict = verdict | {"reason": _("There was something to do.")}
+        parts = [first, self._verdict_speech(verdict)]
         if challenge:
             parts.append(_("%(name)s: Kavet 'm eus!") % {"name": challenge["who"]})
             if challenge.get("said"):
-                parts.append(challenge["said"])
-        for verdict in (
-            main.get("verdict"),
-            (challenge or {}).get("verdict"),
-            (panel.get("outcome")),
-        ):
-            if verdict:
-                parts.append(f"{verdict['word']} {verdict['reason']}")
+                parts.append(
+                    _("%(name)s says: %(text)s")
+                    % {"name": challenge["who"], "text": challenge["said"]}
+                )
+            parts.append(self._verdict_speech(challenge.get("verdict")))
+        second = panel.get("second")
+        if second:
+            parts.append(
+                _("%(name)s says: %(text)s") % {"name": main["who"], "text": second["said"]}
+            )
+            parts.append(self._verdict_speech(second.get("verdict")))
+        parts.append(self._verdict_speech(panel.get("outcome")))
         parts.extend(panel.get("consequences") or [])
-        return " ".join(p.strip() for p in parts if p)
+        parts.extend(panel.get("told") or [])
+        return speech.say(*parts)
+
+    @staticmethod
+    def _verdict_speech(verdict: dict[str, Any] | None) -> str:
+        if not verdict:
+            return ""
+        if verdict["ok"] and "=" in verdict["reason"]:  # the operation, or its steps: just said
+            return verdict["word"]
+        return speech.join([verdict["word"], verdict["reason"]])
 
 
 def event_explanations(

@@ -52,14 +52,8 @@
     if (el) el.classList.add("coach-tap");
   }
 
-  // table.js's voice (window.kavetSay), a little slower for the coach's longer sentences.
-  function say(text) { if (window.kavetSay) window.kavetSay(text, 0.85); }
-  document.addEventListener("click", function (ev) {
-    if (ev.target.closest("[data-coach-say]")) {
-      var c = coach();
-      if (c) say(c.querySelector(".coach-title").textContent + ". " + c.querySelector(".coach-text").textContent);
-      return;
-    }
+  // The header's speaker says the coach's step (its data-speech, games.speech) with the board.
+  document.addEventListener("click", function () {
     update();  // table.js's listener came first and has built the operation
     setTimeout(update, 0);
   });

@@ -13,6 +13,10 @@
                                          messages ("The game has started…") are taken away
      <div hx-get=… data-stream=…>  while the push stream is up (static/js/live.js), its timer
                                    poll asks only about every 15 s instead of every 2.5 s
+     <button data-speaker data-say="…">  the page's speaker: says its words aloud (games/speech.py)
+     <button data-speaker data-say-from="#board" data-say-parts=".ruling,.whose-turn">
+                                   says the parts of a live board, each an element with a
+                                   data-speech attribute (its words; empty: its text as shown)
 */
 (function () {
   "use strict";
@@ -21,6 +25,14 @@
     var el = event.target;
     return el && el.closest ? el.closest(selector) : null;
   }
+
+  // A child's page back from the back-forward cache would show a stale home or table (the
+  // server sends them "no-store"; a browser may still keep one): load it afresh.
+  window.addEventListener("pageshow", function (event) {
+    if (event.persisted && document.body && document.body.classList.contains("tablet")) {
+      window.location.reload();
+    }
+  });
 
   document.addEventListener("change", function (event) {
     var select = closest(event, "select[data-autosubmit]");
@@ -68,7 +80,51 @@
     if (box) box.textContent = "";
   });
 
+  // --- the voice (speechSynthesis, in the page's language) -----------------------------------
+  // Parts joined as games.speech.join does: each ends with a mark, never two marks in a row.
+  var ENDS = ".!?\u2026:";
+  function speechOf(parts) {
+    return parts.map(function (p) { return String(p || "").replace(/\s+/g, " ").trim(); })
+      .filter(Boolean)
+      .map(function (p) { return ENDS.indexOf(p.charAt(p.length - 1)) >= 0 ? p : p + "."; })
+      .join(" ");
+  }
+  function boardSpeech(root, selectors) {
+    var parts = [];
+    if (!root) return "";
+    (selectors || "").split(",").forEach(function (sel) {
+      if (!sel) return;
+      root.querySelectorAll(sel + "[data-speech]").forEach(function (el) {
+        if (el.closest("[hidden]")) return;
+        parts.push(el.dataset.speech || el.textContent);
+      });
+    });
+    return speechOf(parts);
+  }
+  function say(text, rate) {
+    if (!text || !window.speechSynthesis || !window.SpeechSynthesisUtterance) return;
+    try {
+      window.speechSynthesis.cancel();
+      var u = new SpeechSynthesisUtterance(text);
+      u.lang = document.documentElement.lang || "en";
+      u.rate = rate || 0.9;
+      window.speechSynthesis.speak(u);
+    } catch (e) { /* no voice on this tablet: reading aloud is never needed to use a page */ }
+  }
+  function speakerText(button) {
+    if (!button) button = document.querySelector("[data-speaker]");
+    if (!button) return "";
+    if (button.dataset.sayFrom) {
+      return boardSpeech(document.querySelector(button.dataset.sayFrom), button.dataset.sayParts);
+    }
+    return button.dataset.say || "";
+  }
+  window.kavetSay = say;
+  window.kavetSpeech = speakerText;
+
   document.addEventListener("click", function (event) {
+    var speaker = closest(event, "[data-speaker]");
+    if (speaker) { event.preventDefault(); say(speakerText(speaker)); return; }
     if (closest(event, "[data-print]")) { event.preventDefault(); window.print(); return; }
     var input = closest(event, "[data-select-on-click]");
     if (input && input.select) { input.select(); return; }

@@ -13,7 +13,11 @@
 
    A stream that ends with a `bye` event was replaced by a newer one of the same tablet (more
    tabs open than the server allows, games/streamcap.py): this page polls from then on and
-   does not reconnect, so two tabs never take turns closing each other. */
+   does not reconnect, so two tabs never take turns closing each other.
+
+   A stream refused (403: the child was signed out, in another tab or by the idle time) stops
+   for good: the page goes to the sign-in (the live element's data-signin) and tells
+   kavet:signed-out. */
 (function () {
   "use strict";
   if (!window.EventSource) return;  // the page keeps polling as it always did
@@ -40,12 +44,35 @@
     if (source) source.close();
     source = null;
   }
+  // An EventSource never tells why it failed: asked once, a 403 is a tab whose child was
+  // signed out (games/stream.py). It then stops for good and shows the sign-in, instead of
+  // asking again every RETRY_AFTER for ever.
+  function signedOut() {
+    if (!window.fetch) return Promise.resolve(false);
+    var asked = url;
+    var ctl = window.AbortController ? new AbortController() : null;
+    return fetch(asked, { credentials: "same-origin", signal: ctl ? ctl.signal : undefined })
+      .then(function (r) { if (ctl) ctl.abort(); return r.status === 403; }, function () { return false; });
+  }
+  function goSignIn() {
+    var el = document.querySelector("[data-stream]");
+    var to = el && el.getAttribute("data-signin");
+    stop();
+    setState("down");
+    tell("kavet:signed-out");
+    if (to) window.location.assign(to);
+    else window.location.reload();  // a staff page: its view answers with the sign-in
+  }
   function failed() {
     failures++;
     if (!source || source.readyState === EventSource.CLOSED || failures >= MAX_FAILURES) {
       stop();  // give up for a while: the page polls
       setState("down");
-      retryTimer = setTimeout(function () { failures = 0; open(); }, RETRY_AFTER);
+      signedOut().then(function (out) {
+        if (out) { goSignIn(); return; }
+        clearTimeout(retryTimer);
+        retryTimer = setTimeout(function () { failures = 0; open(); }, RETRY_AFTER);
+      });
     }
     // else: the browser reconnects by itself after the server's `retry:`
   }

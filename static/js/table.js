@@ -400,33 +400,16 @@
   window.addEventListener("online", function () { if (offline) { clearTimeout(retryTimer); retry(); } });
   document.addEventListener("visibilitychange", function () { if (!document.hidden) poll(); });  // a tablet waking up
 
-  // --- reading aloud (speechSynthesis, the page's language) --------------------------------
-  function speechText() {
-    var parts = [];
-    var turn = document.querySelector("#board .whose-turn");
-    var ruling = document.querySelector("#board .ruling");
-    if (ruling && ruling.dataset.speech) parts.push(ruling.dataset.speech);
-    if (turn && turn.textContent.trim()) parts.push(turn.textContent.trim().replace(/\s+/g, " "));
-    return parts.join(". ");
-  }
-  // The one voice of the table page; the coach of "Learn to play" (coach.js) speaks with it.
-  function say(text, rate) {
-    if (!text || !window.speechSynthesis || !window.SpeechSynthesisUtterance) return;
-    try {
-      window.speechSynthesis.cancel();
-      var u = new SpeechSynthesisUtterance(text);
-      u.lang = document.documentElement.lang || "en";
-      u.rate = rate || 0.9;
-      window.speechSynthesis.speak(u);
-    } catch (e) { /* no voice on this tablet: reading aloud is never needed to play */ }
-  }
-  window.kavetSay = say;
+  // --- reading aloud: kavet.js's voice says the board's parts (the header's speaker) ---------
+  function speechText() { return window.kavetSpeech ? window.kavetSpeech() : ""; }
+  function say(text) { if (window.kavetSay) window.kavetSay(text); }
   var spokenKey = null;
   function speakNew() {
     var b = board();
     if (!b || b.dataset.speak !== "1") return;
     var ruling = b.querySelector(".ruling");
-    var key = (ruling ? ruling.dataset.rulingKey : "") + "/" + b.dataset.myTurn;
+    var key = (ruling ? ruling.dataset.rulingKey : "") + "/" + b.dataset.myTurn + "/" +
+      b.classList.contains("is-paused") + "/" + b.classList.contains("is-over");
     try { if (spokenKey === null) spokenKey = sessionStorage.getItem("kavet:spoken:" + b.dataset.game); } catch (e) { /* none */ }
     if (key === spokenKey) return;
     var first = spokenKey === null;
@@ -434,9 +417,6 @@
     try { sessionStorage.setItem("kavet:spoken:" + b.dataset.game, key); } catch (e) { /* none */ }
     if (!first) say(speechText());
   }
-  document.addEventListener("click", function (ev) {
-    if (ev.target.closest("[data-read-aloud]")) say(speechText());
-  });
 
   function start() {
     if (window.htmx) htmx.config.timeout = TIMEOUT_MS;

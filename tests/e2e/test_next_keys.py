@@ -123,7 +123,9 @@ def test_the_keys_follow_the_engine_and_the_steps_are_exact(expert, live_server)
         "data-version", str(fresh(game).version), timeout=10_000
     )
     expect(page.locator(".ruling")).to_contain_text("Right!")
-    expect(page.locator(".player.is-me .pile")).to_have_text("3 cards")  # the trick won (R4.4)
+    expect(page.locator(".player.is-me .pile")).to_have_text(
+        "3 points"
+    )  # the trick won (R4.4), counted as R6.3 counts it
 
 
 def test_the_tablet_walks_whatever_table_the_server_sends(expert, live_server) -> None:
