@@ -55,6 +55,10 @@ EXCLUDED_PREFIXES = {
     "logout/": "sign-out of the session only; tests/site/test_auth_throttle.py",
     "password-reset/": "the reset flow by email (uidb64/token); tests/site/test_password_reset.py",
     "static/": "static files (WhiteNoise), when DEBUG serves them",
+    "dev/": "the developer's catalogue of table states: DEBUG only (404 otherwise), made-up rows "
+    "rolled back; tests/games/test_catalogue.py",
+    "oidc/": "sign-in with the school's account (404 where none is configured); "
+    "tests/site/test_oidc_signin.py",
 }
 
 # --- the URL parameters: which row each names -------------------------------------------------
@@ -218,7 +222,16 @@ TEXT_TYPES = ("text/html", "text/plain", "text/csv", "application/json")
 # their job: kavet_site.throttles), so neither is "a row the request changed". Nor is the
 # tablet registry (games.signin): the id handed to the requesting tablet, its last-seen time and
 # the children it signed in with their pictures are that tablet's own, whoever holds it.
-UNHASHED = {"sessions.session", "throttles.counter", "games.tablet", "games.tabletsignin"}
+# Rows a request may add without changing anyone's data: sessions, counters, the tablets seen, and
+# the activity log (a download of one's own school's class lists is on it, a refused one not:
+# tests/classrooms/test_schooladmin_audit.py).
+UNHASHED = {
+    "sessions.session",
+    "throttles.counter",
+    "games.tablet",
+    "games.tabletsignin",
+    "audit.auditevent",
+}
 CELL_FLOOR = 2000
 # The POSTs that, sent by the owner (own rows), do change rows: so the same POST with another
 # party's ids is a real attempt, and its "no row changed" means something. Kept as a floor.
