@@ -244,8 +244,11 @@ def table_context(
             ),
             key=lambda r: (r["place"] or 99, r["seat"]),
         )
+    # A settlement that moves no card (R6.2 with nothing to give or take) is not told.
     settlements = [
-        settlement_sentence(item, players) for item in (result or {}).get("settlements", [])
+        settlement_sentence(item, players)
+        for item in (result or {}).get("settlements", [])
+        if item.get("count", 0) > 0
     ]
     pending = view.get("pending")
     ruling = ruling_panel([e for m in recent for e in m.events], players, position)

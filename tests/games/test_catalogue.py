@@ -68,3 +68,14 @@ def test_the_developer_pages_list_and_show_the_states_in_debug_only(client, sett
     assert client.get("/dev/table-states/window-many/3/").status_code == 404  # the computer
     assert client.get("/dev/table-states/no-such-state/0/").status_code == 404
     assert not Game.objects.exists()
+
+
+
+def test_the_end_tells_only_the_settlements_that_move_cards():
+    # R6.2: the "over" state's end has a PEMP settlement of no card; it is neither shown nor said.
+    entry = catalogue.states()["over"]
+    counts = [item["count"] for item in entry.state.result["settlements"]]
+    assert 0 in counts and any(counts)
+    html = catalogue.render("over", catalogue.JADE, request())
+    assert "gives 5 cards" in html
+    assert "gives 0 cards" not in html and "takes the 0 cards" not in html
