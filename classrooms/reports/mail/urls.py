@@ -10,6 +10,7 @@ urlpatterns = [
     path("unsubscribe/<str:token>/", views.unsubscribe, name="unsubscribe"),
     # A teacher or school admin: this week's email of a parent, seen and sent now.
     path("preview/", views.email_preview, name="preview"),
+    path("preview/html/", views.email_preview_html, name="preview_html"),
     # The school's settings page, its weekly email section (the school admin's).
     path("school/", views.school_email_settings, name="school_settings"),
     # The development outbox (DEBUG only, else 404).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from csp.decorators import csp_replace
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -120,11 +121,7 @@ def email_preview(request: HttpRequest) -> HttpResponse:
             message = services.weekly_email_message(
                 parent=parent, week_start=week_start, children=children
             )
-            ctx.update(
-                subject=message.subject,
-                text=message.body,
-                html=next((b for b, kind in message.alternatives if kind == "text/html"), ""),
-            )
+            ctx.update(subject=message.subject, text=message.body)
     return render(request, "reports/mail/preview.html", ctx)
 
 
@@ -148,17 +145,46 @@ def outbox_email(request: HttpRequest, email_id: int) -> HttpResponse:
     return render(request, "reports/mail/outbox_email.html", {"email": email})
 
 
+def _framed_email(html: str) -> HttpResponse:
+    """An email's HTML copy, framed by our own page only: no script runs in it (as in a mail
+    client), its inline styles do."""
+    response = HttpResponse(html)
+    response["X-Frame-Options"] = "SAMEORIGIN"
+    return response
+
+
+_EMAIL_CSP = {
+    "default-src": ["'none'"],
+    "style-src": ["'unsafe-inline'"],
+    "img-src": ["'self'", "data:"],
+    "frame-ancestors": ["'self'"],
+    "base-uri": ["'none'"],
+    "form-action": ["'none'"],
+}
+
+
+@csp_replace(_EMAIL_CSP)
 def outbox_email_html(request: HttpRequest, email_id: int) -> HttpResponse:
     """The HTML copy alone, as a mail client shows it (the outbox page frames it)."""
     _debug_only()
     email = OutboxEmail.objects.filter(pk=email_id).first()
     if email is None or not email.html:
         raise Http404("no such email")
-    response = HttpResponse(email.html)
-    # The email's own markup: no script runs in it, as in a mail client.
-    response["Content-Security-Policy"] = "script-src 'none'"
-    response["X-Frame-Options"] = "SAMEORIGIN"
-    return response
+    return _framed_email(email.html)
+
+
+@csp_replace(_EMAIL_CSP)
+@permissions.staff_required
+def email_preview_html(request: HttpRequest) -> HttpResponse:
+    """The previewed email's HTML copy (the preview page frames it)."""
+    parent = _staff_parent(request, request.GET.get("parent"))
+    if parent is None:
+        raise Http404("no such parent")
+    week_start, children = services.staff_email_children(user=request.user, parent=parent)
+    if not children:
+        raise Http404("nothing to preview")
+    message = services.weekly_email_message(parent=parent, week_start=week_start, children=children)
+    return _framed_email(next(b for b, kind in message.alternatives if kind == "text/html"))
 
 
 @permissions.admin_required
