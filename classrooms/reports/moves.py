@@ -313,13 +313,14 @@ def live_grid(session) -> LiveGrid:
 
 
 def cell_moves(*, session, student: Student, skill: str) -> list[MoveLine]:
-    """The moves behind one cell of the live grid (a child × a skill), oldest first."""
+    """The moves behind one cell of the live grid (a child × a skill), newest first, as every
+    figure's list: the cell's count is their number (the same plays, the same attempts_of)."""
     plays = [
         p
         for p in session_plays(session).filter(student=student).values(*LINE_FIELDS)
         if any(s == skill for s, _o in play_attempts(p, skills_of_play(p)))
     ]
-    return move_lines(plays, viewer="teacher", skill=skill)
+    return move_lines(plays[::-1], viewer="teacher", skill=skill)
 
 
 def class_plays(user: User, classroom: Classroom) -> Any:
