@@ -376,7 +376,14 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 # Password reset by email (teachers and parents), with Django's own views.
-EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+# In development (DEBUG, `make demo`) with no EMAIL_BACKEND set, emails are kept in the database
+# and read on the outbox page (/reports/email/outbox/, DEBUG only), their links followed there.
+EMAIL_BACKEND = os.environ.get(
+    "EMAIL_BACKEND",
+    "reports.mail.outbox.OutboxBackend"
+    if DEBUG
+    else "django.core.mail.backends.console.EmailBackend",
+)
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
 EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
 EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")

@@ -286,7 +286,7 @@ def week_bounds(week_start: date, tz: ZoneInfo) -> tuple[datetime, datetime]:
 
 # --- one week's tally, and the whole report ------------------------------------------------
 
-TALLY_VERSION = 3  # bump when week_tally's or week_summary's shape or meaning changes: stored tallies are rebuilt
+TALLY_VERSION = 4  # bump when week_tally's or week_summary's shape or meaning changes: stored tallies are rebuilt
 SETTLED = ("finished", "abandoned")  # games.Game.Status: a game whose length no longer changes
 
 

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from games.engine import skills as engine_skills
 
@@ -95,8 +96,9 @@ def _figures_of(play: Mapping[str, Any]) -> list[str]:
     return play_figures(play, skills, skill_outcomes(play, skills))
 
 
-def figure_title(figure: Figure) -> str:
-    """What a figure counts, in the reader's words: the heading of its list of moves."""
+def figure_title(figure: Figure, n: int | None = None) -> str:
+    """What a figure counts, in the reader's words: the heading of its list of moves. `n`, how
+    many tries a skill's last tries are (fewer than RECENT for a child who has just begun)."""
     name, _dot, arg = figure.key.partition(".")
     skill = str(SKILL_LABELS.get(figure.skill, figure.skill))
     if name == "skill":
@@ -109,9 +111,10 @@ def figure_title(figure: Figure) -> str:
         what = _("Mistakes in: %(skill)s") % {"skill": skill}
     else:
         what = str(FIGURE_COUNT_LABELS[name])
+    tries = RECENT if n is None else min(n, RECENT)
     when = {
         "week": _("this week"),
         "year": _("since the start of the school year"),
-        "recent": _("the last %(n)d tries") % {"n": RECENT},
+        "recent": ngettext("the last %(n)d try", "the last %(n)d tries", tries) % {"n": tries},
     }[figure.scope]
     return _("%(what)s, %(when)s") % {"what": what, "when": when}

@@ -18,6 +18,9 @@ class WeeklyReport(models.Model):
     # The whole report as built by services.report_build (progress.report_from_summary, its shape).
     data = models.JSONField(default=dict)
     built_at = models.DateTimeField(_("built"))
+    # What it was built from (services.report_marks: the counted plays, games and levels up to
+    # the week's end, and the tally version): a read finding another mark builds it again.
+    mark = models.CharField(max_length=200, blank=True, default="")
 
     class Meta:
         verbose_name = _("weekly report")

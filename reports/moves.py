@@ -35,6 +35,7 @@ from .progress import (
     skills_of_play,
 )
 from .services import PLAY_FIELDS
+from .window import counted
 
 LINE_FIELDS = (*PLAY_FIELDS, "student_id", "move__number")
 DONE = (Game.Status.FINISHED, Game.Status.ABANDONED)
@@ -57,8 +58,9 @@ def _outcome_label(outcome: str | None) -> str:
 
 
 def plays_readable(user: User) -> Any:
-    """The plays this user may read: a teacher's classes', a parent's own children's."""
-    return permissions.readable(user, Play)
+    """The plays this user may read and reports count (window.counted: no tutorial move): a
+    teacher's classes', a parent's own children's."""
+    return counted(permissions.readable(user, Play))
 
 
 # --- one line per move ---------------------------------------------------------------------
@@ -216,11 +218,12 @@ def move_lines(
 def figure_moves(
     *, plays: Any, figure: Figure, start: datetime, end: datetime
 ) -> list[dict[str, Any]]:
-    """The plays a report's figure counts, oldest first: `plays` a readable queryset (one
-    student's, or a class's); read up to the report week's end, filtered by progress."""
+    """The plays a report's figure counts, newest first: `plays` a readable queryset (one
+    student's, or a class's, already window.counted); read up to the report week's end,
+    filtered by progress. The one query of a figure's list: its length is the figure."""
     since = {"at__gte": start} if figure.scope == "week" else {}
     rows = plays.filter(at__lt=end, **since).order_by("at", "pk").values(*LINE_FIELDS)
-    return figure_plays(rows, figure, start=start, end=end)
+    return figure_plays(rows, figure, start=start, end=end)[::-1]
 
 
 # --- the live skill grid -------------------------------------------------------------------
@@ -257,7 +260,7 @@ class LiveGrid:
 
 def session_plays(session) -> Any:
     """Every recorded move of the children of a class game (its tables), oldest first."""
-    return Play.objects.filter(game__class_table__session=session).order_by("at", "pk")
+    return counted(Play.objects.filter(game__class_table__session=session)).order_by("at", "pk")
 
 
 def live_grid(session) -> LiveGrid:
@@ -310,13 +313,14 @@ def live_grid(session) -> LiveGrid:
 
 
 def cell_moves(*, session, student: Student, skill: str) -> list[MoveLine]:
-    """The moves behind one cell of the live grid (a child × a skill), oldest first."""
+    """The moves behind one cell of the live grid (a child × a skill), newest first, as every
+    figure's list: the cell's count is their number (the same plays, the same attempts_of)."""
     plays = [
         p
         for p in session_plays(session).filter(student=student).values(*LINE_FIELDS)
         if any(s == skill for s, _o in play_attempts(p, skills_of_play(p)))
     ]
-    return move_lines(plays, viewer="teacher", skill=skill)
+    return move_lines(plays[::-1], viewer="teacher", skill=skill)
 
 
 def class_plays(user: User, classroom: Classroom) -> Any:

@@ -24,8 +24,8 @@ from games import tasks
 from games.models import Game
 from games.services import due_moves_apply
 
-from . import moves, selectors
-from .progress import SKILL_LABELS, SKILLS, figure_parse, figure_title, week_bounds
+from . import moves, selectors, services
+from .progress import SKILL_LABELS, SKILLS, Figure, figure_parse, figure_title, week_bounds
 
 PER_PAGE = 100
 
@@ -41,7 +41,7 @@ def _report_week(request: HttpRequest, student: Student) -> date:
     """The report week a figure belongs to (?week=, a Monday), else the latest report's."""
     week = _week(request)
     if week is None and not request.GET.get("week"):
-        report = selectors.report_of_week(student)
+        report = services.report_read(student=student)
         week = report.week_start if report is not None else None
     if week is None or week.weekday() != 0:
         raise Http404("no such report week")
@@ -70,13 +70,21 @@ def _figure_page(
     figure = _figure(request)
     start, end = week_bounds(week_start, selectors.school_tz(school))
     rows = moves.figure_moves(plays=plays, figure=figure, start=start, end=end)
+    window = None
+    if figure.scope == "recent":  # "the last 10 tries": how many tries the window holds
+        tries = Figure("recent", f"skill.{figure.skill}.n")
+        window = (
+            len(rows)
+            if tries == figure
+            else len(moves.figure_moves(plays=plays, figure=tries, start=start, end=end))
+        )
     page = Paginator(rows, PER_PAGE).get_page(request.GET.get("page"))
     lines = moves.move_lines(list(page.object_list), viewer=viewer, child=child)
     return render(
         request,
         "reports/moves.html",
         {
-            "title": figure_title(figure),
+            "title": figure_title(figure, window),
             "figure": str(figure),
             "week_start": week_start,
             "count": page.paginator.count,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 from django.db.models import OuterRef, QuerySet, Subquery
@@ -15,6 +15,7 @@ from django.utils.translation import ngettext
 from classrooms import permissions
 from classrooms.models import Classroom, ParentLink, Student, User
 from classrooms.selectors import school_tz  # noqa: F401  (the reports read it here)
+from games.models import Play
 
 from .models import LevelRecommendation, ParentInvite, ReportJob, WeeklyReport
 from .progress import (
@@ -23,6 +24,8 @@ from .progress import (
     SKILL_LABELS,
     SKILL_SHORT,
     SKILLS,
+    week_bounds,
+    week_start_of,
 )
 
 # --- reports ---------------------------------------------------------------------------------
@@ -198,29 +201,47 @@ def _cell(figures: dict[str, Any] | None, skill: str = "") -> GridCell:
     )
 
 
-def class_report(*, classroom: Classroom, week_start: date | None = None) -> dict[str, Any]:
+def class_report(
+    *, classroom: Classroom, week_start: date | None = None, now: datetime | None = None
+) -> dict[str, Any]:
     """The class grid (students × skills), who needs help, and the most frequent mistakes.
 
-    Reads only the stored weekly reports (one query), never the plays: the page stays fast.
+    Of `week_start`, else of the current week once a child has played in it, else of the latest
+    week with reports. The stored reports, each as its plays are now (services.reports_fresh:
+    three grouped queries, and a build only for a report whose plays changed since).
     """
-    students = list(Student.objects.filter(classroom=classroom).order_by("name"))
+    from . import services
+    from .window import counted
+
+    now = now or timezone.now()
+    students = list(
+        Student.objects.filter(classroom=classroom)
+        .select_related("classroom__school")
+        .order_by("name")
+    )
+    if week_start is None:
+        tz = school_tz(classroom.school)
+        this_week = week_start_of(now, tz)
+        start, _end = week_bounds(this_week, tz)
+        if counted(Play.objects.filter(student__classroom=classroom, at__gte=start)).exists():
+            week_start = this_week
+    if week_start is None:
+        week_start = (
+            WeeklyReport.objects.filter(student__classroom=classroom)
+            .order_by("-week_start")
+            .values_list("week_start", flat=True)
+            .first()
+        )
+    reports = (
+        services.reports_fresh(students=students, week_start=week_start, now=now)
+        if week_start
+        else {}
+    )
     weeks = list(
         WeeklyReport.objects.filter(student__classroom=classroom)
         .values_list("week_start", flat=True)
         .distinct()
         .order_by("-week_start")
-    )
-    if week_start is None and weeks:
-        week_start = weeks[0]
-    reports = (
-        {
-            r.student_id: r
-            for r in WeeklyReport.objects.filter(
-                student__classroom=classroom, week_start=week_start
-            )
-        }
-        if week_start
-        else {}
     )
     used = [k for k in SKILLS if any(k in r.data.get("bands", {}) for r in reports.values())]
     rows, needs_help = [], []

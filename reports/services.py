@@ -22,6 +22,7 @@ from games.models import Move, Play, Seat
 
 from .models import LevelRecommendation, ParentInvite, ReportJob, WeeklyReport, WeekTally
 from .progress import (
+    SETTLED,
     TALLY_VERSION,
     Summary,
     plays_by_week,
@@ -32,6 +33,7 @@ from .progress import (
     week_tally,
 )
 from .selectors import school_tz
+from .window import counted, counted_seats
 
 PLAY_FIELDS = (
     "id",
@@ -63,7 +65,11 @@ INVITE_LENGTH = 12  # 60 bits: guessing is hopeless, and the view rate-limits tr
 
 
 def report_build(
-    *, student: Student, week_start: date | None = None, now: datetime | None = None
+    *,
+    student: Student,
+    week_start: date | None = None,
+    now: datetime | None = None,
+    mark: str | None = None,
 ) -> WeeklyReport:
     """Build (or rebuild in place) one student's report for one week: idempotent.
 
@@ -79,9 +85,12 @@ def report_build(
     if week_start.weekday() != 0:
         raise ValidationError(_("A report week starts on a Monday."), code="week_not_monday")
     start, end = week_bounds(week_start, tz)
+    # What the report is built from, taken before its plays are read: a play added meanwhile
+    # makes the next read build it again (reports_fresh).
+    mark = mark or report_marks([student], end)[student.pk]
 
     plays = list(
-        Play.objects.filter(student=student, at__gte=start, at__lt=end)
+        counted(Play.objects.filter(student=student, at__gte=start, at__lt=end))
         .order_by("at", "pk")
         .values(*PLAY_FIELDS)
     )
@@ -96,12 +105,140 @@ def report_build(
         **details,
     )
     report, _created = WeeklyReport.objects.update_or_create(
-        student=student, week_start=week_start, defaults={"data": data, "built_at": now}
+        student=student,
+        week_start=week_start,
+        defaults={"data": data, "built_at": now, "mark": mark},
     )
     # Advice follows the newest evidence only: rebuilding an old week must not undo it.
     if not WeeklyReport.objects.filter(student=student, week_start__gt=week_start).exists():
         recommendation_refresh(student=student, proposal=data["recommendation"])
     return report
+
+
+# --- reading a report: "this week" is live ----------------------------------------------------
+
+# A report built this long after its week ended counted every play of it (a ruling comes within
+# seconds of its move): it is final, and read as stored without a look at the plays.
+FINAL_AFTER = timedelta(minutes=10)
+
+
+def report_marks(students: list[Student], end: datetime) -> dict[int, str]:
+    """What each student's report of a week ending at `end` is built from, as a short mark:
+    the counted plays before `end` (how many, the last id, how many judged, how many ruled by a
+    challenge), the counted games started before it (how many, how many over, the last end) and
+    the level changes. A game that ended a minute ago, a move, a ruling change it. Three
+    grouped queries whatever the number of students."""
+    ids = [s.pk for s in students]
+    plays = {
+        row["student_id"]: row
+        for row in counted(Play.objects.filter(student_id__in=ids, at__lt=end))
+        .values("student_id")
+        .annotate(
+            n=Count("id"),
+            last=Max("id"),
+            judged=Count("id", filter=Q(ok__isnull=False)),
+            ruled=Count("id", filter=~Q(challenge_outcome="")),
+        )
+    }
+    games = {
+        row["student_id"]: row
+        for row in counted_seats(Seat.objects.filter(student_id__in=ids, game__started_at__lt=end))
+        .values("student_id")
+        .annotate(
+            n=Count("id"),
+            over=Count("id", filter=Q(game__status__in=SETTLED)),
+            ended=Max("game__finished_at"),
+        )
+    }
+    levels = {
+        row["student_id"]: row
+        for row in LevelChange.objects.filter(student_id__in=ids)
+        .values("student_id")
+        .annotate(n=Count("id"), last=Max("changed_at"))
+    }
+    marks = {}
+    for pk in ids:
+        p, g, lv = plays.get(pk, {}), games.get(pk, {}), levels.get(pk, {})
+        marks[pk] = ":".join(
+            str(x)
+            for x in (
+                f"v{TALLY_VERSION}",
+                p.get("n", 0),
+                p.get("last") or 0,
+                p.get("judged", 0),
+                p.get("ruled", 0),
+                g.get("n", 0),
+                g.get("over", 0),
+                g["ended"].isoformat() if g.get("ended") else "-",
+                lv.get("n", 0),
+                lv["last"].isoformat() if lv.get("last") else "-",
+            )
+        )
+    return marks
+
+
+def _is_final(report: WeeklyReport, end: datetime) -> bool:
+    return report.built_at >= end + FINAL_AFTER and report.mark.startswith(f"v{TALLY_VERSION}:")
+
+
+def reports_fresh(
+    *, students: list[Student], week_start: date, now: datetime | None = None
+) -> dict[int, WeeklyReport]:
+    """The students' reports of that week as their plays are now (student id -> report): a
+    stored report is read as it is when it is final or when nothing it counts changed since it
+    was built (its mark); otherwise, or when the week is the current one and the child played
+    in it with no report yet, it is built again now. Students with no play up to the week's
+    end and no report get none."""
+    now = now or timezone.now()
+    if not students:
+        return {}
+    tz = school_tz(students[0].classroom.school)
+    _start, end = week_bounds(week_start, tz)
+    stored = {
+        r.student_id: r
+        for r in WeeklyReport.objects.filter(student__in=students, week_start=week_start)
+    }
+    unsure = [s for s in students if s.pk not in stored or not _is_final(stored[s.pk], end)]
+    if not unsure:
+        return stored
+    marks = report_marks(unsure, end)
+    current = week_start == week_start_of(now, tz)
+    for student in unsure:
+        report = stored.get(student.pk)
+        if report is not None and report.mark == marks[student.pk]:
+            continue
+        if report is None and not (current and marks[student.pk].split(":")[1] != "0"):
+            continue  # a past week with no report stays without one; an empty week too
+        stored[student.pk] = report_build(
+            student=student, week_start=week_start, now=now, mark=marks[student.pk]
+        )
+    return stored
+
+
+def report_read(
+    *, student: Student, week: date | None = None, now: datetime | None = None
+) -> WeeklyReport | None:
+    """One student's report to show: of `week`, else of the current week when the child has
+    played in it, else the latest; always as the plays are now (reports_fresh)."""
+    now = now or timezone.now()
+    if week is None:
+        tz = school_tz(student.classroom.school)
+        this_week = week_start_of(now, tz)
+        start, _end = week_bounds(this_week, tz)
+        if counted(Play.objects.filter(student=student, at__gte=start)).exists():
+            week = this_week
+        else:
+            latest = WeeklyReport.objects.filter(student=student).order_by("-week_start").first()
+            if latest is None:
+                return None
+            week = latest.week_start
+    return reports_fresh(students=[student], week_start=week, now=now).get(student.pk)
+
+
+def week_is_over(report: WeeklyReport, now: datetime | None = None) -> bool:
+    """Whether the report's week has ended (in the school's time zone): else "so far"."""
+    _start, end = week_bounds(report.week_start, school_tz(report.student.classroom.school))
+    return (now or timezone.now()) >= end
 
 
 def report_details(
@@ -140,7 +277,7 @@ def report_details(
 def _seat_games(student: Student, within: Q | None = None) -> tuple[list[dict], dict[int, int]]:
     """The student's games (as report_from_summary takes them, with their status) and their
     seat positions, by game id."""
-    seats = Seat.objects.filter(student=student)
+    seats = counted_seats(Seat.objects.filter(student=student))
     if within is not None:
         seats = seats.filter(within)
     seats = list(
@@ -240,14 +377,14 @@ def week_summary_before(
         .first()
     )
     until = week_bounds(latest.week_start, tz)[1] if latest is not None else None
-    earlier = Play.objects.filter(student=student, at__lt=start)
+    earlier = counted(Play.objects.filter(student=student, at__lt=start))
     if until is not None:
-        counted = Q(at__lt=until)
+        stored_weeks = Q(at__lt=until)
         mark = earlier.aggregate(
             total=Count("id"),
-            n=Count("id", filter=counted),
-            last=Max("id", filter=counted),
-            ruled=Count("id", filter=counted & ~Q(challenge_outcome="")),
+            n=Count("id", filter=stored_weeks),
+            last=Max("id", filter=stored_weeks),
+            ruled=Count("id", filter=stored_weeks & ~Q(challenge_outcome="")),
         )
     else:
         mark = earlier.aggregate(total=Count("id"))

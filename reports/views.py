@@ -206,6 +206,8 @@ def _child_context(student, report: WeeklyReport | None) -> dict:
     return {
         "student": student,
         "report": report,
+        # The current week's report counts the games played so far: it says so until Sunday's end.
+        "so_far": report is not None and not services.week_is_over(report),
         "data": data,
         "lines": lines,
         # The expectations of the school's programme each skill shown trains.
@@ -239,7 +241,7 @@ def _level_text(number_range: int, tier: int) -> str:
 def child_report(request: HttpRequest, student_id: int) -> HttpResponse:
     """The parent's page: the latest report (or a chosen week) of their own child only."""
     student = permissions.child_get(request.user, student_id)
-    report = selectors.report_of_week(student, _week_param(request))
+    report = services.report_read(student=student, week=_week_param(request))
     if report is None and _week_param(request):
         raise Http404("no report for that week")
     ctx = _child_context(student, report)
@@ -255,7 +257,7 @@ def child_report_pdf(request: HttpRequest, student_id: int) -> HttpResponse:
     from .pdf import report_pdf
 
     student = permissions.child_get(request.user, student_id)
-    report = selectors.report_of_week(student, _week_param(request))
+    report = services.report_read(student=student, week=_week_param(request))
     if report is None:
         raise Http404("no report yet")
     context = _child_context(student, report)
@@ -411,7 +413,7 @@ def _rec_context(rec) -> dict:
 def student_report(request: HttpRequest, student_id: int) -> HttpResponse:
     """The teacher's drill-down for one student: every figure, advice, parents' access."""
     student = permissions.staff_student_get(request.user, student_id)
-    report = selectors.report_of_week(student, _week_param(request))
+    report = services.report_read(student=student, week=_week_param(request))
     rec = selectors.open_recommendation(student)
     return render(
         request,

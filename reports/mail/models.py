@@ -50,3 +50,48 @@ class WeeklyEmail(models.Model):
 
     def __str__(self) -> str:
         return f"{self.parent_id} {self.week_start} ({self.status})"
+
+
+class SchoolEmailSchedule(models.Model):
+    """When a school's weekly email goes out: a weekday and an hour in the school's time zone,
+    in the week after the report week (no row: Monday from midnight, once the reports are
+    built). Set by the school's admin (views.school_email_settings)."""
+
+    class Weekday(models.IntegerChoices):
+        MONDAY = 0, _("Monday")
+        TUESDAY = 1, _("Tuesday")
+        WEDNESDAY = 2, _("Wednesday")
+        THURSDAY = 3, _("Thursday")
+        FRIDAY = 4, _("Friday")
+        SATURDAY = 5, _("Saturday")
+        SUNDAY = 6, _("Sunday")
+
+    school = models.OneToOneField(
+        "classrooms.School", on_delete=models.CASCADE, related_name="email_schedule"
+    )
+    weekday = models.PositiveSmallIntegerField(
+        _("day of the weekly email"), choices=Weekday.choices, default=Weekday.MONDAY
+    )
+    hour = models.PositiveSmallIntegerField(_("hour of the weekly email"), default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.school_id}: {self.weekday} {self.hour}h"
+
+
+class OutboxEmail(models.Model):
+    """An email kept instead of sent (outbox.OutboxBackend, the demo's backend when DEBUG):
+    read on the outbox page, which answers 404 unless DEBUG."""
+
+    to = models.CharField(max_length=500)
+    subject = models.CharField(max_length=500)
+    text = models.TextField()
+    html = models.TextField(blank=True)
+    headers = models.JSONField(default=dict)
+    sent_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-sent_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.to}: {self.subject}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from django.db.models import Q
@@ -16,7 +16,7 @@ from reports.models import WeeklyReport
 from reports.progress import week_bounds, week_start_of
 from reports.tasks import MORNING_UNTIL
 
-from .models import EmailPreference, WeeklyEmail
+from .models import EmailPreference, SchoolEmailSchedule, WeeklyEmail
 
 
 @dataclass
@@ -33,6 +33,20 @@ def last_week(school: School, now: datetime) -> SchoolWeek:
     week_start = week_start_of(now, tz) - timedelta(days=7)
     _start, end = week_bounds(week_start, tz)
     return SchoolWeek(week_start, end, now < end + timedelta(hours=MORNING_UNTIL))
+
+
+def scheduled_at(week: SchoolWeek, weekday: int, hour: int) -> datetime:
+    """The moment a school's email of `week` goes: its weekday and hour (school time) in the
+    week after the report week."""
+    day = week.end.date() + timedelta(days=weekday)
+    return datetime.combine(day, time(hour), tzinfo=week.end.tzinfo)
+
+
+def school_schedule(school: School) -> SchoolEmailSchedule:
+    """The school's email schedule (unsaved defaults when it never chose one)."""
+    return SchoolEmailSchedule.objects.filter(school=school).first() or SchoolEmailSchedule(
+        school=school
+    )
 
 
 def weekly_email_wanted(parent: User) -> bool:
@@ -64,6 +78,14 @@ def parents_due(*, now: datetime) -> list[tuple[int, date]]:
     weeks = {
         school.pk: last_week(school, now) for school in School.objects.filter(pk__in=school_ids)
     }
+    # Each school's day and hour (SchoolEmailSchedule): its parents wait until then.
+    waiting = {
+        school_id
+        for school_id, weekday, hour in SchoolEmailSchedule.objects.filter(
+            school_id__in=school_ids
+        ).values_list("school_id", "weekday", "hour")
+        if now < scheduled_at(weeks[school_id], weekday, hour)
+    }
     built = set()
     for school_id, week in weeks.items():
         built.update(
@@ -90,6 +112,8 @@ def parents_due(*, now: datetime) -> list[tuple[int, date]]:
         ]
         if (parent_id, week_start) in done or not any(s in built for s, _w in ours):
             continue
+        if any(school_id in waiting for _s, school_id in pairs):
+            continue
         if any(s not in built and w.building for s, w in ours):
             continue
         due.append((parent_id, week_start))
@@ -108,11 +132,14 @@ class ChildWeek:
     path: str  # the report page of that week, site-relative
 
 
-def email_children(*, parent: User, week_start: date) -> list[ChildWeek]:
-    """The parent's own children (active links only) whose report of that week is complete."""
+def email_children(*, parent: User, week_start: date, within: Any = None) -> list[ChildWeek]:
+    """The parent's own children (active links only) whose report of that week is complete;
+    `within`, a queryset of students, narrows them (a teacher's preview: their own classes)."""
     from django.urls import reverse
 
     students = permissions.children(parent).select_related("classroom__school").order_by("name")
+    if within is not None:
+        students = students.filter(pk__in=within.values("pk"))
     reports = {
         r.student_id: r
         for r in WeeklyReport.objects.filter(Q(student__in=students), week_start=week_start)

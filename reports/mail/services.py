@@ -196,3 +196,85 @@ def weekly_email_send(*, parent_id: int, week_start: date, now: datetime | None 
         status=WeeklyEmail.Status.SENT, sent_at=timezone.now(), children=len(children)
     )
     return Outcome.SENT
+
+
+# --- a school's staff: the email seen, and sent now --------------------------------------------
+
+
+def staff_parents(user: User):
+    """The parents a teacher or school admin may preview and send the email to: those with an
+    active link to a child of a class they see (a teacher's classes, an admin's whole school)."""
+    from classrooms import permissions
+
+    return (
+        User.objects.filter(
+            role=User.Role.PARENT,
+            is_active=True,
+            parent_links__revoked_at__isnull=True,
+            parent_links__student__in=permissions.staff_students(user),
+        )
+        .distinct()
+        .order_by("username")
+    )
+
+
+def staff_email_children(
+    *, user: User, parent: User, now: datetime | None = None
+) -> tuple[date, list[selectors.ChildWeek]]:
+    """This week's email of a parent as a teacher sees it: the last whole week of the school,
+    the parent's children in the classes the user sees only, their reports built when missing
+    or changed (reports_fresh, then a build for a child who played that week)."""
+    from classrooms import permissions
+    from reports import services as report_services
+
+    now = now or timezone.now()
+    students = list(
+        permissions.staff_students(user)
+        .filter(parent_links__parent=parent, parent_links__revoked_at__isnull=True)
+        .select_related("classroom__school")
+        .distinct()
+    )
+    if not students:
+        return selectors.last_week(user.school, now).week_start, []
+    week_start = selectors.last_week(students[0].classroom.school, now).week_start
+    fresh = report_services.reports_fresh(students=students, week_start=week_start, now=now)
+    for student in students:
+        if student.pk not in fresh:
+            report_services.report_build(student=student, week_start=week_start, now=now)
+    children = selectors.email_children(
+        parent=parent, week_start=week_start, within=permissions.staff_students(user)
+    )
+    return week_start, children
+
+
+def weekly_email_send_now(*, user: User, parent: User, now: datetime | None = None) -> str:
+    """A teacher's "send it now": this week's email (the children of their classes) goes to the
+    parent at once, and the week is marked sent so the scheduled run does not send it again."""
+    now = now or timezone.now()
+    if not parent.email:
+        return Outcome.NO_EMAIL
+    week_start, children = staff_email_children(user=user, parent=parent, now=now)
+    if not children:
+        return Outcome.NOTHING
+    weekly_email_message(parent=parent, week_start=week_start, children=children).send()
+    WeeklyEmail.objects.update_or_create(
+        parent=parent,
+        week_start=week_start,
+        defaults={
+            "status": WeeklyEmail.Status.SENT,
+            "sent_at": timezone.now(),
+            "children": len(children),
+            "claimed_at": now,
+        },
+    )
+    return Outcome.SENT
+
+
+def school_schedule_set(*, school, weekday: int, hour: int):
+    """A school admin's choice of the email's day and hour (school time)."""
+    from .models import SchoolEmailSchedule
+
+    schedule, _created = SchoolEmailSchedule.objects.update_or_create(
+        school=school, defaults={"weekday": weekday, "hour": hour}
+    )
+    return schedule

@@ -22,7 +22,10 @@ HERE = Path(__file__).resolve().parent
 PROGRAMME_KEYS = ("fr", "de", "us")  # classrooms.models.School.Programme's values
 # Every skill a report shows, in the engine's order, then the game's two.
 REPORT_SKILLS = ALL_SKILLS
-_EXPECTATION_FIELDS = {"code", "level", "text", "gloss", "source", "beyond"}
+_EXPECTATION_FIELDS = {"code", "level", "text", "gloss", "source", "beyond", "wording"}
+# An expectation's text is the programme's own words ("quote", checked against the published
+# text) or, where a verbatim quotation could not be checked, "paraphrase", shown as such.
+WORDINGS = ("quote", "paraphrase")
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,7 @@ class Expectation:
     gloss: str  # in English; "" when the programme is in English
     source: Source
     beyond: bool  # the skill is met after the primary years: says where
+    paraphrase: bool = False  # the text says the expectation's sense, not its words
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,7 @@ def _read(key: str) -> Programme:
                 gloss=e.get("gloss", ""),
                 source=sources[e["source"]],
                 beyond=bool(e.get("beyond", False)),
+                paraphrase=e.get("wording", "quote") == "paraphrase",
             )
             for e in entries
         )
@@ -112,6 +117,9 @@ def programme_problems(key: str) -> list[str]:
         if not skills.get(skill):
             problems.append(f"{key}.toml: no expectation for skill {skill}")
     glossed = data.get("language") != "en"
+    current = data.get("current", {})
+    if not current.get("sources") or not current.get("headings"):
+        problems.append(f"{key}.toml: no [current] sources and headings (the text in force)")
     for skill, entries in skills.items():
         if skill not in REPORT_SKILLS:
             problems.append(f"{key}.toml: unknown skill {skill}")
@@ -119,6 +127,7 @@ def programme_problems(key: str) -> list[str]:
             problems += [
                 f"{key}.toml: {skill}: {problem}"
                 for problem in _entry_problems(entry, sources, glossed=glossed)
+                + _current_problems(entry, current)
             ]
     return problems
 
@@ -136,6 +145,18 @@ def _entry_problems(entry: dict, sources: dict, *, glossed: bool) -> list[str]:
         problems.append(f"unknown source {entry['source']}")
     if glossed and not entry.get("gloss"):
         problems.append(f"{entry.get('code')} has no English gloss")
+    return problems
+
+
+def _current_problems(entry: dict, current: dict) -> list[str]:
+    """An expectation must come from the text in force and name a heading (or code) it has."""
+    problems = []
+    if entry.get("source") not in current.get("sources", ()):
+        problems.append(f"{entry.get('code')}: source {entry.get('source')} is not a current text")
+    if entry.get("code") not in current.get("headings", ()):
+        problems.append(f"{entry.get('code')}: not a heading of the current text")
+    if entry.get("wording", "quote") not in WORDINGS:
+        problems.append(f"{entry.get('code')}: wording is {entry.get('wording')!r}")
     return problems
 
 

@@ -55,7 +55,10 @@ CASES = [
         "fr-FR",
         "parent",
         "À l'école : ce qu'attend le programme",
-        ["Calculer mentalement pour obtenir un résultat exact", "Bulletin officiel n° 31"],
+        [
+            "Connaître par cœur les résultats des additions",
+            "Bulletin officiel (publié le 31 octobre 2024)",
+        ],
         ["CCSS.", "Bildungsstandards", "In English"],
     ),
     (
@@ -63,7 +66,7 @@ CASES = [
         "de-DE",
         "teacher",
         "In der Schule: was der Lehrplan erwartet",
-        ["Grundaufgaben des Kopfrechnens", "Leitidee Zahlen und Operationen"],
+        ["Einspluseins im Zahlenraum bis 10", "Leitidee Zahlen und Operationen"],
         ["CCSS.", "Bulletin officiel", "Auf Englisch"],
     ),
     (

@@ -70,7 +70,6 @@ def test_the_developer_pages_list_and_show_the_states_in_debug_only(client, sett
     assert not Game.objects.exists()
 
 
-
 def test_the_end_tells_only_the_settlements_that_move_cards():
     # R6.2: the "over" state's end has a PEMP settlement of no card; it is neither shown nor said.
     entry = catalogue.states()["over"]

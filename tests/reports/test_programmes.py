@@ -141,9 +141,9 @@ def test_the_parents_page_shows_the_french_programme_in_french(reported, school,
     html = page.content.decode()
     assert page.status_code == 200
     assert "À l’école : ce qu’attend le programme" in html or "ce qu'attend le programme" in html
-    assert "Calculer mentalement pour obtenir un résultat exact" in html
+    assert "Connaître par cœur les résultats des additions" in html
     assert "In English:" not in html  # the reader reads the programme's language
-    assert "Bulletin officiel n° 31 du 30 juillet 2020" in html
+    assert "publié le 31 octobre 2024" in html
     assert "CCSS" not in html  # not another programme's
 
 
@@ -154,9 +154,9 @@ def test_the_teachers_page_in_english_glosses_a_german_programme(reported, schoo
     page = browser.get(reverse("reports:student", args=[reported[0].pk]) + f"?week={WEEK}")
     html = page.content.decode()
     assert "At school: what the programme expects" in html
-    assert "Grundaufgaben des Kopfrechnens" in html
+    assert "Einspluseins im Zahlenraum bis 10" in html
     assert 'lang="de"' in html
-    assert "In English:" in html and "Know the basic mental facts" in html
+    assert "In English:" in html and "Know the addition facts within 10" in html
 
 
 def test_only_the_skills_the_child_tried_are_listed(reported, school, teacher):

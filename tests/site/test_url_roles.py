@@ -142,6 +142,9 @@ KWARG_KINDS: dict[tuple[str, str], str] = {
     ("schooladmin:staff_password", "pk"): "staff_account",
     ("schooladmin:staff_unlock", "pk"): "staff_account",
     ("twofactor:reset", "user_id"): "staff",
+    # The development outbox (DEBUG only): its emails belong to no party; 404 when not DEBUG.
+    ("reports:mail:outbox_email", "email_id"): "=1",
+    ("reports:mail:outbox_email_html", "email_id"): "=1",
 }
 
 # --- what a POST carries so that, from the owner, it would act ------------------------------------
@@ -192,6 +195,8 @@ POST_DATA: dict[str, dict] = {
     "reports:student_erase": {"confirm_name": "{student.name}"},
     "reports:build": {"student": "{student}"},
     "reports:mail:settings": {"weekly": "off"},
+    "reports:mail:preview": {"parent": "{parent_link.parent_id}"},
+    "reports:mail:school_settings": {"weekday": "2", "hour": "17"},
     "reports:mail:unsubscribe": {"List-Unsubscribe": "One-Click"},
     "schooladmin:staff_active": {"active": "0"},
 }
@@ -256,6 +261,7 @@ OWNER_WRITES = {
     "reports:invite_create",
     "reports:invite_revoke",
     "reports:link_revoke",
+    "reports:mail:school_settings",
     "reports:mail:unsubscribe",
     "reports:recommendation_decide",
     "reports:student_erase",
