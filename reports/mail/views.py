@@ -14,7 +14,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
-from classrooms import permissions
+from classrooms import audit, permissions
+from classrooms.audit.models import Action
 from classrooms.models import User
 
 from . import selectors, services
@@ -207,7 +208,17 @@ def school_email_settings(request: HttpRequest) -> HttpResponse:
         if not 0 <= hour <= 23:
             errors.append(_("Choose an hour between 0 and 23."))
         if not errors:
+            before = (schedule.weekday, schedule.hour)
             services.school_schedule_set(school=school, weekday=weekday, hour=hour)
+            if before != (weekday, hour):
+                audit.record(
+                    request,
+                    Action.SCHOOL_CHANGED,
+                    school,
+                    changed="weekly_email",
+                    weekday=weekday,
+                    hour=hour,
+                )
             messages.success(request, _("The weekly email's day and hour are saved."))
             return redirect("reports:mail:school_settings")
     return render(

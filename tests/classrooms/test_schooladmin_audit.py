@@ -66,3 +66,20 @@ def test_the_class_lists_download_is_on_the_log(client, school, school_admin):
     assert response.status_code == 200
     (row,) = AuditEvent.objects.order_by("pk")[start:]
     assert (row.action, row.school_id) == (Action.ROSTER_EXPORTED, school.pk)
+
+
+def test_the_weekly_emails_day_and_hour_are_linked_from_the_settings_and_logged(
+    client, school, school_admin
+):
+    client.force_login(school_admin)
+    page = client.get(reverse("schooladmin:settings")).content.decode()
+    assert reverse("reports:mail:school_settings") in page
+    start = AuditEvent.objects.count()
+    client.post(reverse("reports:mail:school_settings"), {"weekday": "2", "hour": "17"})
+    client.post(reverse("reports:mail:school_settings"), {"weekday": "9", "hour": "17"})
+    (row,) = AuditEvent.objects.order_by("pk")[start:]
+    assert (row.action, row.details["changed"], row.details["hour"]) == (
+        Action.SCHOOL_CHANGED,
+        "weekly_email",
+        17,
+    )
