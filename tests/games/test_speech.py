@@ -248,7 +248,9 @@ def test_every_state_of_played_games_is_said_cleanly_in_three_languages(client, 
     told = {"verdict", "trick_won", "nothing_ruled", "challenge_ruled", "event_card", "tri_took"}
     told |= {"skipped", "timeout", "lesson", "cards_given", "game_over"}
     assert told <= seen_kinds, seen_kinds
-    assert checked > 200
+    # Hundreds of pages said, not a handful (computers answering the window at once, issue 40,
+    # made these games a little shorter: 198 pages where there were over 200).
+    assert checked > 150
 
 
 def _child_moves(game: Game, state, rng: random.Random) -> bool:

@@ -88,34 +88,20 @@ def test_a_new_school_starts_with_the_sites_language(db, settings):
     assert School.objects.create(name="Grundschule", slug="gs").programme == "de"
 
 
-def test_the_admin_sets_the_programme(db, school):
+def test_the_school_admin_sets_the_programme(db, school):
+    """On the school admin's own settings page (Django's admin is for the site's superusers)."""
     admin = factories.school_admin(school=school)
     browser = Client()
     browser.force_login(admin)
-    url = reverse("admin:classrooms_school_change", args=[school.pk])
+    url = reverse("schooladmin:settings")
     page = browser.get(url)
     assert page.status_code == 200 and 'name="programme"' in page.content.decode()
-    answer = browser.post(
-        url,
-        {
-            "name": school.name,
-            "slug": school.slug,
-            "time_zone": school.time_zone,
-            "programme": "de",
-        },
-    )
+    form = {"time_zone": school.time_zone, "retention_years": "1"}
+    answer = browser.post(url, {**form, "programme": "de"})
     assert answer.status_code == 302
     school.refresh_from_db()
     assert school.programme == "de"
-    refused = browser.post(
-        url,
-        {
-            "name": school.name,
-            "slug": school.slug,
-            "time_zone": school.time_zone,
-            "programme": "xx",
-        },
-    )
+    refused = browser.post(url, {**form, "programme": "xx"})
     assert refused.status_code == 200  # the form again, with its error
     school.refresh_from_db()
     assert school.programme == "de"
