@@ -6,8 +6,8 @@ settings, so what it sets is what Django, the Celery app and every process a tes
 
 - the database: pytest-django gives each worker its own test database already (PostgreSQL
   `test_kavet_gw0`, `test_kavet_gw1`...; SQLite: a file per process, kavet_site/settings.py);
-- Redis: each worker takes a Redis database of its own (REDIS_URL's /0 becomes /1 for gw0,
-  /2 for gw1...), so that one worker's `cache.clear()` (a FLUSHDB), its throttle counters, its
+- Redis: each worker takes a Redis database of its own (REDIS_URL's /0 for gw0, /1 for gw1...;
+  from /5: /5, /6...), so that one worker's `cache.clear()` (a FLUSHDB), its throttle counters, its
   board cache and its Celery queues never touch another's. Pub/sub ignores the database
   number; the push channel is named after the test database (games.push.channel_name), which
   is the worker's own;
@@ -36,23 +36,31 @@ def worker_index() -> int | None:
 
 
 def redis_url_of_worker(url: str, index: int) -> str:
-    """The same Redis, database 1 + index: `redis://h:6379/0` -> `redis://h:6379/2` for gw1."""
-    number = 1 + index
+    """The same Redis, the URL's database + index: `redis://h:6379/0` -> `redis://h:6379/1` for
+    gw1; `.../5` -> `.../5` for gw0, `.../6` for gw1 (two runs side by side each give their own)."""
+    parts = urlsplit(url)
+    base = parts.path.strip("/")
+    number = (int(base) if base.isdigit() else 0) + index
     if number >= REDIS_DATABASES:
         raise pytest.UsageError(
             f"xdist worker gw{index} needs Redis database {number}, past the {REDIS_DATABASES} "
-            "redis-server has: run fewer workers (-n)"
+            "redis-server has: run fewer workers (-n) or start from a lower database"
         )
-    parts = urlsplit(url)
     return urlunsplit(parts._replace(path=f"/{number}"))
+
+
+# The Redis URLs as the run was given them (before this worker took its own).
+GIVEN = {
+    name: os.environ.get(name, "")
+    for name in ("REDIS_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND")
+}
 
 
 def _own_services() -> None:
     index = worker_index()
     if index is None:
         return
-    for name in ("REDIS_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND"):
-        url = os.environ.get(name, "")
+    for name, url in GIVEN.items():
         if url.startswith(("redis://", "rediss://")):
             os.environ[name] = redis_url_of_worker(url, index)
 
