@@ -72,7 +72,12 @@ _own_services()
 # worker (`--dist loadgroup`), in turn. Applied by fixture or folder, so a new drill or a new
 # test on the real worker is grouped without anyone remembering to.
 GROUP_BY_FIXTURE = {"celery_worker": "celery_worker"}
-GROUP_BY_FOLDER = {"tests/drills/": "drills"}
+GROUP_BY_FOLDER = {
+    "tests/drills/": "drills",
+    # One walk over every URL and role, in a module-scoped world whose last test counts the
+    # cells the others walked: split over workers, it would count only a part.
+    "tests/site/test_url_roles.py": "url_roles",
+}
 
 
 def group_of(item) -> str | None:

@@ -32,6 +32,8 @@ def test_drills_and_the_real_worker_each_run_on_one_worker_in_turn():
     assert parallel.group_of(drill) == "drills"
     assert parallel.group_of(on_worker) == "celery_worker"
     assert parallel.group_of(plain) is None
+    walk = SimpleNamespace(path=root / "site" / "test_url_roles.py", fixturenames=["world"])
+    assert parallel.group_of(walk) == "url_roles"
 
 
 def test_this_process_uses_the_redis_database_of_its_worker():
