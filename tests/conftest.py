@@ -57,9 +57,14 @@ NOT_UNIT_FIXTURES = {
 }
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
     """Mark `unit` every test that needs no database, server, browser or service: the set
-    `make test-fast` runs (the engine's tests among them)."""
+    `make test-fast` runs (the engine's tests among them); and group the tests that must run on
+    one worker in turn (tests/parallel.py)."""
+    from tests.parallel import add_groups
+
+    add_groups(items)
     for item in items:
         path = str(item.path).replace(os.sep, "/")
         if "/tests/e2e/" in path or "/tests/drills/" in path:

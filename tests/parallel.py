@@ -91,8 +91,8 @@ def group_of(item) -> str | None:
     return None
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items):
+def add_groups(items) -> None:
+    """Mark each test of a group with its xdist_group (called by tests/conftest.py's hook)."""
     for item in items:
         if item.get_closest_marker("xdist_group"):
             continue
