@@ -11,7 +11,7 @@ LOCK := requirements/lock.txt
 RUFF_VERSION := 0.17.6
 UV_VERSION := 0.9.5
 
-.PHONY: demo test install install-test node browser messages migrate migrations-check serve \
+.PHONY: demo test test-fast install install-test node browser messages migrate migrations-check serve \
 	worker beat bench lint lock clean screenshots
 
 $(VENV)/bin/activate:
@@ -72,9 +72,20 @@ browser:
 	  if [ "$$(id -u)" = 0 ]; then DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gettext >/dev/null; \
 	  else sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gettext >/dev/null; fi; }
 
-## make test: install everything (Chromium included) and run the whole suite.
+## make test: install everything (Chromium included) and run the whole suite, on every core
+# (pytest-xdist: a test database and a Redis database per worker, tests/parallel.py; the fault
+# drills and the tests on the real Celery worker each run on one worker, in turn), the 20
+# slowest tests named at the end. PYTEST_WORKERS=0 runs it in this one process.
+PYTEST_WORKERS ?= auto
 test: browser install-test messages
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=20 $(PYTEST_ARGS)
+
+## make test-fast: the inner loop, under a minute: the engine and every test that needs no
+# database, browser or service (marked `unit` by tests/conftest.py), few Hypothesis examples.
+# It installs nothing: run `make install` once first.
+test-fast:
+	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-dev} $(PY) -m pytest -n $(PYTEST_WORKERS) -m unit \
+	  --durations=10 -q $(PYTEST_ARGS)
 
 serve:
 	$(VENV)/bin/gunicorn -c gunicorn.conf.py kavet_site.wsgi

@@ -11,7 +11,7 @@ over, a new class game starts with the same tables.
 
 Where no worker runs (`make demo`), the pages that show the class game (the live view, the
 class board) call demo_keep_alive on each poll; where workers run, the beat's
-classrooms.tasks.demo_keep_alive_sweep does it, and the pages write nothing.
+demo.tasks.demo_keep_alive_sweep does it, and the pages write nothing.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from celery import shared_task
 
 # The name it had before the demo was an app of its own: the beat's schedule and any message
 # already queued keep working.
-@shared_task(name="classrooms.tasks.demo_keep_alive_sweep", ignore_result=True)
+@shared_task(name="demo.tasks.demo_keep_alive_sweep", ignore_result=True)
 def demo_keep_alive_sweep() -> int:
     """Where workers run, the beat plays the demo's running class game on (demo.alive);
     the moves applied. Idempotent: what is played is what is due, once."""

@@ -296,7 +296,7 @@ CELERY_BEAT_SCHEDULE: dict[str, dict] = {
     },
     "demo-keep-alive": {
         # The demo school's running class game plays on (nothing to do on a site without it).
-        "task": "classrooms.tasks.demo_keep_alive_sweep",
+        "task": "demo.tasks.demo_keep_alive_sweep",
         "schedule": 10.0,
     },
     "retention-erase-weekly": {

@@ -10,8 +10,29 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 REQUIRE_SERVICES = bool(os.environ.get("KAVET_REQUIRE_SERVICES") or os.environ.get("CI"))
+
+# Hypothesis' profiles, chosen by HYPOTHESIS_PROFILE (default "ci"): how many examples every
+# property test tries. A test writes no count of its own; one whose every example is costly (a
+# whole game played, a request through the database, a brute force) takes a share of the
+# profile's with `examples(share)`, so that `dev` stays quick and `thorough` goes deeper.
+#   dev       the inner loop (`make test-fast`): a few examples, a first answer in seconds
+#   ci        `make test` and CI: Hypothesis' usual 100, derandomized (the same examples every
+#             run: a red CI is a real defect, found again by running the same command)
+#   thorough  before a release or after a change to the engine: ten times more, random
+hypothesis_settings.register_profile("dev", max_examples=20, deadline=None)
+hypothesis_settings.register_profile(
+    "ci", max_examples=100, deadline=None, derandomize=True, print_blob=True
+)
+hypothesis_settings.register_profile("thorough", max_examples=1000, deadline=None)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def examples(share: float) -> int:
+    """A share of the profile's examples, for a property whose every example is costly."""
+    return max(1, round(hypothesis_settings.default.max_examples * share))
 
 
 def need_service(available: bool, what: str) -> None:
@@ -21,6 +42,38 @@ def need_service(available: bool, what: str) -> None:
     if REQUIRE_SERVICES:
         pytest.fail(f"{what} is required here (CI) but is not available")
     pytest.skip(f"{what} is not configured on this machine")
+
+
+# What makes a test more than a unit test: a database, a server, a browser, a real worker.
+NOT_UNIT_FIXTURES = {
+    "db",
+    "transactional_db",
+    "django_db_setup",
+    "live_server",
+    "celery_worker",
+    "browser",
+    "page",
+    "new_context",
+}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """Mark `unit` every test that needs no database, server, browser or service: the set
+    `make test-fast` runs (the engine's tests among them); and group the tests that must run on
+    one worker in turn (tests/parallel.py)."""
+    from tests.parallel import add_groups
+
+    add_groups(items)
+    for item in items:
+        path = str(item.path).replace(os.sep, "/")
+        if "/tests/e2e/" in path or "/tests/drills/" in path:
+            continue
+        if item.get_closest_marker("django_db") or item.get_closest_marker("postgres"):
+            continue
+        if NOT_UNIT_FIXTURES & set(getattr(item, "fixturenames", ())):
+            continue
+        item.add_marker(pytest.mark.unit)
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from classrooms.grouping import (
@@ -50,7 +50,6 @@ def test_one_student_gets_a_table_of_one_and_none_get_none():
     assert tables_propose([only]) == [[only]]
 
 
-@settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from([10, 20]), st.integers(1, 3)), min_size=2, max_size=60))
 def test_every_student_is_placed_once_at_a_table_of_two_to_five(levels):
     kids = [kid(i, f"K{i}", r, t) for i, (r, t) in enumerate(levels)]

@@ -63,6 +63,17 @@ def caught_up(page, game) -> bool:
     return fresh(game).version == wanted
 
 
+def moved_past(game, version: int, timeout: float = 10.0) -> bool:
+    """Wait until the game is past `version` (re-read every 50 ms); False at the deadline, and
+    the caller reads the game again (a tap the server refused leaves it where it was)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if fresh(game).version != version or game.status != Game.Status.RUNNING:
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def test_two_students_and_a_computer_play_to_the_end(
     new_context, live_server, settings, monkeypatch
 ):
@@ -140,15 +151,14 @@ def test_two_students_and_a_computer_play_to_the_end(
         fresh(game)
         if game.status != Game.Status.RUNNING:
             break
+        seen = game.version
         state = engine.GameState.from_dict(game.state)
-        acted = False
         for seat, page in pages.items():
             legal = engine.legal_moves(state, seat)
             if not legal:
                 continue
             if not caught_up(page, game):
-                acted = True  # the game moved on: read it again
-                break
+                break  # the game moved on: read it again
             if "announce" in legal:
                 table = [state.value_of(c) for c in state.table]
                 held = [state.value_of(c) for c in state.held[seat]]
@@ -173,12 +183,10 @@ def test_two_students_and_a_computer_play_to_the_end(
                     false_challenge_done = True
                 else:
                     page.click("button.act-ok")
-            acted = True
             break
-        if not acted:
-            time.sleep(0.3)  # the computer player's turn: the tablets' polls bring it
-        else:
-            time.sleep(0.2)
+        # Acted or not (the computer player's turn), the next step starts once the game has
+        # moved past what was read: a move applied, a ruling, a time-out.
+        moved_past(game, seen)
     fresh(game)
     assert game.status == Game.Status.FINISHED, (
         f"the game did not end (phase {game.state['phase']})"

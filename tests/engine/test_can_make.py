@@ -21,6 +21,7 @@ from benchmarks.reference import reference_step
 from games.engine import RuleSet, can_make
 from games.engine.reach import _WholeReach
 from games.engine.solver import X
+from tests.conftest import examples
 
 RULE_SETS = [
     RuleSet(tier=1),
@@ -65,7 +66,6 @@ def _whole_reference(ms: tuple[int, ...], rules: RuleSet) -> frozenset[int]:
     return _reference(ms, rules, _step)
 
 
-@settings(max_examples=150, deadline=None)
 @given(st.lists(st.integers(0, 20), min_size=1, max_size=4), st.sampled_from(RULE_SETS))
 def test_whole_reach_is_every_value_made_with_whole_steps(cards: list[int], rules: RuleSet) -> None:
     # R2.2: whole intermediate results within the tier's bounds, exactly
@@ -190,7 +190,7 @@ def _targets(
     return out + rng.sample(sorted(made), min(len(made), known))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(0.4))
 @given(
     st.lists(st.integers(0, 12), min_size=2, max_size=5),
     st.sampled_from(FRACTION_RULES),
@@ -286,7 +286,7 @@ def test_9024_with_every_operator_is_made_and_the_checker_agrees() -> None:
     assert can_make(cards[:8], 9024, rules) is True
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(0.6))
 @given(
     st.lists(st.integers(0, 20), min_size=2, max_size=6),
     st.sampled_from(FRACTION_RULES),
@@ -614,7 +614,7 @@ def test_bounds_of_a_built_set_are_the_same_sorted_or_not(seed: int) -> None:
         )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(0.4))
 @given(
     st.lists(st.integers(0, 12), min_size=2, max_size=5),
     st.sampled_from([r for r in FRACTION_RULES if "/" in (r.operators or "")]),
@@ -657,7 +657,7 @@ def _nonneg_step(sym: str, a: Fraction, b: Fraction, rules: RuleSet) -> Fraction
     return value if value is not None and value >= 0 else None
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(0.6))
 @given(
     st.lists(st.integers(0, 20), min_size=1, max_size=4),
     st.sampled_from(["+-/", "+-*/^", "+-/^", "+-*/", "+-^"]),
@@ -675,7 +675,7 @@ def test_values_made_are_those_made_with_every_step_at_least_zero(
     }
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(0.6))
 @given(
     st.lists(st.integers(0, 20), min_size=2, max_size=4),
     st.sampled_from(["+-/", "+-*/^", "+-/^", "+-*/", "+-^"]),
@@ -704,7 +704,7 @@ def test_negative_values_are_made_without_plus_at_the_top_and_a_subtrahend_at_le
     assert found == {v for v in _fraction_reference(ms, rules) if v < 0}
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(0.25))
 @given(
     st.lists(st.integers(0, 20), min_size=5, max_size=5),
     st.sampled_from(["+-/", "+-*/^", "+-/^"]),
@@ -725,7 +725,7 @@ def test_propagated_search_with_minus_agrees_with_brute_force(
         assert _Tier3Keys(rules).makes(ms, t, some=not use_all) == (t in made), (ms, t)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(0.3))
 @given(
     st.lists(st.integers(0, 20), min_size=1, max_size=4),
     st.sampled_from(["+-/", "+-*/"]),
@@ -745,7 +745,7 @@ def test_a_zero_card_agrees_with_brute_force(
         assert can_make(list(ms), t, rules, use_all=use_all) == (t in made), (ms, t)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(0.8))
 @given(
     st.lists(st.integers(0, 12), min_size=1, max_size=4),
     st.integers(1, 3),

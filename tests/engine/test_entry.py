@@ -236,7 +236,7 @@ def table_walks(draw):
     return items, cards
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(table_walks())
 def test_walks_on_the_table_parse_once_complete_and_can_always_finish(walked) -> None:  # R3.1
     items, cards = walked
@@ -259,7 +259,7 @@ def announcements(draw, depth: int = 0):
     return ["("] * wraps + leaf + [")"] * wraps
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(announcements(), st.text("+-*/^", min_size=1, max_size=5))
 def test_what_parses_is_allowed_key_by_key(expression, ops) -> None:  # R3.1
     if "op" not in expression:
@@ -357,7 +357,7 @@ def test_what_the_parser_does_not_read_shows_nothing(items) -> None:
     assert texts(items, {0: 1, 1: 2}) == []
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(
     announcements(depth=3),
     st.text("+-*/^", min_size=1, max_size=5),

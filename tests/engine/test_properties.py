@@ -22,9 +22,10 @@ from games.engine.game import (
 )
 from games.engine.rules import RuleSet
 from games.engine.visibility import seat_view
+from tests.conftest import examples
 
 PROPERTY_SETTINGS = settings(
-    max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(0.4), derandomize=True, suppress_health_check=[HealthCheck.too_slow]
 )
 
 configs = st.builds(
@@ -79,6 +80,8 @@ oddities = st.one_of(
     st.just(_nested(100_000)),
     st.floats(),
 )
+
+
 junk_moves = st.fixed_dictionaries(
     {
         "type": st.one_of(st.sampled_from([*MOVE_TYPES, "shout"]), oddities),
@@ -167,7 +170,7 @@ def test_a_game_replays_exactly_from_its_seed_and_moves(config, seed):
     assert events == game.events[len(game.events) - len(events) :]
 
 
-@settings(max_examples=25, deadline=None, derandomize=True)
+@settings(max_examples=examples(0.25), derandomize=True)
 @given(seed=st.integers(0, 2**32), seats=st.integers(2, 5))
 def test_views_never_show_the_draw_pile(seed, seats):
     # R1.5 — no view holds the draw pile's order or the seed that makes it

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from benchmarks.reference import reference_step
 from games.engine import RuleSet, best_operation, can_make, check_operation, find_operation
 from games.engine.errors import EngineError
+from tests.conftest import examples
 
 TIER1, TIER2, TIER3 = RuleSet(tier=1), RuleSet(tier=2), RuleSet(tier=3)
 # Narrow bounds keep X cards' values few enough to enumerate by brute force.
@@ -181,7 +182,6 @@ def test_can_make() -> None:
 _CARD = st.one_of(st.integers(0, 20), st.just("X"))
 
 
-@settings(max_examples=150, deadline=None)
 @given(
     st.lists(_CARD, min_size=3, max_size=8),
     st.lists(st.integers(0, 20), max_size=2),
@@ -202,7 +202,6 @@ def test_whatever_the_solver_finds_is_accepted(
         assert best.n_cards >= found.n_cards  # type: ignore[union-attr]
 
 
-@settings(max_examples=120, deadline=None)
 @given(st.lists(st.integers(0, 12), min_size=3, max_size=5), st.sampled_from([TIER1, TIER2, TIER3]))
 def test_nothing_to_do_is_confirmed_by_brute_force(cards: list[int | str], rules: RuleSet) -> None:
     # R9.4: a "nothing" from the solver is true, and the largest trick is the largest.
@@ -213,7 +212,7 @@ def test_nothing_to_do_is_confirmed_by_brute_force(cards: list[int | str], rules
     assert (best.n_cards if best else 0) == largest
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(0.6))
 @given(
     st.lists(st.one_of(st.integers(0, 10), st.just("X")), min_size=3, max_size=4),
     st.sampled_from(SMALL_X_RULES),
@@ -227,7 +226,7 @@ def test_x_tables_are_confirmed_by_brute_force(cards: list[int | str], rules: Ru
     assert (best.n_cards if best else 0) == largest
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(0.8))
 @given(
     st.lists(st.integers(1, 9), min_size=2, max_size=4),
     st.integers(0, 40),
@@ -315,7 +314,6 @@ def _reference_can_make(
     return False
 
 
-@settings(max_examples=200, deadline=None)
 @given(
     st.lists(st.integers(0, 12), min_size=2, max_size=4),
     st.integers(-60, 400),
@@ -333,7 +331,7 @@ def test_can_make_agrees_with_a_brute_force_reference(
     )
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(0.8))
 @given(
     st.lists(st.one_of(st.integers(0, 10), st.just("X")), min_size=2, max_size=3),
     st.integers(-3, 14),

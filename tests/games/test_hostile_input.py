@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from games.forms import MoveRefused, json_depth, parse_move
 from games.models import Game, Move
+from tests.conftest import examples
 from tests.games.conftest import card, tokens
 
 pytestmark = pytest.mark.django_db
@@ -174,7 +175,7 @@ json_values = st.recursive(
     junk=st.text(max_size=40),
 )
 @settings(
-    max_examples=60,
+    max_examples=examples(0.6),
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],

@@ -19,6 +19,7 @@ from reports.models import WeekTally
 from reports.progress import week_bounds
 from reports.selectors import school_tz
 from tests import factories
+from tests.conftest import examples
 from tests.reports.oracle import report_data
 from tests.reports.plays import one_move, paris, played_game
 
@@ -77,7 +78,7 @@ def test_week_72_is_built_with_the_queries_of_week_2(classroom):
     assert WeekTally.objects.filter(student=bo).count() == 4  # weeks 1, 2, 30 and 71
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(0.04), suppress_health_check=list(HealthCheck))
 @given(
     weeks=st.lists(st.integers(1, 12), min_size=1, max_size=3),
     seed=st.integers(1, 10**6),

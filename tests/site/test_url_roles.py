@@ -261,7 +261,6 @@ OWNER_WRITES = {
     "reports:invite_create",
     "reports:invite_revoke",
     "reports:link_revoke",
-    "reports:mail:school_settings",
     "reports:mail:unsubscribe",
     "reports:recommendation_decide",
     "reports:student_erase",
@@ -269,7 +268,8 @@ OWNER_WRITES = {
 }
 
 # The mark sets up the test database; the rows themselves are the module's (fixture `world`).
-pytestmark = pytest.mark.django_db
+# One module-scoped walk whose last test counts the cells: on one xdist worker (tests/parallel.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("url_roles")]
 
 _KWARG = re.compile(r"<(?:\w+:)?(\w+)>")
 _PLACEHOLDER = re.compile(r"^\{(own:)?(\w+)(?:\.(\w+))?\}$")
