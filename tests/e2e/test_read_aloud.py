@@ -63,7 +63,7 @@ def no_violation(page) -> None:
 @pytest.fixture
 def classroom_and_children(monkeypatch):
     monkeypatch.setattr(timers, "_bot_delay", lambda strength, rng: 600.0)
-    monkeypatch.setattr(timers, "WINDOW_ANSWER_DELAY", (600.0, 600.0))
+    monkeypatch.setattr(timers, "_answer_delay", lambda strength, rng: 600.0)
     school = factories.school()
     classroom = factories.classroom(school=school, name="Seals")
     anna = factories.student(classroom=classroom, name="Anna", picture_code="0-1-2")
