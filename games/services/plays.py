@@ -24,11 +24,16 @@ def _skills(operation: dict | None) -> list[str]:
     return sorted(engine.skills_of(operation)) if operation else []
 
 
+# A reaction time is kept up to a day: a game left waiting for weeks (an untimed seat, a table
+# paused over the holidays) must not overflow the column (PostgreSQL's integer: 24.8 days in ms).
+REACTION_MS_MAX = 24 * 3600 * 1000
+
+
 def _reaction_ms(game: Game, now: datetime) -> int | None:
     start = game.phase_started_at or game.last_move_at
     if start is None:
         return None
-    return max(0, int((now - start).total_seconds() * 1000))
+    return min(REACTION_MS_MAX, max(0, int((now - start).total_seconds() * 1000)))
 
 
 def _pending_verdict(pending: dict) -> ev.Verdict:

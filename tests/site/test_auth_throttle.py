@@ -379,7 +379,9 @@ SCHOOL_ADDRESS = "192.0.2.50"  # the school's one address (NAT)
 OTHER_SCHOOL_ADDRESS = "192.0.2.99"
 
 
-def test_the_school_admin_sees_what_happened_to_their_school_only(client, school, delays):
+def test_the_school_admin_sees_what_happened_to_their_school_only(
+    client, school, delays, admin_second_wall
+):
     """Issue 25.3: locks and tries against my school's accounts, and a note of the flood from
     an address my staff used; never another school's accounts nor the made-up names."""
     limit = settings.KAVET_AXES_CLIENT_FAILURE_LIMIT
