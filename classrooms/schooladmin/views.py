@@ -247,27 +247,16 @@ class SettingsForm(forms.Form):
 
 
 def _settings_audited(request, school, before: dict, after: dict) -> None:
-    """One row per kind of change: the programme, the keeping of play data, the rest."""
-    if after["programme"] != before["programme"]:
-        audit.record(
-            request,
-            Action.PROGRAMME_CHANGED,
-            school,
-            old=before["programme"],
-            new=after["programme"],
-        )
-    if after["retention_years"] != before["retention_years"]:
-        audit.record(
-            request,
-            Action.RETENTION_CHANGED,
-            school,
-            old=before["retention_years"],
-            new=after["retention_years"],
-        )
-    if after["time_zone"] != before["time_zone"]:
-        audit.record(
-            request, Action.SCHOOL_CHANGED, school, changed="time_zone", new=after["time_zone"]
-        )
+    """One row per kind of change: the programme, the keeping of play data, the time zone."""
+    for field, action in (
+        ("programme", Action.PROGRAMME_CHANGED),
+        ("retention_years", Action.RETENTION_CHANGED),
+        ("time_zone", Action.SCHOOL_CHANGED),
+    ):
+        if after[field] != before[field]:
+            audit.record(
+                request, action, school, changed=field, old=before[field], new=after[field]
+            )
 
 
 @school_admin_required
