@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from classgames.models import ClassSession
 from classrooms.models import School, Student
-from games import engine, tasks
+from games import engine, scheduling
 from games.models import Game
 from games.services import game_tick
 
@@ -142,7 +142,7 @@ def demo_play_on(*, session: ClassSession, now: datetime | None = None) -> int:
 def demo_keep_alive(*, session: ClassSession, now: datetime | None = None) -> int:
     """A page showing a class game: where no worker runs, the demo's game plays on here; where
     workers run, the GET writes nothing (the beat's sweep does it)."""
-    if not (session.settings or {}).get(DEMO_FLAG) or not tasks.runs_in_process():
+    if not (session.settings or {}).get(DEMO_FLAG) or not scheduling.runs_in_process():
         return 0
     return demo_play_on(session=session, now=now)
 

@@ -14,6 +14,8 @@ class GamesConfig(AppConfig):
         from . import (
             permissions,  # noqa: F401  (the rules of this app's models)
             services,
+            tasks,  # noqa: F401  (its Celery tasks registered in every process: games.scheduling
+            # queues them by name, and a registered name runs eagerly where tasks run in-process)
         )
 
         def student_games_erase(sender, *, student, by, **kwargs) -> None:

@@ -9,7 +9,7 @@ The same query stamps the seat's presence (Seat.last_seen_at, at most every PRES
 seconds), which the teacher's live view reads for "the tablet has gone quiet": the services run
 it (seat_poll_seen), the one writer of seats. That is a presence stamp, not game state: the poll
 never changes a game and never applies a due move — a move that is due
-(games.tasks.page_due_grace() late) makes the answer "changed", and the view then applies it
+(games.scheduling.page_due_grace() late) makes the answer "changed", and the view then applies it
 through the one service (services.due_moves_apply).
 
 - PostgreSQL: one statement, `WITH touched AS (UPDATE seat ... FOR UPDATE SKIP LOCKED ...)

@@ -16,7 +16,7 @@ from django.utils.translation import get_language
 
 from classrooms import permissions
 from classrooms.models import Student, User
-from games import engine, table_cache, tasks
+from games import engine, scheduling, table_cache
 from games.engine import events as ev
 from games.engine.operations import OPERATOR_SYMBOLS
 from games.wording import (
@@ -123,7 +123,7 @@ class Countdown:
 # How many sentences of recent play the screen reader hears, and how many moves the history
 # (one tap away, in a <details>) and the ruling panel look back over.
 NEWS_LINES = table_cache.NEWS_LINES
-HISTORY_MOVES = 40
+HISTORY_MOVES = table_cache.HISTORY_MOVES
 
 
 def _untimed_turn(state: engine.GameState, players: list[str]) -> dict | None:
@@ -144,12 +144,12 @@ def _untimed_turn(state: engine.GameState, players: list[str]) -> dict | None:
 
 def _due_ms(game: Game) -> int | None:
     """When this table's tablet asks for the table again by itself: as the next move falls due
-    (a computer player, a time limit), once a page may apply it (games.tasks.page_due_grace:
+    (a computer player, a time limit), once a page may apply it (games.scheduling.page_due_grace:
     at once in-process, where no worker plays it, a second later where workers run)."""
     due = game.next_due_at
     if due is None:
         return None
-    return int((due.timestamp() + tasks.page_due_grace()) * 1000)
+    return int((due.timestamp() + scheduling.page_due_grace()) * 1000)
 
 
 def table_context(

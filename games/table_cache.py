@@ -76,6 +76,9 @@ MARKS = {
 }
 # How many sentences of recent play the screen reader hears.
 NEWS_LINES = 5
+# How many moves the history (one tap away) and the ruling panel look back over: the shared
+# moves' key is made of it here, and games.selectors reads them with it.
+HISTORY_MOVES = 40
 
 
 # While a board is built by board_response: what one get_many found, and what is to be set in
@@ -221,8 +224,6 @@ def board_response(
     template = "games/table.html#board"
     if not cacheable(game):
         return HttpResponse(_render("whole", template, build(), request))
-    from games.selectors import HISTORY_MOVES
-
     board_k, seat_k = shared_board_key(game), seat_key(game, seat)
     language = get_language()
     # (Not the previous version's moves: shared_moves asks for them only when these are missing.)

@@ -13,7 +13,10 @@ class ReportsConfig(AppConfig):
         from classrooms import pages
         from classrooms.signals import retention_due
 
-        from . import permissions  # noqa: F401  (the rules of this app's models)
+        from . import (
+            permissions,  # noqa: F401  (the rules of this app's models)
+            tasks,  # noqa: F401  (registered in every process: reports.scheduling queues by name)
+        )
         from .retention import emails_erase_before, reports_erase_before
         from .views import proposal_contexts
 

@@ -20,7 +20,7 @@ from classgames import selectors as class_game_selectors
 from classgames.models import ClassSession
 from classrooms import permissions
 from classrooms.models import Student
-from games import tasks
+from games import scheduling
 from games.models import Game
 from games.services import due_moves_apply
 
@@ -162,7 +162,7 @@ def live_skills(request: HttpRequest, session_id: int) -> HttpResponse:
     hears the push channel and polls with the tables' fingerprint: 204 when nothing moved."""
     session = class_game_permissions.session_get(request.user, session_id)
     now = timezone.now()
-    if tasks.runs_in_process():  # the live view's policy (classgames.views.session_live)
+    if scheduling.runs_in_process():  # the live view's policy (classgames.views.session_live)
         for game in session.games.filter(status=Game.Status.RUNNING):
             due_moves_apply(game=game, now=now)
     pulse = class_game_selectors.session_pulse(session)

@@ -17,9 +17,11 @@ from classrooms import permissions
 from classrooms import services as classroom_services
 from classrooms.models import Classroom, LevelChange, ParentLink, Student, User
 from classrooms.names import name_check
+from classrooms.selectors import school_tz
 from games.engine import events as engine_events
 from games.models import Move, Play, Seat
 
+from . import scheduling
 from .models import LevelRecommendation, ParentInvite, ReportJob, WeeklyReport, WeekTally
 from .progress import (
     SETTLED,
@@ -32,7 +34,6 @@ from .progress import (
     week_start_of,
     week_tally,
 )
-from .selectors import school_tz
 from .window import counted, counted_seats
 
 PLAY_FIELDS = (
@@ -469,8 +470,6 @@ def report_job_create(
     week_start: date | None = None,
 ) -> ReportJob:
     """Ask the workers to build now; the page then polls the job's progress."""
-    from . import tasks
-
     if (student is None) == (classroom is None):
         raise ValidationError(_("Choose one student or one class."), code="job_target")
     school = (student.classroom if student else classroom).school
@@ -486,22 +485,8 @@ def report_job_create(
         week_start=week_start,
         total=total,
     )
-    # Enqueued after commit, so that the worker finds the job row.
-    if student:
-        transaction.on_commit(
-            lambda: tasks.build_student_report.delay(
-                student.pk, week_start.isoformat(), job_id=job.pk
-            )
-        )
-    else:
-        transaction.on_commit(
-            lambda: tasks.build_class_reports.delay(
-                classroom.pk,
-                week_start.isoformat(),
-                job_id=job.pk,
-                skip_built_since=job.created_at.isoformat(),
-            )
-        )
+    # Queued after commit, so that the worker finds the job row.
+    scheduling.report_job_queue_on_commit(job)
     return job
 
 

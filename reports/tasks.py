@@ -19,9 +19,9 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from classrooms.models import School, Student
-from kavet_site.queue import PUBLISH_ERRORS, enqueue
+from kavet_site.queue import PUBLISH_ERRORS
 
-from . import services
+from . import scheduling, services
 from .models import ReportJob, WeeklyReport
 from .progress import week_bounds
 from .selectors import school_tz
@@ -159,20 +159,6 @@ def build_class_reports(
     return count
 
 
-def queue_report_job(job: ReportJob) -> bool:
-    """Publish the build of a request (the same message report_job_create sends); False if the
-    broker cannot take it — logged, and sweep_report_jobs tries again."""
-    if job.student_id:
-        return enqueue(
-            build_student_report, (job.student_id, job.week_start.isoformat()), {"job_id": job.pk}
-        )
-    return enqueue(
-        build_class_reports,
-        (job.classroom_id, job.week_start.isoformat()),
-        {"job_id": job.pk, "skip_built_since": job.created_at.isoformat()},
-    )
-
-
 @shared_task(name="reports.tasks.sweep_report_jobs", ignore_result=True)
 def sweep_report_jobs(now: str | None = None) -> int:
     """Every 15 s (beat): build requests whose message or worker is gone are queued again.
@@ -195,7 +181,7 @@ def sweep_report_jobs(now: str | None = None) -> int:
     for job in recent.filter(status=ReportJob.Status.QUEUED, created_at__lte=moment - QUEUED_GRACE):
         if not cache.add(f"reports:sweep:{job.pk}", 1, timeout=int(visibility.total_seconds())):
             continue
-        if queue_report_job(job):
+        if scheduling.report_job_queue(job):
             queued += 1
         else:
             cache.delete(f"reports:sweep:{job.pk}")
@@ -207,7 +193,7 @@ def sweep_report_jobs(now: str | None = None) -> int:
         log.warning("report job %s: its worker went quiet; the build is taken over", job.pk)
         # Not queued (the broker is down): its heartbeat is fresh again, so the sweep after
         # HEARTBEAT_STALE tries again.
-        queued += bool(queue_report_job(job))
+        queued += bool(scheduling.report_job_queue(job))
     if queued:
         log.warning("report sweep: %d build requests queued again", queued)
     return queued

@@ -3,7 +3,7 @@
 Every change to a running game goes through `_apply_locked`, inside a short transaction holding
 `select_for_update(no_key=True)` on the game row: the engine applies the move, the move is
 appended, per-student Play rows are written, the version is bumped, and the next deadlines are
-stamped. Celery jobs are queued only after commit (games.tasks decides how), and so is the
+stamped. Celery jobs are queued only after commit (games.scheduling decides how), and so is the
 tablets' news (games.push.table_changed).
 
 One lock order everywhere: the game row first (`select_for_update(no_key=True)`, by id when
@@ -14,7 +14,7 @@ in the same statement), read its seats once, insert the move, insert the plays, 
 Due moves (an expired time limit, a computer player's turn) are applied by game_tick from
 whoever gets there first, under the same lock: the computer player's task and the beat sweep
 (games.tasks), a page that shows the table (a tablet's poll, the projector's board, the teacher's
-live view: due_moves_apply, once a move is games.tasks.page_due_grace() late), and a player's
+live view: due_moves_apply, once a move is games.scheduling.page_due_grace() late), and a player's
 own move (move_submit applies what fell due before it came). The locked row decides what is
 due, so a move is never applied twice; and a game keeps going while Redis, and with it every
 task, is down.

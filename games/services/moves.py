@@ -12,7 +12,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from classrooms.models import User
-from games import engine, tasks
+from games import engine, scheduling
 from games.wording import refusal_message
 
 from ..models import Game, Move, Seat
@@ -140,7 +140,7 @@ def _apply_locked(
         _finish(game, after, seats, now)
         pause = None
     game.save()
-    tasks.schedule_bot(game_id=game.pk, pause=pause)
+    scheduling.schedule_bot(game_id=game.pk, pause=pause)
     return events
 
 

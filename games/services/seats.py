@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from django.db import connection, transaction
 from django.utils import timezone
 
-from games import tasks
+from games import scheduling
 
 from ..models import Game, Seat
 from .base import _changed, _locked, _state
@@ -113,14 +113,14 @@ def page_due(
     *, status: str, timer_deadline: datetime | None, bot_due_at: datetime | None, now: datetime
 ) -> bool:
     """True when a page showing this game should apply its due move now: the game runs and
-    its time limit or computer player is games.tasks.page_due_grace() overdue. From the row as
+    its time limit or computer player is games.scheduling.page_due_grace() overdue. From the row as
     the page already read it (no query): the cheap "is anything due" of every poll."""
     if status != Game.Status.RUNNING:
         return False
     due = [t for t in (timer_deadline, bot_due_at) if t is not None]
     if not due or min(due) > now:
         return False
-    return min(due) <= now - timedelta(seconds=tasks.page_due_grace())
+    return min(due) <= now - timedelta(seconds=scheduling.page_due_grace())
 
 
 def due_moves_apply(*, game: Game, now: datetime | None = None) -> bool:
@@ -128,7 +128,7 @@ def due_moves_apply(*, game: Game, now: datetime | None = None) -> bool:
     board, the teacher's live view): a due time limit or computer player that no one has
     applied yet is applied here, with one game_tick under the game's lock — the same call
     the worker makes, so whichever comes second finds nothing due. Where workers run it waits
-    for games.tasks.page_due_grace(), so that normally the worker plays and the request stays
+    for games.scheduling.page_due_grace(), so that normally the worker plays and the request stays
     light; with Redis down (no task, no beat) the tablets' polls keep the game going. True when
     a move was applied."""
     now = now or timezone.now()

@@ -12,7 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from classrooms.models import Classroom, School, Student, User
-from games import engine, tasks
+from games import engine, scheduling
 from games.engine import SETTINGS_CODES
 from games.wording import (
     MAX_SEATS,
@@ -256,7 +256,7 @@ def game_start(*, game: Game, by: User | None = None) -> Game:
         game.last_move_at = now
         pause = _stamp_deadlines(game, None, state, seats, now)
         game.save()
-        tasks.schedule_bot(game_id=game.pk, pause=pause)
+        scheduling.schedule_bot(game_id=game.pk, pause=pause)
         _changed(game)
     return game
 
@@ -285,7 +285,7 @@ def game_resume(*, game: Game, by: User | None = None) -> Game:
         state = _state(game)
         pause = _stamp_deadlines(game, None, state, _seats(game), timezone.now())
         game.save()
-        tasks.schedule_bot(game_id=game.pk, pause=pause)
+        scheduling.schedule_bot(game_id=game.pk, pause=pause)
         _changed(game)
     return game
 

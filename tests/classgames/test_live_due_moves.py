@@ -1,6 +1,6 @@
 """The teacher's live view applies a due time limit no worker has played (R4.9): the same policy
 as a tablet's visit (games.services.due_moves_apply). Where workers run it leaves a move that
-is only just due to them (games.tasks.PAGE_DUE_GRACE) and plays one they could not get to —
+is only just due to them (games.scheduling.PAGE_DUE_GRACE) and plays one they could not get to —
 Redis down — so a class game never freezes."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from games import tasks
+from games import scheduling
 from games.models import Game, Move
 from tests import factories
 
@@ -44,8 +44,8 @@ def test_the_live_view_moves_a_due_turn_on_in_the_embedded_default(
 def test_the_live_view_leaves_a_just_due_turn_to_the_workers(
     client, teacher, classroom, anna, bo, monkeypatch
 ):
-    monkeypatch.setattr(tasks, "runs_in_process", lambda: False)
-    session, game = _due_table(classroom, teacher, [anna, bo], late=tasks.PAGE_DUE_GRACE / 4)
+    monkeypatch.setattr(scheduling, "runs_in_process", lambda: False)
+    session, game = _due_table(classroom, teacher, [anna, bo], late=scheduling.PAGE_DUE_GRACE / 4)
     version = game.version
     assert _look(client, teacher, session) == 200
     game.refresh_from_db()
@@ -55,8 +55,8 @@ def test_the_live_view_leaves_a_just_due_turn_to_the_workers(
 def test_the_live_view_plays_a_turn_the_workers_could_not_get_to(
     client, teacher, classroom, anna, bo, monkeypatch
 ):
-    monkeypatch.setattr(tasks, "runs_in_process", lambda: False)
-    session, game = _due_table(classroom, teacher, [anna, bo], late=tasks.PAGE_DUE_GRACE + 1)
+    monkeypatch.setattr(scheduling, "runs_in_process", lambda: False)
+    session, game = _due_table(classroom, teacher, [anna, bo], late=scheduling.PAGE_DUE_GRACE + 1)
     version = game.version
     assert _look(client, teacher, session) == 200
     game.refresh_from_db()

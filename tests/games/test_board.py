@@ -243,10 +243,10 @@ def test_a_board_left_alone_moves_a_due_turn_on_in_the_embedded_default(teacher_
 
 
 def test_a_board_leaves_a_just_due_turn_to_the_workers(teacher_client, table, monkeypatch):
-    from games import tasks
+    from games import scheduling
 
-    monkeypatch.setattr(tasks, "runs_in_process", lambda: False)
-    _turn_time_ran_out(table, late=tasks.PAGE_DUE_GRACE / 4)
+    monkeypatch.setattr(scheduling, "runs_in_process", lambda: False)
+    _turn_time_ran_out(table, late=scheduling.PAGE_DUE_GRACE / 4)
     version = table.version
     assert teacher_client.get(reverse("games:board_table", args=[table.pk])).status_code == 200
     table.refresh_from_db()
@@ -255,10 +255,10 @@ def test_a_board_leaves_a_just_due_turn_to_the_workers(teacher_client, table, mo
 
 def test_a_board_plays_a_turn_the_workers_could_not_get_to(teacher_client, table, monkeypatch):
     # R4.9: with Redis down no task or sweep runs; the board on the projector moves it on, once.
-    from games import tasks
+    from games import scheduling
 
-    monkeypatch.setattr(tasks, "runs_in_process", lambda: False)
-    _turn_time_ran_out(table, late=tasks.PAGE_DUE_GRACE + 1)
+    monkeypatch.setattr(scheduling, "runs_in_process", lambda: False)
+    _turn_time_ran_out(table, late=scheduling.PAGE_DUE_GRACE + 1)
     version = table.version
     for _ in range(2):
         assert teacher_client.get(reverse("games:board_table", args=[table.pk])).status_code == 200

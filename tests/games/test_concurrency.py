@@ -62,13 +62,13 @@ def test_a_due_time_out_met_by_polls_sweeps_and_a_late_move_at_once_is_applied_o
 
     from django.utils import timezone
 
-    from games import tasks
+    from games import scheduling
     from games.models import Game
 
     need_service(connection.vendor == "postgresql", "PostgreSQL (DATABASE_URL) for row locks")
-    monkeypatch.setattr(tasks, "runs_in_process", lambda: False)
+    monkeypatch.setattr(scheduling, "runs_in_process", lambda: False)
     game = make_game([{"student": anna}, {"student": bo}], turn_time=30)
-    late = timezone.now() - timedelta(seconds=tasks.PAGE_DUE_GRACE + 1)
+    late = timezone.now() - timedelta(seconds=scheduling.PAGE_DUE_GRACE + 1)
     Game.objects.filter(pk=game.pk).update(timer_deadline=late)
     barrier = threading.Barrier(30)
     taps: list = []

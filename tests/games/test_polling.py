@@ -120,13 +120,13 @@ def test_a_computer_player_starting_plays_at_once(make_game, anna):  # R4.9, R8.
 
 
 def _workers_run(monkeypatch) -> None:
-    from games import tasks
+    from games import scheduling
 
-    monkeypatch.setattr(tasks, "runs_in_process", lambda: False)
+    monkeypatch.setattr(scheduling, "runs_in_process", lambda: False)
 
 
 def test_a_poll_leaves_a_just_due_turn_to_the_workers(client, make_game, anna, bo, monkeypatch):
-    from games.tasks import PAGE_DUE_GRACE
+    from games.scheduling import PAGE_DUE_GRACE
 
     _workers_run(monkeypatch)
     game = make_game([{"student": anna}, {"student": bo}], turn_time=30)
@@ -141,7 +141,7 @@ def test_a_poll_leaves_a_just_due_turn_to_the_workers(client, make_game, anna, b
 def test_a_poll_plays_a_timed_out_turn_the_workers_could_not_get_to(
     client, make_game, anna, bo, monkeypatch
 ):  # R4.9
-    from games.tasks import PAGE_DUE_GRACE
+    from games.scheduling import PAGE_DUE_GRACE
 
     _workers_run(monkeypatch)
     game = make_game([{"student": anna}, {"student": bo}], turn_time=30)
@@ -162,7 +162,7 @@ def test_a_poll_plays_a_timed_out_turn_the_workers_could_not_get_to(
 def test_a_poll_plays_a_computer_player_the_workers_could_not_get_to(
     client, make_game, anna, monkeypatch
 ):  # R8.2
-    from games.tasks import PAGE_DUE_GRACE
+    from games.scheduling import PAGE_DUE_GRACE
 
     _workers_run(monkeypatch)
     game = make_game([{"bot": "easy"}, {"student": anna}], turn_time=30)
