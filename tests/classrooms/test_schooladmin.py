@@ -9,6 +9,7 @@ from datetime import date
 import pytest
 from axes.models import AccessAttempt
 from django.urls import reverse
+from django.utils import translation
 
 from classrooms import retention
 from classrooms.models import Classroom, Rollover, School, Student, User
@@ -177,3 +178,33 @@ def test_another_schools_admin_reaches_nothing_of_this_school(
     assert School.objects.get(pk=school.pk).programme == school.programme
     assert Classroom.objects.filter(school=school).count() == 1
     assert User.objects.get(pk=teacher.pk).is_active
+
+
+@pytest.mark.parametrize(
+    "language, one, many",
+    [
+        ("en", "1 member of staff, 1 open class, 1 child.", "3 members of staff, 2 open classes"),
+        ("fr", "1 membre du personnel, 1 classe ouverte, 1 enfant.", "3 membres du personnel"),
+        ("de", "1 offene Klasse, 1 Kind.", "2 offene Klassen, 3 Kinder."),
+    ],
+)
+def test_the_school_in_numbers_each_number_with_its_own_plural(client, language, one, many):
+    """'1 membres du personnel' was seen: the sentence followed only the children's count."""
+    with translation.override("en"):  # the request's language is left active in this thread
+        _school_in_numbers(client, language, one, many)
+
+
+def _school_in_numbers(client, language: str, one: str, many: str) -> None:
+    school = factories.school(slug=f"numbers-{language}", name="Numbers")
+    admin = factories.school_admin(school=school, username=f"numbers-{language}")
+    factories.student(classroom=factories.classroom(school=school, name="CP"), name="Anna")
+    client.force_login(admin)
+    page = client.get(reverse("schooladmin:home"), HTTP_ACCEPT_LANGUAGE=language)
+    assert one in " ".join(page.content.decode().split())
+    factories.teacher(school=school, username=f"t1-{language}")
+    factories.teacher(school=school, username=f"t2-{language}")
+    more = factories.classroom(school=school, name="CE1")
+    for name in ("Bo", "Cleo"):
+        factories.student(classroom=more, name=name)
+    page = client.get(reverse("schooladmin:home"), HTTP_ACCEPT_LANGUAGE=language)
+    assert many in " ".join(page.content.decode().split())
