@@ -98,8 +98,12 @@ def name_proposed(name: str, programme: str) -> str | None:
         return name  # no grade in the name: the admin writes the new one
     if all(up is None for _i, up in moved):
         return None
+    if any(up is None for _i, up in moved):
+        # A mixed class whose older grade leaves ("CM1/CM2", "Year 4/5"): its younger children
+        # stay in a class of the same shape, so it keeps its name ("CM2/CM2" was proposed).
+        return name
     for i, up in moved:
-        tokens[i] = up if up is not None else tokens[i]
+        tokens[i] = up
     return "".join(tokens)
 
 

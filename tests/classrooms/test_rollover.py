@@ -25,6 +25,9 @@ OLD, NEW = "2025-2026", "2026-2027"
         ("CP", "fr", "CE1"),
         ("CE1 A", "fr", "CE2 A"),
         ("CP/CE1", "fr", "CE1/CE2"),
+        ("CM1/CM2", "fr", "CM1/CM2"),  # the CM2 leave, the class stays a CM1/CM2 class
+        ("Year 4/5", "us", "Year 4/5"),
+        ("GS-CP", "fr", "CP-CE1"),
         ("CM2", "fr", None),
         ("cm2 b", "fr", None),
         ("Year 3", "us", "Year 4"),
