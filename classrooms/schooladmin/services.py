@@ -69,6 +69,44 @@ def staff_signin_unlock(*, account: User, by: User) -> int:
 
 ZONES = sorted(z for z in available_timezones() if "/" in z and not z.startswith("Etc/"))
 
+# The zones a school of each programme is most likely in, offered first (the full list follows,
+# by region): metropolitan France and its overseas departments and territories; the German-
+# speaking countries; the time zones of the United States.
+USUAL_ZONES = {
+    "fr": [
+        "Europe/Paris",
+        "America/Guadeloupe",
+        "America/Martinique",
+        "America/Cayenne",
+        "Indian/Reunion",
+        "Indian/Mayotte",
+        "Pacific/Noumea",
+        "Pacific/Tahiti",
+    ],
+    "de": ["Europe/Berlin", "Europe/Vienna", "Europe/Zurich", "Europe/Luxembourg"],
+    "us": [
+        "America/New_York",
+        "America/Chicago",
+        "America/Denver",
+        "America/Phoenix",
+        "America/Los_Angeles",
+        "America/Anchorage",
+        "Pacific/Honolulu",
+    ],
+}
+
+
+def zone_choices(programme: str) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The time zones as grouped choices: the usual ones of the school's programme first, then
+    every zone under its region ("Europe", "America"...), each shown as its city."""
+    usual = [z for z in USUAL_ZONES.get(programme, []) if z in ZONES]
+    regions: dict[str, list[tuple[str, str]]] = {}
+    for zone in ZONES:
+        region, _slash, place = zone.partition("/")
+        regions.setdefault(region, []).append((zone, place.replace("_", " ").replace("/", " – ")))
+    groups = [(_("Usual for this school"), [(z, z.replace("_", " ")) for z in usual])]
+    return groups + [(region, regions[region]) for region in sorted(regions)]
+
 
 @transaction.atomic
 def school_settings_set(

@@ -234,7 +234,8 @@ class SettingsForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["time_zone"].choices = [(z, z.replace("_", " ")) for z in admin_services.ZONES]
+        programme = self.data.get("programme") or self.initial.get("programme") or ""
+        self.fields["time_zone"].choices = admin_services.zone_choices(programme)
         site = site_retention_years()
         self.fields["retention_years"].choices = [
             (n, ngettext("%(n)d school year", "%(n)d school years", n) % {"n": n})

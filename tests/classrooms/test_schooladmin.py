@@ -208,3 +208,28 @@ def _school_in_numbers(client, language: str, one: str, many: str) -> None:
         factories.student(classroom=more, name=name)
     page = client.get(reverse("schooladmin:home"), HTTP_ACCEPT_LANGUAGE=language)
     assert many in " ".join(page.content.decode().split())
+
+
+def test_the_time_zone_list_opens_on_the_zones_usual_for_the_programme(
+    client, school, school_admin
+):
+    """Four hundred zones in one alphabetical list was seen: the school's usual zones come first,
+    then every zone under its region, shown by its city."""
+    school.programme = "fr"
+    school.save()
+    client.force_login(school_admin)
+    page = client.get(reverse("schooladmin:settings"), HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    translation.activate("en")
+    select = page[
+        page.index('name="time_zone"') : page.index("</select>", page.index('name="time_zone"'))
+    ]
+    groups = re.findall(r'<optgroup label="([^"]+)">', select)
+    assert groups[0] == "Les plus courants pour cette école"
+    assert {"Europe", "America", "Pacific", "Indian"} <= set(groups)
+    first = re.findall(r'<option value="([^"]+)"', select)
+    assert first[:2] == ["Europe/Paris", "America/Guadeloupe"]
+    assert (
+        '<option value="America/Argentina/Buenos_Aires">Argentina – Buenos Aires</option>' in select
+    )
+    # Every zone of the list is still offered once outside the usual group, and still accepted.
+    assert first.count("Europe/Paris") == 2
