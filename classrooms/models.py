@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AbstractUser
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from .names import NameField
@@ -252,30 +253,55 @@ class ParentLink(models.Model):
         return f"{self.parent} → {self.student}"
 
 
-class TeacherInvite(models.Model):
-    """A one-time link a school admin sends to a new teacher; only its hash is stored."""
+class Invitation(models.Model):
+    """What every invitation has (classrooms/invitations.py runs their one lifecycle): a secret
+    shown once (a link's token, a slip's code) of which only a sha256 is kept, so a database leak
+    hands out no account and no child; an expiry; and when it was used, and by whom, or
+    withdrawn. Each kind adds what it invites to: a teacher to a school (TeacherInvite), a parent
+    to a child (reports.ParentInvite)."""
 
-    school = models.ForeignKey(School, on_delete=models.CASCADE, related_name="teacher_invites")
+    secret_hash = models.CharField(max_length=64, unique=True)
     created_by = models.ForeignKey(
         User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    email = models.EmailField(_("e-mail"), blank=True)
-    first_name = NameField(_("first name"), max_length=150, blank=True)
-    last_name = NameField(_("last name"), max_length=150, blank=True)
-    # sha256 of the secret in the link: a database leak does not hand out accounts.
-    token_hash = models.CharField(max_length=64, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()
     used_at = models.DateTimeField(null=True, blank=True)
-    revoked_at = models.DateTimeField(null=True, blank=True)
-    user = models.ForeignKey(
-        User, null=True, blank=True, on_delete=models.SET_NULL, related_name="teacher_invites"
+    used_by = models.ForeignKey(
+        User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    revoked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        abstract = True
+        ordering = ["-created_at"]
+
+    def state(self, now=None) -> str:
+        """ "used", "withdrawn", "expired" or "pending" (in that order: a used one stays used)."""
+        if self.used_at is not None:
+            return "used"
+        if self.revoked_at is not None:
+            return "withdrawn"
+        if self.expires_at <= (now or timezone.now()):
+            return "expired"
+        return "pending"
+
+    @property
+    def is_pending(self) -> bool:
+        return self.state() == "pending"
+
+
+class TeacherInvite(Invitation):
+    """A one-time link a school admin sends to a new teacher."""
+
+    school = models.ForeignKey(School, on_delete=models.CASCADE, related_name="teacher_invites")
+    email = models.EmailField(_("e-mail"), blank=True)
+    first_name = NameField(_("first name"), max_length=150, blank=True)
+    last_name = NameField(_("last name"), max_length=150, blank=True)
+
+    class Meta(Invitation.Meta):
         verbose_name = _("teacher invitation")
         verbose_name_plural = _("teacher invitations")
-        ordering = ["-created_at"]
 
     def __str__(self) -> str:
         return self.email or f"{self.first_name} {self.last_name}".strip() or f"#{self.pk}"

@@ -34,7 +34,6 @@ from django.core.exceptions import SuspiciousOperation
 from django.db import transaction
 from django.http import Http404, HttpResponseRedirect
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.generic import View
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
@@ -43,7 +42,9 @@ from mozilla_django_oidc.views import (
     OIDCAuthenticationRequestView,
 )
 
+from . import invitations
 from .models import TeacherInvite
+from .services import TEACHER_LINK
 
 logger = logging.getLogger(__name__)
 
@@ -258,12 +259,7 @@ class SchoolOIDCBackend(OIDCAuthenticationBackend):
         """Only an invited teacher gets an account here: from the open invitation to this address."""
         email = str(claims.get("email") or "").strip()
         invite = (
-            TeacherInvite.objects.filter(
-                email__iexact=email,
-                used_at__isnull=True,
-                revoked_at__isnull=True,
-                expires_at__gt=timezone.now(),
-            )
+            invitations.pending(TeacherInvite.objects.filter(email__iexact=email))
             .order_by("-created_at")
             .first()
         )
@@ -299,9 +295,6 @@ def invite_accept_by_email(*, invite: TeacherInvite, email: str, first_name: str
     from .names import name_check
 
     User = get_user_model()
-    invite = TeacherInvite.objects.select_for_update(no_key=True).get(pk=invite.pk)
-    if invite.used_at is not None or invite.revoked_at is not None:
-        return None
 
     def clean(name: str, fallback: str) -> str:
         try:
@@ -309,20 +302,23 @@ def invite_accept_by_email(*, invite: TeacherInvite, email: str, first_name: str
         except Exception:  # a provider's name the name check refuses: the invitation's stands
             return fallback
 
-    user = User(
-        username=_username_from(email),
-        role=User.Role.TEACHER,
-        school=invite.school,
-        email=invite.email or email,
-        first_name=clean(first_name, invite.first_name),
-        last_name=clean(last_name, invite.last_name),
-    )
-    user.set_unusable_password()
-    user.save()
-    invite.used_at = timezone.now()
-    invite.user = user
-    invite.save(update_fields=["used_at", "user"])
-    return user
+    def join(invite: TeacherInvite) -> tuple:
+        user = User(
+            username=_username_from(email),
+            role=User.Role.TEACHER,
+            school=invite.school,
+            email=invite.email or email,
+            first_name=clean(first_name, invite.first_name),
+            last_name=clean(last_name, invite.last_name),
+        )
+        user.set_unusable_password()
+        user.save()
+        return user, user
+
+    try:
+        return invitations.spend(TEACHER_LINK, invite, join)
+    except invitations.InvitationRefused:  # used or withdrawn meanwhile: no account
+        return None
 
 
 # --- the two views: start at the provider, come back from it ------------------------------------

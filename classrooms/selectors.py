@@ -46,7 +46,7 @@ def teachers_of_school(user) -> QuerySet[User]:
 
 def invites_of_school(user) -> QuerySet[TeacherInvite]:
     """The teacher invitations of a school admin's school."""
-    return permissions.manageable(user, TeacherInvite).select_related("user")
+    return permissions.manageable(user, TeacherInvite).select_related("used_by")
 
 
 def class_students(user, classroom: Classroom) -> QuerySet[Student]:

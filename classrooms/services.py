@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 import random
 import re
 import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
 from itertools import permutations
 
 from django.contrib.auth.password_validation import validate_password
@@ -16,9 +14,10 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
 from django.utils.translation import ngettext
 
-from . import permissions, signals
+from . import invitations, permissions, signals
 from .models import (
     Classroom,
     LevelChange,
@@ -32,9 +31,8 @@ from .models import (
 from .names import lines_split, name_check, name_error, name_normalise
 from .pictures import CODE_LENGTH, PICTURE_COUNT, encode
 
-# The one alphabet of the codes people type: class codes, parents' link codes. No 0/O, no 1/I:
-# they are read aloud by children and copied from paper slips.
-CLASS_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+# The one alphabet of the codes people type: class codes, parents' link codes (no 0/O, no 1/I).
+CLASS_CODE_ALPHABET = invitations.CODE_ALPHABET
 
 
 def class_code_new(*, length: int = 6) -> str:
@@ -615,7 +613,7 @@ def levels_set(
     return len(changed)
 
 
-# --- teacher invitations ---------------------------------------------------------------------
+# --- accounts, teacher invitations ------------------------------------------------------------
 
 
 def account_create(*, username: str, password: str, role: str, **fields) -> User:
@@ -635,78 +633,24 @@ def account_create(*, username: str, password: str, role: str, **fields) -> User
     return user
 
 
-INVITE_DAYS = 14
-
-
-def _token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-@transaction.atomic
-def teacher_invite_create(
-    *,
-    school: School,
-    by: User,
-    email: str = "",
-    first_name: str = "",
-    last_name: str = "",
-    days: int = INVITE_DAYS,
-) -> tuple[TeacherInvite, str]:
-    """A one-time link for a new teacher; returns the invite and the secret for the link.
-
-    The secret is shown once to the school admin and never stored in clear.
-    """
-    if not permissions.is_admin_of_school(by, school.pk):
-        raise ValidationError(_("Only the school's admin can invite teachers."), code="forbidden")
-    token = secrets.token_urlsafe(24)
-    invite = TeacherInvite.objects.create(
-        school=school,
-        created_by=by,
-        email=email.strip(),
-        first_name=name_check(first_name),
-        last_name=name_check(last_name),
-        token_hash=_token_hash(token),
-        expires_at=timezone.now() + timedelta(days=days),
-    )
-    return invite, token
-
-
-def teacher_invite_open(token: str) -> TeacherInvite | None:
-    """The invite a link opens, if it can still be used (not used, revoked or expired)."""
-    if not token or len(token) > 100:
-        return None
-    return (
-        TeacherInvite.objects.filter(
-            token_hash=_token_hash(token),
-            used_at__isnull=True,
-            revoked_at__isnull=True,
-            expires_at__gt=timezone.now(),
-        )
-        .select_related("school")
-        .first()
+def _teacher_invite_build(*, target: School, by: User, **fields) -> TeacherInvite:
+    return TeacherInvite(
+        school=target,
+        email=(fields.get("email") or "").strip(),
+        first_name=name_check(fields.get("first_name") or ""),
+        last_name=name_check(fields.get("last_name") or ""),
     )
 
 
-@transaction.atomic
-def teacher_invite_accept(
+def _teacher_joins(
+    invite: TeacherInvite,
     *,
-    token: str,
     username: str,
     password: str,
     first_name: str = "",
     last_name: str = "",
-) -> User:
-    """Create the teacher's account from a link; the link is spent whatever happens next."""
-    invite = teacher_invite_open(token)
-    if invite is None:
-        raise ValidationError(
-            _("This invitation link has expired or was already used."), code="invite_invalid"
-        )
-    invite = TeacherInvite.objects.select_for_update(no_key=True).get(pk=invite.pk)
-    if invite.used_at is not None:
-        raise ValidationError(
-            _("This invitation link has expired or was already used."), code="invite_invalid"
-        )
+) -> tuple[User, User]:
+    """What a teacher's link does: their account, in the invitation's school."""
     user = account_create(
         username=username,
         password=password,
@@ -716,17 +660,45 @@ def teacher_invite_accept(
         first_name=name_check(first_name or invite.first_name),
         last_name=name_check(last_name or invite.last_name),
     )
-    invite.used_at = timezone.now()
-    invite.user = user
-    invite.save(update_fields=["used_at", "user"])
-    return user
+    return user, user
 
 
-@transaction.atomic
-def teacher_invite_revoke(*, invite: TeacherInvite, by: User) -> None:
-    TeacherInvite.objects.filter(pk=invite.pk, used_at__isnull=True).update(
-        revoked_at=timezone.now()
-    )
+# A school admin's one-time link for a new teacher of the school (the lifecycle:
+# classrooms/invitations.py): invitations.create(TEACHER_LINK, by=admin, target=school, email=...,
+# first_name=..., last_name=...), then invitations.redeem(TEACHER_LINK, token, username=...,
+# password=..., first_name=..., last_name=...) makes the account.
+TEACHER_LINK = invitations.Kind(
+    name="teacher",
+    model=TeacherInvite,
+    secret=invitations.link_token(24),
+    days=14,
+    build=_teacher_invite_build,
+    may_make=lambda by, school: permissions.is_admin_of_school(by, school.pk),
+    redeem=_teacher_joins,
+    refusals={
+        invitations.MALFORMED: _lazy(
+            "This invitation link is not complete. Copy the whole link, or ask your school "
+            "admin for a new one."
+        ),
+        invitations.UNKNOWN: _lazy(
+            "This invitation link does not exist. Copy the whole link, or ask your school admin "
+            "for a new one."
+        ),
+        invitations.EXPIRED: _lazy(
+            "This invitation link has expired. Ask your school admin for a new one."
+        ),
+        invitations.USED: _lazy(
+            "This invitation link was already used. Ask your school admin for a new one."
+        ),
+        invitations.WITHDRAWN: _lazy(
+            "This invitation link was withdrawn. Ask your school admin for a new one."
+        ),
+        invitations.THROTTLED: _lazy(
+            "Too many tries with a wrong link. Please wait a quarter of an hour."
+        ),
+        "forbidden": _lazy("Only the school's admin can invite teachers."),
+    },
+)
 
 
 @transaction.atomic

@@ -13,12 +13,11 @@ from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
-from . import audit, permissions, selectors, services
+from . import audit, invitations, permissions, selectors, services
 from .audit.models import Action
 from .forms import (
     ClassroomCopyForm,
@@ -548,9 +547,10 @@ def invites(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
         try:
-            invite, token = services.teacher_invite_create(
-                school=request.user.school,
+            invite, token = invitations.create(
+                services.TEACHER_LINK,
                 by=request.user,
+                target=request.user.school,
                 email=d["email"],
                 first_name=d["first_name"],
                 last_name=d["last_name"],
@@ -569,7 +569,6 @@ def invites(request: HttpRequest) -> HttpResponse:
             "form": form,
             "link": link,
             "invites": list(selectors.invites_of_school(request.user)[:100]),
-            "now": timezone.now(),
         },
     )
 
@@ -578,25 +577,34 @@ def invites(request: HttpRequest) -> HttpResponse:
 @require_POST
 def invite_revoke(request: HttpRequest, pk: int) -> HttpResponse:
     invite = permissions.teacher_invite_get(request.user, pk)
-    services.teacher_invite_revoke(invite=invite, by=request.user)
-    audit.record(request, Action.TEACHER_INVITE_WITHDRAWN, invite)
+    if invitations.withdraw(services.TEACHER_LINK, invite, by=request.user):
+        audit.record(request, Action.TEACHER_INVITE_WITHDRAWN, invite)
     messages.success(request, _("The invitation link no longer works."))
     return redirect("classrooms:invites")
 
 
 def invite_accept(request: HttpRequest, token: str) -> HttpResponse:
-    """The page a new teacher opens from their link: choose a user name and a password."""
-    invite = services.teacher_invite_open(token)
-    if invite is None:
-        return render(request, "classrooms/invite_accept.html", {"expired": True}, status=404)
+    """The page a new teacher opens from their link: choose a user name and a password. A link
+    that does not work says why (unknown, expired, used, withdrawn); wrong links are counted
+    like wrong parents' codes (classrooms.invitations.guessing)."""
+    kind = services.TEACHER_LINK
+    try:
+        with invitations.guessing(kind, request, token):
+            invite = invitations.open_secret(kind, token)
+    except invitations.InvitationRefused as refused:
+        status = 429 if refused.reason == invitations.THROTTLED else 404
+        return render(
+            request, "classrooms/invite_accept.html", {"refused": refused.message}, status=status
+        )
     form = InviteAcceptForm(
         request.POST or None,
         initial={"first_name": invite.first_name, "last_name": invite.last_name},
     )
 
     def accept(d) -> HttpResponse:
-        user = services.teacher_invite_accept(
-            token=token,
+        user = invitations.redeem(
+            kind,
+            token,
             username=d["username"],
             password=d["password1"],
             first_name=d["first_name"],

@@ -7,6 +7,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from classrooms.models import Invitation
+
 
 class WeeklyReport(models.Model):
     """One student's figures for one week (Monday in the school's time zone), rebuilt in place."""
@@ -149,27 +151,16 @@ class LevelRecommendation(models.Model):
         return self.evidence.get("direction") == "up"
 
 
-class ParentInvite(models.Model):
-    """A one-time code a teacher gives a parent to link their account to one child."""
+class ParentInvite(Invitation):
+    """A one-time code a teacher gives a parent, on a printed slip, to link their account to one
+    child (the lifecycle: classrooms/invitations.py; this kind: reports.services.PARENT_CODE)."""
 
     student = models.ForeignKey(
         "classrooms.Student", on_delete=models.CASCADE, related_name="parent_invites"
     )
-    # Only a hash is kept: the code itself is shown once, on the printed slip.
-    code_hash = models.CharField(max_length=64, unique=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    expires_at = models.DateTimeField()
-    used_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    used_at = models.DateTimeField(null=True, blank=True)
-    revoked_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created_at"]
+    class Meta(Invitation.Meta):
+        pass
 
     def __str__(self) -> str:
         return f"{self.student} ({self.created_at:%Y-%m-%d})"

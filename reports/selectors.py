@@ -12,7 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from classrooms import permissions
+from classrooms import invitations, permissions
 from classrooms.models import Classroom, ParentLink, Student, User
 from classrooms.selectors import school_tz  # noqa: F401  (the reports read it here)
 from games.models import Play
@@ -66,7 +66,6 @@ def class_proposals(classroom: Classroom) -> QuerySet[LevelRecommendation]:
 
 def parent_access_of(student: Student) -> dict[str, Any]:
     """The parents linked to a child and the link codes not used yet, for the teacher."""
-    now = timezone.now()
     return {
         "links": list(
             ParentLink.objects.filter(student=student, revoked_at__isnull=True)
@@ -74,9 +73,9 @@ def parent_access_of(student: Student) -> dict[str, Any]:
             .order_by("created_at")
         ),
         "invites": list(
-            ParentInvite.objects.filter(
-                student=student, used_at__isnull=True, revoked_at__isnull=True, expires_at__gt=now
-            ).order_by("-created_at")
+            invitations.pending(ParentInvite.objects.filter(student=student)).order_by(
+                "-created_at"
+            )
         ),
     }
 

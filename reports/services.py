@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import hashlib
-import secrets
 from datetime import date, datetime, timedelta
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import Count, Max, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
 
-from classrooms import permissions
+from classrooms import invitations, permissions
 from classrooms import services as classroom_services
 from classrooms.models import Classroom, LevelChange, ParentLink, Student, User
 from classrooms.names import name_check
@@ -55,11 +54,6 @@ PLAY_FIELDS = (
     "missed_operation",
 )
 DISMISSED_QUIET_DAYS = 14  # a dismissed proposal is not made again for two weeks
-INVITE_DAYS = 30
-INVITE_ALPHABET = (
-    classroom_services.CLASS_CODE_ALPHABET
-)  # no 0/O, 1/I: typed from a paper slip, like a class code
-INVITE_LENGTH = 12  # 60 bits: guessing is hopeless, and the view rate-limits tries anyway
 
 
 # --- building reports ------------------------------------------------------------------------
@@ -607,81 +601,51 @@ def recommendation_decide(
 # --- parents --------------------------------------------------------------------------------
 
 
-def invite_code_normalise(code: str) -> str:
-    return "".join(ch for ch in (code or "").upper() if ch.isalnum())
+def _parent_invite_build(*, target: Student, by: User) -> ParentInvite:
+    return ParentInvite(student=target)
 
 
-def _code_hash(code: str) -> str:
-    return hashlib.sha256(invite_code_normalise(code).encode()).hexdigest()
-
-
-def invite_code_format(code: str) -> str:
-    code = invite_code_normalise(code)
-    return "-".join(code[i : i + 4] for i in range(0, len(code), 4))
-
-
-@transaction.atomic
-def parent_invite_create(*, student: Student, by: User) -> tuple[ParentInvite, str]:
-    """A one-time code for one child; the code is returned once (for the slip) and not kept."""
-    while True:
-        code = "".join(secrets.choice(INVITE_ALPHABET) for _i in range(INVITE_LENGTH))
-        try:
-            with transaction.atomic():
-                invite = ParentInvite.objects.create(
-                    student=student,
-                    code_hash=_code_hash(code),
-                    created_by=by,
-                    expires_at=timezone.now() + timedelta(days=INVITE_DAYS),
-                )
-            return invite, invite_code_format(code)
-        except IntegrityError:  # a 60-bit clash: astronomically rare, but never a crash
-            continue
-
-
-def _invite_open(code: str) -> ParentInvite:
-    """The unused invitation for this code, locked; a clear message otherwise."""
-    normalised = invite_code_normalise(code)
-    if len(normalised) != INVITE_LENGTH:
-        raise ValidationError(
-            _("A link code has 12 letters and digits, like ABCD-EFGH-JK23."), code="invite_format"
-        )
-    invite = (
-        ParentInvite.objects.select_for_update(no_key=True)
-        .select_related("student")
-        .filter(code_hash=_code_hash(normalised))
-        .first()
-    )
-    if invite is None or invite.revoked_at is not None:
-        raise ValidationError(
-            _("This code is not valid. Check it, or ask the teacher for a new one."),
-            code="invite_unknown",
-        )
-    if invite.used_at is not None:
-        raise ValidationError(
-            _("This code was already used. Ask the teacher for a new one."), code="invite_used"
-        )
-    if invite.expires_at <= timezone.now():
-        raise ValidationError(
-            _("This code has expired. Ask the teacher for a new one."), code="invite_expired"
-        )
-    return invite
-
-
-@transaction.atomic
-def parent_invite_redeem(*, code: str, parent: User) -> ParentLink:
-    """Link a parent's account to the child of a code; the code is then spent."""
+def _parent_linked(invite: ParentInvite, *, parent: User) -> tuple[ParentLink, User]:
+    """What a parent's code does: the parent's account follows the child."""
     if not permissions.is_parent(parent):
         raise ValidationError(
             _("Only a parent account can be linked to a child."), code="not_parent"
         )
-    invite = _invite_open(code)
     link, created = ParentLink.objects.get_or_create(parent=parent, student=invite.student)
     if not created and link.revoked_at is not None:
         link.revoked_at = None  # the teacher gave a new code after revoking: welcome back
         link.save(update_fields=["revoked_at"])
-    invite.used_by, invite.used_at = parent, timezone.now()
-    invite.save(update_fields=["used_by", "used_at"])
-    return link
+    return link, parent
+
+
+# A teacher's one-time code for one child's parent, printed on a slip (the lifecycle:
+# classrooms/invitations.py): invitations.create(PARENT_CODE, by=teacher, target=student), then
+# invitations.redeem(PARENT_CODE, code, parent=account) links the parent to the child.
+# 12 characters of 32: 60 bits, guessing is hopeless, and the pages count wrong tries anyway.
+PARENT_CODE = invitations.Kind(
+    name="parent",
+    model=ParentInvite,
+    secret=invitations.slip_code(12),
+    days=30,
+    build=_parent_invite_build,
+    may_make=lambda by, student: permissions.manageable(by, Student).filter(pk=student.pk).exists(),
+    redeem=_parent_linked,
+    refusals={
+        invitations.MALFORMED: _lazy("A link code has 12 letters and digits, like ABCD-EFGH-JK23."),
+        invitations.UNKNOWN: _lazy(
+            "This code is not valid. Check it, or ask the teacher for a new one."
+        ),
+        invitations.EXPIRED: _lazy("This code has expired. Ask the teacher for a new one."),
+        invitations.USED: _lazy("This code was already used. Ask the teacher for a new one."),
+        invitations.WITHDRAWN: _lazy(
+            "This code was cancelled by the teacher. Ask the teacher for a new one."
+        ),
+        invitations.THROTTLED: _lazy(
+            "Too many tries with a wrong code. Please wait a quarter of an hour."
+        ),
+        "forbidden": _lazy("Only a teacher of this child can make a code for a parent."),
+    },
+)
 
 
 @transaction.atomic
@@ -689,7 +653,7 @@ def parent_signup(
     *, code: str, username: str, password: str, first_name: str = "", email: str = ""
 ) -> User:
     """A new parent account made with a child's code (the code is checked first)."""
-    _invite_open(code)
+    invitations.open_secret(PARENT_CODE, code)
     user = classroom_services.account_create(
         username=username,
         password=password,
@@ -697,15 +661,8 @@ def parent_signup(
         first_name=name_check(first_name)[:150],
         email=(email or "").strip()[:254],
     )
-    parent_invite_redeem(code=code, parent=user)
+    invitations.redeem(PARENT_CODE, code, parent=user)
     return user
-
-
-@transaction.atomic
-def parent_invite_revoke(*, invite: ParentInvite, by: User) -> None:
-    ParentInvite.objects.filter(pk=invite.pk, revoked_at__isnull=True).update(
-        revoked_at=timezone.now()
-    )
 
 
 @transaction.atomic

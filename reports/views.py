@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 import re
 import unicodedata
@@ -25,12 +24,10 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from classgames import selectors as class_game_selectors
-from classrooms import audit, permissions
+from classrooms import audit, invitations, permissions
 from classrooms.audit.models import Action
 from classrooms.models import Classroom, User
 from classrooms.names import name_for_display
-from kavet_site.clientip import client_bucket
-from kavet_site.throttles import counters
 
 from . import permissions as report_permissions
 from . import selectors, services
@@ -38,9 +35,6 @@ from .charts import report_charts
 from .models import WeeklyReport
 from .programmes import programme_codes, school_programme
 from .progress import BANDS, SKILL_LABELS, week_bounds
-
-CODE_TRIES = 10  # wrong link codes allowed per 15 minutes, per address and per account
-CODE_TRIES_WINDOW = 15 * 60
 
 
 def _is_staff(user: User) -> bool:
@@ -59,33 +53,6 @@ def _week_param(request: HttpRequest) -> date | None:
 
 def _error_text(error: ValidationError) -> str:
     return " ".join(error.messages)
-
-
-# --- wrong-code rate limit --------------------------------------------------------------------
-# Counted per client address (as the trusted proxies saw it: never the load balancer's, which
-# would be every parent at once), per signed-in account, and per code typed. Each key locks only
-# the one client, account or code, for at most one window. In the database
-# (kavet_site.throttles.counters), so a Redis outage lifts no limit.
-
-
-def _code_keys(request: HttpRequest, code: str = "") -> list[str]:
-    keys = [f"reports:codetries:ip:{client_bucket(request)}"]
-    if request.user.is_authenticated:
-        keys.append(f"reports:codetries:user:{request.user.pk}")
-    normalised = services.invite_code_normalise(code)[:64]
-    if normalised:
-        digest = hashlib.sha256(normalised.encode()).hexdigest()[:32]
-        keys.append(f"reports:codetries:code:{digest}")
-    return keys
-
-
-def _too_many_code_tries(request: HttpRequest, code: str = "") -> bool:
-    return any(n >= CODE_TRIES for n in counters.counts(_code_keys(request, code)).values())
-
-
-def _count_code_try(request: HttpRequest, code: str = "") -> None:
-    for key in _code_keys(request, code):
-        counters.hit(key, CODE_TRIES_WINDOW)
 
 
 def _has_junk(*values: str) -> bool:
@@ -136,22 +103,21 @@ def join(request: HttpRequest) -> HttpResponse:
         ):
             error = _junk_error()
             values = {key: "" if _has_junk(value) else value for key, value in values.items()}
-        elif _too_many_code_tries(request, values["code"]):
-            error = _("Too many tries with a wrong code. Please wait a quarter of an hour.")
+        elif invitations.too_many_guesses(services.PARENT_CODE, request, values["code"]):
+            error = str(services.PARENT_CODE.refusals[invitations.THROTTLED])
         elif request.POST.get("password", "") != request.POST.get("password2", ""):
             error = _("The two passwords are not the same.")
         else:
             try:
-                user = services.parent_signup(
-                    code=values["code"],
-                    username=values["username"],
-                    password=request.POST.get("password", ""),
-                    first_name=values["first_name"],
-                    email=values["email"],
-                )
+                with invitations.guessing(services.PARENT_CODE, request, values["code"]):
+                    user = services.parent_signup(
+                        code=values["code"],
+                        username=values["username"],
+                        password=request.POST.get("password", ""),
+                        first_name=values["first_name"],
+                        email=values["email"],
+                    )
             except ValidationError as exc:
-                if any(code.startswith("invite") for code in _codes(exc)):
-                    _count_code_try(request, values["code"])
                 error = _error_text(exc)
             else:
                 login(request, user, backend="django.contrib.auth.backends.ModelBackend")
@@ -165,14 +131,6 @@ def join(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _codes(error: ValidationError) -> list[str]:
-    return (
-        [e.code or "" for e in error.error_list]
-        if hasattr(error, "error_list")
-        else [error.code or ""]
-    )
-
-
 @login_required
 @require_POST
 def link_child(request: HttpRequest) -> HttpResponse:
@@ -183,15 +141,10 @@ def link_child(request: HttpRequest) -> HttpResponse:
     if _has_junk(code):
         messages.error(request, _junk_error())
         return redirect("reports:parent_home")
-    if _too_many_code_tries(request, code):
-        messages.error(
-            request, _("Too many tries with a wrong code. Please wait a quarter of an hour.")
-        )
-        return redirect("reports:parent_home")
     try:
-        link = services.parent_invite_redeem(code=code, parent=request.user)
+        with invitations.guessing(services.PARENT_CODE, request, code):
+            link = invitations.redeem(services.PARENT_CODE, code, parent=request.user)
     except ValidationError as exc:
-        _count_code_try(request, code)
         messages.error(request, _error_text(exc))
         return redirect("reports:parent_home")
     messages.success(
@@ -565,7 +518,7 @@ def job(request: HttpRequest, job_id: int) -> HttpResponse:
 def invite_create(request: HttpRequest, student_id: int) -> HttpResponse:
     """A one-time code for a child's parent, shown once on a printable slip."""
     student = permissions.staff_student_get(request.user, student_id)
-    invite, code = services.parent_invite_create(student=student, by=request.user)
+    invite, code = invitations.create(services.PARENT_CODE, by=request.user, target=student)
     audit.record(request, Action.PARENT_CODE_MADE, student)
     join_url = request.build_absolute_uri(reverse("reports:join"))
     return render(
@@ -579,8 +532,8 @@ def invite_create(request: HttpRequest, student_id: int) -> HttpResponse:
 @require_POST
 def invite_revoke(request: HttpRequest, invite_id: int) -> HttpResponse:
     invite = report_permissions.parent_invite_get(request.user, invite_id)
-    services.parent_invite_revoke(invite=invite, by=request.user)
-    audit.record(request, Action.PARENT_CODE_WITHDRAWN, invite.student)
+    if invitations.withdraw(services.PARENT_CODE, invite, by=request.user):
+        audit.record(request, Action.PARENT_CODE_WITHDRAWN, invite.student)
     messages.success(request, _("The code can no longer be used."))
     return redirect("reports:student", student_id=invite.student_id)
 

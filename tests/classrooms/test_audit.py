@@ -11,6 +11,7 @@ from django.db import DatabaseError, connection, transaction
 from django.urls import reverse
 from django.utils import timezone
 
+from classrooms import invitations
 from classrooms.audit import record
 from classrooms.audit.models import Action, AppendOnly, AuditEvent, maintenance
 from classrooms.audit.views import describe
@@ -222,9 +223,11 @@ def test_invitations_and_parents_codes(admin_client, client, school_admin, stude
 
 
 def test_a_teacher_joining_from_an_invitation(client, school, school_admin):
-    from classrooms.services import teacher_invite_create
+    from classrooms.services import TEACHER_LINK
 
-    _invite, token = teacher_invite_create(school=school, by=school_admin, first_name="Nolwenn")
+    _invite, token = invitations.create(
+        TEACHER_LINK, target=school, by=school_admin, first_name="Nolwenn"
+    )
     client.post(
         reverse("classrooms:invite_accept", args=[token]),
         {

@@ -6,7 +6,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from classrooms import services
+from classrooms import invitations, services
 from classrooms.models import Classroom, LevelChange, Student, TeacherInvite, User
 from tests import factories
 
@@ -143,7 +143,7 @@ def test_a_school_admin_invites_a_teacher_with_a_one_time_link(client, school):
     link = response.context["link"]
     assert "/invitation/" in link
     token = link.rstrip("/").rsplit("/", 1)[1]
-    assert not TeacherInvite.objects.filter(token_hash__contains=token).exists()  # hashed
+    assert not TeacherInvite.objects.filter(secret_hash__contains=token).exists()  # hashed
     client.logout()
     page = client.get(link)
     assert page.status_code == 200 and "Nolwenn" in page.content.decode()
@@ -179,20 +179,22 @@ def test_a_teacher_cannot_invite_and_a_withdrawn_link_is_dead(client, school, te
     client.force_login(teacher)
     assert client.get(reverse("classrooms:invites")).status_code == 403
     with pytest.raises(ValidationError):
-        services.teacher_invite_create(school=school, by=teacher)
+        invitations.create(services.TEACHER_LINK, target=school, by=teacher)
     admin = factories.school_admin(school=school)
-    invite, token = services.teacher_invite_create(school=school, by=admin)
+    invite, token = invitations.create(services.TEACHER_LINK, target=school, by=admin)
     client.force_login(admin)
     client.post(reverse("classrooms:invite_revoke", args=[invite.pk]))
-    assert services.teacher_invite_open(token) is None
+    with pytest.raises(invitations.InvitationRefused) as refused:
+        invitations.open_secret(services.TEACHER_LINK, token)
+    assert refused.value.reason == invitations.WITHDRAWN
 
 
 def test_another_schools_admin_cannot_withdraw_an_invitation(client, school, other_school):
     admin = factories.school_admin(school=school)
-    invite, token = services.teacher_invite_create(school=school, by=admin)
+    invite, token = invitations.create(services.TEACHER_LINK, target=school, by=admin)
     client.force_login(factories.school_admin(school=other_school))
     assert client.post(reverse("classrooms:invite_revoke", args=[invite.pk])).status_code == 404
-    assert services.teacher_invite_open(token) is not None
+    assert invitations.open_secret(services.TEACHER_LINK, token) == invite
 
 
 def test_the_read_aloud_setting_is_saved_on_create_and_edit(client, teacher):

@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import translation
 
-from classrooms import services
+from classrooms import invitations, services
 from classrooms.models import Classroom, School, Student, TeacherInvite, User
 from classrooms.names import (
     name_check,
@@ -134,8 +134,11 @@ def test_every_service_that_takes_a_name_refuses_a_hidden_character(
             school=school, by=teacher, name="CE2\u202e", school_year="2026-2027"
         ),
         lambda: services.classroom_rename(classroom=classroom, by=teacher, name="CE2\u2066"),
-        lambda: services.teacher_invite_create(
-            school=school, by=factories.school_admin(school=school), first_name=bad
+        lambda: invitations.create(
+            services.TEACHER_LINK,
+            target=school,
+            by=factories.school_admin(school=school),
+            first_name=bad,
         ),
     ]
     for refused in checks:
@@ -238,7 +241,7 @@ def test_the_admin_refuses_them_too(client, school, classroom):
 @pytest.mark.django_db
 def test_a_parent_and_an_invited_teacher_cannot_sign_up_with_one(client, school):
     admin_user = factories.school_admin(school=school)
-    invite, token = services.teacher_invite_create(school=school, by=admin_user)
+    invite, token = invitations.create(services.TEACHER_LINK, target=school, by=admin_user)
     response = client.post(
         reverse("classrooms:invite_accept", args=[token]),
         {
@@ -256,7 +259,7 @@ def test_a_parent_and_an_invited_teacher_cannot_sign_up_with_one(client, school)
 
     room = factories.classroom(school=school, teachers=[factories.teacher(school=school)])
     child = factories.student(classroom=room, name="Mona")
-    _invite, code = report_services.parent_invite_create(student=child, by=admin_user)
+    _invite, code = invitations.create(report_services.PARENT_CODE, target=child, by=admin_user)
     joined = client.post(
         reverse("reports:join"),
         {

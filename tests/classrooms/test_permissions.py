@@ -7,9 +7,9 @@ from django.urls import URLPattern, reverse
 
 from classgames.models import ClassSession
 from classgames.urls import urlpatterns as class_game_urlpatterns
-from classrooms import permissions
+from classrooms import invitations, permissions
 from classrooms.models import Classroom, Student, TeacherInvite
-from classrooms.services import teacher_invite_create
+from classrooms.services import TEACHER_LINK
 from classrooms.urls import urlpatterns as classroom_urlpatterns
 from games.models import Game
 from tests import factories
@@ -55,7 +55,9 @@ def _kwargs(pattern: URLPattern, objs: dict) -> dict:
 def _objects(classroom: Classroom) -> dict:
     session, game = finished_game_rows(classroom)
     admin = factories.school_admin(school=classroom.school, username=f"admin-{classroom.pk}")
-    invite, _token = teacher_invite_create(school=classroom.school, by=admin, email="x@y.invalid")
+    invite, _token = invitations.create(
+        TEACHER_LINK, target=classroom.school, by=admin, email="x@y.invalid"
+    )
     return {
         "classroom": classroom,
         "student": classroom.students.order_by("name").first(),

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from classrooms import invitations
 from games import services
 from games.models import Play
 from games.services import timers
@@ -242,9 +243,9 @@ def test_reports_pages_of_teacher_and_parent(new_context, live_server, settings)
         one_move(classroom=room, student=anna, move="5 + 2 = 3", at=paris(2026, 11, day, 10, 0))
     for monday in (date(2026, 11, 2), date(2026, 11, 9)):
         report_services.report_build(student=anna, week_start=monday)
-    _invite, code = report_services.parent_invite_create(student=anna, by=teacher)
+    _invite, code = invitations.create(report_services.PARENT_CODE, target=anna, by=teacher)
     parent = factories.parent(school=school, username="annas-dad", password=PASSWORD)
-    report_services.parent_invite_redeem(code=code, parent=parent)
+    invitations.redeem(report_services.PARENT_CODE, code, parent=parent)
     base, found = live_server.url, {}
 
     page = signed_in(new_context, live_server, teacher)

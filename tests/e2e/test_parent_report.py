@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from classrooms import invitations
 from reports import services
 from tests import factories
 from tests.reports.plays import three_weeks_reported
@@ -20,7 +21,7 @@ def test_parent_reads_the_report_with_its_chart_on_a_phone(live_server, new_cont
     anna = factories.student(classroom=classroom, name="Anna")
     brieuc = factories.student(classroom=classroom, name="Brieuc")
     three_weeks_reported(classroom=classroom, anna=anna, brieuc=brieuc)
-    _invite, code = services.parent_invite_create(student=anna, by=teacher)
+    _invite, code = invitations.create(services.PARENT_CODE, target=anna, by=teacher)
 
     page = new_context(viewport={"width": 390, "height": 844}).new_page()
     # The parent creates their account with the code from the slip.

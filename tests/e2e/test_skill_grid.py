@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from classrooms import invitations
 from games.services import timers
 from reports import services as report_services
 from tests import factories
@@ -165,9 +166,9 @@ def test_a_teachers_figure_opens_its_moves_and_the_replay_at_a_move(new_context,
 
 def test_a_parents_figure_opens_only_their_childs_moves(new_context, live_server):
     school, teacher, _room, anna, brieuc = _reported_school()
-    _invite, code = report_services.parent_invite_create(student=anna, by=teacher)
+    _invite, code = invitations.create(report_services.PARENT_CODE, target=anna, by=teacher)
     parent = factories.parent(school=school)
-    report_services.parent_invite_redeem(code=code, parent=parent)
+    invitations.redeem(report_services.PARENT_CODE, code, parent=parent)
     page = signed_in(new_context, live_server, parent, PHONE)
     page.goto(f"{live_server.url}/reports/child/{anna.pk}/")
     ops = page.locator("a.figure-link[href*='week%3Aannouncements']")

@@ -10,6 +10,7 @@ import pytest
 from django.urls import reverse
 from django.utils import translation
 
+from classrooms import invitations
 from reports import pdf, services
 from reports.views import _child_context
 from tests import factories
@@ -84,8 +85,8 @@ def test_the_pdf_in_german(child, monkeypatch):
 def test_the_parents_page_counts_in_french(client, teacher, child):
     student, _report = child
     parent = factories.parent()
-    _invite, code = services.parent_invite_create(student=student, by=teacher)
-    services.parent_invite_redeem(code=code, parent=parent)
+    _invite, code = invitations.create(services.PARENT_CODE, target=student, by=teacher)
+    invitations.redeem(services.PARENT_CODE, code, parent=parent)
     client.force_login(parent)
     page = html.unescape(
         client.get(

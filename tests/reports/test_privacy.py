@@ -6,6 +6,7 @@ import json
 
 from django.urls import reverse
 
+from classrooms import invitations
 from classrooms.models import ParentLink, Student
 from games.models import Play, Seat
 from reports import services
@@ -15,7 +16,7 @@ from tests import factories
 
 def test_admin_exports_a_students_data_as_json(client, school, teacher, reported):
     anna = reported[0]
-    services.parent_invite_create(student=anna, by=teacher)
+    invitations.create(services.PARENT_CODE, target=anna, by=teacher)
     type(anna).objects.filter(pk=anna.pk).update(parent_email="anna.parent@example.org")
     admin = factories.school_admin(school=school)
     client.force_login(admin)
@@ -56,8 +57,8 @@ def test_only_the_schools_admin_may_export_or_erase(client, teacher, reported, o
 def test_erasing_removes_the_child_from_the_reports_too(client, school, teacher, reported):
     anna = reported[0]
     parent = factories.parent()
-    _invite, code = services.parent_invite_create(student=anna, by=teacher)
-    services.parent_invite_redeem(code=code, parent=parent)
+    _invite, code = invitations.create(services.PARENT_CODE, target=anna, by=teacher)
+    invitations.redeem(services.PARENT_CODE, code, parent=parent)
     LevelRecommendation.objects.create(
         student=anna,
         from_number_range=10,

@@ -9,6 +9,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from classrooms import invitations
 from classrooms.models import ParentLink
 from reports import services
 from reports.models import ParentInvite
@@ -55,9 +56,9 @@ def test_teacher_code_then_parent_signup_then_the_childs_report(client, teacher,
 
 
 def test_a_code_works_once(client, teacher, reported):
-    invite, code = services.parent_invite_create(student=reported[0], by=teacher)
+    invite, code = invitations.create(services.PARENT_CODE, target=reported[0], by=teacher)
     first = factories.parent()
-    services.parent_invite_redeem(code=code, parent=first)
+    invitations.redeem(services.PARENT_CODE, code, parent=first)
     response = client.post(
         reverse("reports:join"),
         {"code": code, "username": "second", "password": PASSWORD, "password2": PASSWORD},
@@ -71,7 +72,7 @@ def test_a_code_works_once(client, teacher, reported):
 
 
 def test_expired_and_revoked_codes_are_refused(client, teacher, reported):
-    invite, code = services.parent_invite_create(student=reported[0], by=teacher)
+    invite, code = invitations.create(services.PARENT_CODE, target=reported[0], by=teacher)
     ParentInvite.objects.filter(pk=invite.pk).update(
         expires_at=timezone.now() - timedelta(minutes=1)
     )
@@ -79,17 +80,17 @@ def test_expired_and_revoked_codes_are_refused(client, teacher, reported):
     client.force_login(parent)
     client.post(reverse("reports:link_child"), {"code": code})
     assert not ParentLink.objects.filter(parent=parent).exists()
-    invite2, code2 = services.parent_invite_create(student=reported[0], by=teacher)
-    services.parent_invite_revoke(invite=invite2, by=teacher)
+    invite2, code2 = invitations.create(services.PARENT_CODE, target=reported[0], by=teacher)
+    invitations.withdraw(services.PARENT_CODE, invite2, by=teacher)
     response = client.post(reverse("reports:link_child"), {"code": code2}, follow=True)
-    assert "not valid" in response.content.decode()
+    assert "cancelled by the teacher" in response.content.decode()
     assert not ParentLink.objects.filter(parent=parent).exists()
 
 
 def test_an_existing_parent_adds_a_second_child(client, teacher, reported):
     parent = factories.parent()
     for student in reported[:2]:
-        _invite, code = services.parent_invite_create(student=student, by=teacher)
+        _invite, code = invitations.create(services.PARENT_CODE, target=student, by=teacher)
         client.force_login(parent)
         response = client.post(reverse("reports:link_child"), {"code": code})
         assert response.status_code == 302
@@ -102,8 +103,8 @@ def test_a_parent_cannot_open_another_childs_report_even_guessing_ids(
 ):
     anna, brieuc, _c = reported
     parent = factories.parent()
-    _invite, code = services.parent_invite_create(student=anna, by=teacher)
-    services.parent_invite_redeem(code=code, parent=parent)
+    _invite, code = invitations.create(services.PARENT_CODE, target=anna, by=teacher)
+    invitations.redeem(services.PARENT_CODE, code, parent=parent)
     client.force_login(parent)
     assert client.get(reverse("reports:child", args=[anna.pk])).status_code == 200
     for pk in (brieuc.pk, anna.pk + 1000, 0):
@@ -118,8 +119,8 @@ def test_a_parent_cannot_open_another_childs_report_even_guessing_ids(
 def test_a_revoked_link_gives_no_access(client, teacher, reported):
     anna = reported[0]
     parent = factories.parent()
-    _invite, code = services.parent_invite_create(student=anna, by=teacher)
-    link = services.parent_invite_redeem(code=code, parent=parent)
+    _invite, code = invitations.create(services.PARENT_CODE, target=anna, by=teacher)
+    link = invitations.redeem(services.PARENT_CODE, code, parent=parent)
     client.force_login(teacher)
     response = client.post(reverse("reports:link_revoke", args=[link.pk]), follow=True)
     assert "no longer sees" in response.content.decode()
@@ -144,7 +145,7 @@ def test_wrong_codes_are_rate_limited(client, reported, teacher):
     client.force_login(parent)
     for _i in range(10):
         client.post(reverse("reports:link_child"), {"code": "AAAA-BBBB-CCCC"})
-    _invite, code = services.parent_invite_create(student=reported[0], by=teacher)
+    _invite, code = invitations.create(services.PARENT_CODE, target=reported[0], by=teacher)
     response = client.post(reverse("reports:link_child"), {"code": code}, follow=True)
     assert "Too many tries" in response.content.decode()
     assert not ParentLink.objects.filter(parent=parent).exists()
@@ -152,7 +153,7 @@ def test_wrong_codes_are_rate_limited(client, reported, teacher):
 
 
 def test_signup_with_mismatched_passwords_changes_nothing(client, teacher, reported):
-    _invite, code = services.parent_invite_create(student=reported[0], by=teacher)
+    _invite, code = invitations.create(services.PARENT_CODE, target=reported[0], by=teacher)
     response = client.post(
         reverse("reports:join"),
         {"code": code, "username": "dad", "password": PASSWORD, "password2": PASSWORD + "x"},
@@ -163,8 +164,8 @@ def test_signup_with_mismatched_passwords_changes_nothing(client, teacher, repor
 
 def test_pdf_download(client, teacher, reported):
     parent = factories.parent()
-    _invite, code = services.parent_invite_create(student=reported[0], by=teacher)
-    services.parent_invite_redeem(code=code, parent=parent)
+    _invite, code = invitations.create(services.PARENT_CODE, target=reported[0], by=teacher)
+    invitations.redeem(services.PARENT_CODE, code, parent=parent)
     client.force_login(parent)
     response = client.get(reverse("reports:child_pdf", args=[reported[0].pk]))
     assert response.status_code == 200
@@ -214,7 +215,7 @@ def test_behind_the_load_balancer_one_guesser_locks_only_themselves(
     settings.KAVET_TRUSTED_PROXIES = 1
     for i in range(10):
         _join(client, f"AAAA-BBBB-CC{i:02d}", f"guess{i}", client_ip="203.0.113.66")
-    _invite, code = services.parent_invite_create(student=reported[0], by=teacher)
+    _invite, code = invitations.create(services.PARENT_CODE, target=reported[0], by=teacher)
     locked = _join(client, code, "guesser", client_ip="203.0.113.66")
     assert locked.status_code == 400 and "Too many tries" in locked.content.decode()
     # Writing another address at the left of X-Forwarded-For changes nothing: the proxy's entry counts.
@@ -244,7 +245,7 @@ def test_with_no_proxy_a_forged_x_forwarded_for_buys_no_tries(
             REMOTE_ADDR="203.0.113.66",
             HTTP_X_FORWARDED_FOR=f"198.51.100.{i}",
         )
-    _invite, code = services.parent_invite_create(student=reported[0], by=teacher)
+    _invite, code = invitations.create(services.PARENT_CODE, target=reported[0], by=teacher)
     response = client.post(
         reverse("reports:join"),
         {"code": code, "username": "g", "password": PASSWORD, "password2": PASSWORD},
@@ -261,14 +262,14 @@ def test_one_code_hammered_from_many_addresses_is_locked_alone(
     from django.test import Client
 
     settings.KAVET_TRUSTED_PROXIES = 1
-    _used, used_code = services.parent_invite_create(student=reported[0], by=teacher)
-    services.parent_invite_redeem(code=used_code, parent=factories.parent())
+    _used, used_code = invitations.create(services.PARENT_CODE, target=reported[0], by=teacher)
+    invitations.redeem(services.PARENT_CODE, used_code, parent=factories.parent())
     for i in range(10):
         _join(Client(), used_code, f"g{i}", client_ip=f"198.51.100.{i}")
     # Spelled another way, it is the same code: still locked.
     again = _join(Client(), used_code.lower().replace("-", " "), "g", client_ip="192.0.2.1")
     assert "Too many tries" in again.content.decode()
-    _invite, code = services.parent_invite_create(student=reported[1], by=teacher)
+    _invite, code = invitations.create(services.PARENT_CODE, target=reported[1], by=teacher)
     assert _join(Client(), code, "dad", client_ip="192.0.2.1").status_code == 302
 
 
@@ -277,7 +278,7 @@ def test_one_code_hammered_from_many_addresses_is_locked_alone(
 def test_junk_in_a_join_field_is_a_clear_error(
     client, teacher, reported, field, junk, _clean_cache
 ):
-    _invite, code = services.parent_invite_create(student=reported[0], by=teacher)
+    _invite, code = invitations.create(services.PARENT_CODE, target=reported[0], by=teacher)
     values = {
         "code": code,
         "username": "dad",

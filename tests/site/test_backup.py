@@ -18,8 +18,9 @@ from django.db import connection
 
 # The benchmark empties the database the same way before it times a restore.
 from benchmarks.bench_backup import empty_the_database
+from classrooms import invitations
 from classrooms.models import Student
-from classrooms.services import teacher_invite_create
+from classrooms.services import TEACHER_LINK
 from demo.school import demo_school_build
 from games import engine, services
 from games.models import Game
@@ -32,7 +33,7 @@ from kavet_site.backups.archive import (
     schema_applied,
 )
 from reports.models import WeeklyReport, WeekTally
-from reports.services import parent_invite_create
+from reports.services import PARENT_CODE
 from reports.tasks import build_class_reports
 from tests import factories
 
@@ -52,9 +53,9 @@ def a_term_of_play():
     parent's and a teacher's invitation waiting."""
     summary = demo_school_build(history=True)
     child = summary.child
-    parent_invite_create(student=child, by=child.classroom.teachers.first())
+    invitations.create(PARENT_CODE, target=child, by=child.classroom.teachers.first())
     admin = factories.school_admin(school=summary.school, username="backup-admin")
-    teacher_invite_create(school=summary.school, by=admin, email="new@example.org")
+    invitations.create(TEACHER_LINK, target=summary.school, by=admin, email="new@example.org")
     return summary
 
 

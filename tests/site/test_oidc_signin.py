@@ -119,7 +119,7 @@ def test_an_open_invitation_makes_the_teacher_account(live_server, oidc, school)
         created_by=admin,
         email=INVITED[1],
         first_name="Bleuenn",
-        token_hash="0" * 64,
+        secret_hash="0" * 64,
         expires_at=timezone.now() + timedelta(days=3),
     )
     s, callback = _to_callback(live_server, oidc, INVITED[0])
@@ -130,7 +130,7 @@ def test_an_open_invitation_makes_the_teacher_account(live_server, oidc, school)
     assert (user.role, user.school, user.first_name) == (User.Role.TEACHER, school, "Bleuenn")
     assert not user.has_usable_password()  # signs in with the school's account
     invite.refresh_from_db()
-    assert invite.used_at is not None and invite.user == user
+    assert invite.used_at is not None and invite.used_by == user
 
 
 def test_a_stranger_gets_no_account(live_server, oidc, school):
@@ -139,7 +139,7 @@ def test_a_stranger_gets_no_account(live_server, oidc, school):
     TeacherInvite.objects.create(
         school=school,
         email=STRANGER[1],
-        token_hash="1" * 64,
+        secret_hash="1" * 64,
         expires_at=timezone.now() - timedelta(days=1),
     )
     before = User.objects.count()

@@ -23,9 +23,10 @@ from datetime import date, timedelta
 from django.utils import timezone
 
 from classgames import services as class_game_services
+from classrooms import invitations
 from classrooms.grouping import PlannedTable
 from classrooms.models import ParentLink
-from classrooms.services import teacher_invite_create
+from classrooms.services import TEACHER_LINK
 from games import services as game_services
 from games.models import Game, Play, PracticeGoal
 from reports import services as report_services
@@ -129,8 +130,9 @@ def _school(
         email=f"parent-{letter.lower()}1@example.org",
     )
     ParentLink.objects.create(parent=parent, student=students[0])
-    invite, token = teacher_invite_create(
-        school=school,
+    invite, token = invitations.create(
+        TEACHER_LINK,
+        target=school,
         by=admin,
         email=f"new-{letter}@example.org",
         first_name=f"Invitee-{letter}",
@@ -143,7 +145,9 @@ def _class_objects(room, student, admin, teacher, *, minute: int) -> dict:
     """What hangs from one class, around one of its students."""
     finished = _finished_game(room, student, minute)
     report_services.report_build(student=student, week_start=WEEK)
-    parent_invite, _code = report_services.parent_invite_create(student=student, by=teacher)
+    parent_invite, _code = invitations.create(
+        report_services.PARENT_CODE, target=student, by=teacher
+    )
     return {
         "classroom": room,
         "student": student,
@@ -290,14 +294,14 @@ def build() -> dict[str, dict]:
             party["unsubscribe_token"] = _forged(party["unsubscribe_token"])
         if "teacher_invite" in party and name != "A1":
             # Another school's link: what a reader of the database has is the hash, not the secret.
-            party["teacher_invite_token"] = party["teacher_invite"].token_hash
+            party["teacher_invite_token"] = party["teacher_invite"].secret_hash
     # Class A1 seen by someone outside school A (anonymous): the same rows, but the links'
     # secrets are not theirs either.
     outside = dict(
         a1,
         name="A1-seen-from-outside",
         unsubscribe_token=_forged(a1["unsubscribe_token"]),
-        teacher_invite_token=a1["teacher_invite"].token_hash,
+        teacher_invite_token=a1["teacher_invite"].secret_hash,
     )
     parties[outside["name"]] = outside
     users = {
