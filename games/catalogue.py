@@ -221,6 +221,26 @@ def _build() -> list[CatalogueState]:
     s = _Script(OPENING + [14, 16, 18], turn_time=0, challenge_window=0)
     s.give(ANNA, "events_row", "UNAN").give(BO, "events_row", "DAOU", "PEMP")
     s.give(BO, "piles", "1", "4", "6", "7", "8", "9", "X").give(JADE, "piles", "0", "10", "X")
+    _say_nothing_to_the_end(s)
+    out.append(s.done("over", "The game is over: settlements and ranking", status="finished"))
+
+    # R6.2 for several seats: the computer player's UNAN takes the table, Jade's unused DAOU
+    # gives 5 to Bo (her right-hand neighbour), Anna's unused PEMP 2 to each of the others.
+    s = _Script(OPENING + [14, 16, 18], turn_time=0, challenge_window=0)
+    s.give(3, "events_row", "UNAN").give(JADE, "events_row", "DAOU").give(
+        ANNA, "events_row", "PEMP"
+    )
+    s.give(ANNA, "piles", "1", "4", "6", "7", "8", "9", "0")
+    s.give(JADE, "piles", "10", "X", "1", "4", "6", "TRI").give(BO, "piles", "X")
+    _say_nothing_to_the_end(s)
+    out.append(
+        s.done("over-penalties", "The end: UNAN, DAOU and PEMP for four seats", status="finished")
+    )
+    return out + _tutorial()
+
+
+def _say_nothing_to_the_end(s: _Script) -> None:
+    """Every player says "nothing to do" until the game ends (R6.1)."""
     while not s.state.is_over:
         seat = s.state.active
         moves = engine.legal_moves(s.state, seat)
@@ -230,8 +250,6 @@ def _build() -> list[CatalogueState]:
             raise AssertionError(moves)
         if len(s.moves) > 200:  # pragma: no cover
             raise AssertionError("the scripted end does not end")
-    out.append(s.done("over", "The game is over: settlements and ranking", status="finished"))
-    return out + _tutorial()
 
 
 def _tutorial() -> list[CatalogueState]:

@@ -19,14 +19,17 @@ from classrooms.models import Student, User
 from games import engine, scheduling, table_cache
 from games.engine import events as ev
 from games.engine.operations import OPERATOR_SYMBOLS
+from games.engine.state import card_dict
 from games.wording import (
     as_printed,
     end_speech,
     event_explanations,
     event_sentence,
     events_sentences,
+    ranking_speech,
     ruling_texts,
     settlement_sentence,
+    settlement_steps,
 )
 
 from .models import Game, Seat
@@ -277,6 +280,9 @@ def table_context(
         result=result,
         ranking=ranking,
         settlements=settlements,
+        # R6.2 played on the end screen as cards moving (static/js/table.js), each step said.
+        ranking_speech=ranking_speech(ranking),
+        settlement_steps=settlement_steps(result, players, [card_dict(c) for c in state.cards]),
         end_speech=end_speech(
             abandoned=game.status == Game.Status.ABANDONED,
             settlements=settlements,

@@ -409,10 +409,48 @@ def settlement_sentence(item: dict[str, Any], players: Sequence[str]) -> str:
     ) % {"name": who, "count": count, "other": other}
 
 
+def settlement_steps(
+    result: Mapping[str, Any] | None, players: Sequence[str], cards: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """The end's settlements (R6.2) as the end screen plays them, one step after the other:
+    who gives (None: the table, for UNAN), who receives, the cards that move (as the views show
+    them, engine.card_dict: their numbers, X, or an event card's picture), the sentence shown
+    and the same sentence as spoken (games.speech). A settlement that moves no card is left out.
+    `cards`: every card of the deck by id."""
+    steps = []
+    for item in (result or {}).get("settlements", []):
+        if item.get("count", 0) <= 0:
+            continue
+        text = settlement_sentence(item, players)
+        unan = item.get("kind") == "unan"
+        giver = None if unan else item.get("seat")
+        receiver = item.get("seat") if unan else item.get("to")
+        steps.append(
+            {
+                "number": len(steps) + 1,
+                "kind": item.get("kind"),
+                "giver": giver,
+                "giver_name": _("The table") if unan else _name(players, giver),
+                "receiver": receiver,
+                "receiver_name": _name(players, receiver),
+                "cards": [cards[c] for c in item.get("cards", []) if 0 <= c < len(cards)],
+                "text": text,
+                "speech": speech.say(text),
+            }
+        )
+    return steps
+
+
 def end_speech(*, abandoned: bool, settlements: Sequence[str], ranking: Sequence[dict]) -> str:
     """The end screen said aloud: how it ended, the settlements (R6.2), each place and points."""
     parts = [_("The game was ended early.") if abandoned else _("The game is over!")]
     parts += list(settlements)
+    return speech.say(*parts, ranking_speech(ranking))
+
+
+def ranking_speech(ranking: Sequence[dict]) -> str:
+    """The end screen's ranking said aloud: each place, name and points (R6.3)."""
+    parts = []
     for r in ranking:
         n = r.get("score") or 0
         if r.get("place"):

@@ -49,8 +49,8 @@ PROFILES: dict[str, Profile] = {
         catch=0.25,
         bluff=0.02,
         place=0.5,
-        delay=(2.2, 2.6),
-        answer=(1.2, 1.6),
+        delay=(2.1, 2.4),
+        answer=(1.1, 1.4),
     ),
     "medium": Profile(
         best=0.5,
@@ -59,8 +59,8 @@ PROFILES: dict[str, Profile] = {
         catch=0.7,
         bluff=0.0,
         place=0.8,
-        delay=(2.1, 2.5),
-        answer=(1.1, 1.5),
+        delay=(2.0, 2.3),
+        answer=(1.0, 1.3),
     ),
     "hard": Profile(
         best=1.0,
@@ -69,8 +69,8 @@ PROFILES: dict[str, Profile] = {
         catch=1.0,
         bluff=0.0,
         place=1.0,
-        delay=(2.0, 2.4),
-        answer=(1.0, 1.4),
+        delay=(2.0, 2.2),
+        answer=(1.0, 1.2),
     ),
 }
 

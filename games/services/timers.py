@@ -26,6 +26,23 @@ def _answer_delay(strength: str, rng: random.Random) -> float:
     return float(engine.bot_answer_delay(strength, rng))
 
 
+# A computer playing on after its trick (R4.4): its next announcement comes its pause after
+# the one before it, the check window included, as a person looks on while the others check;
+# never sooner than this after the window closed, so the ruling and the cards turned up are seen.
+PLAY_ON_SEEN = 1.0
+
+
+def _plays_on_since(before, after, actor: int, opened: datetime | None) -> datetime | None:
+    """When a computer now playing on (R4.4) made the announcement whose window just closed
+    (`opened`, the window's opening), else None: its next turn's pause runs from there."""
+    if before is None or before.phase != "window" or after.phase != "turn":
+        return None
+    pending = before.pending or {}
+    if pending.get("seat") != actor or pending.get("kind") != "announce" or after.active != actor:
+        return None
+    return opened
+
+
 def _bot_actors(state, bots: dict[int, str]) -> list[int]:
     """Computer seats that have something to do now, in the order they would answer."""
     n = state.n_seats
@@ -113,6 +130,7 @@ def _stamp_deadlines(
     """Set when the running time limit ends and when a computer player acts; the bot's pause."""
     bots = _bots(seats)
     timer = after.timer if after is not None else None
+    window_opened = game.phase_started_at  # (before a new phase restamps it)
     new_phase = before is None or after.timer_started != before.timer_started
     if new_phase:
         game.phase_started_at = now
@@ -132,6 +150,9 @@ def _stamp_deadlines(
         return max(0.0, (game.bot_due_at - now).total_seconds())
     rng = random.Random(f"{game.seed}/delay/{after.version}")
     pause = _bot_delay(bots[actors[0]], rng)
+    since = _plays_on_since(before, after, actors[0], window_opened)
+    if since is not None:
+        pause = max(PLAY_ON_SEEN, pause - (now - since).total_seconds())
     if game.timer_deadline is not None:
         # A computer player acts before its own time runs out, like a person would.
         left = (game.timer_deadline - now).total_seconds()

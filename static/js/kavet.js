@@ -101,15 +101,20 @@
     });
     return speechOf(parts);
   }
-  function say(text, rate) {
-    if (!text || !window.speechSynthesis || !window.SpeechSynthesisUtterance) return;
+  // `done` (optional) is called once the words are said, or at once when there is no voice.
+  function say(text, rate, done) {
+    var called = false;
+    function end() { if (done && !called) { called = true; done(); } }
+    if (!text || !window.speechSynthesis || !window.SpeechSynthesisUtterance) { end(); return; }
     try {
       window.speechSynthesis.cancel();
       var u = new SpeechSynthesisUtterance(text);
       u.lang = document.documentElement.lang || "en";
       u.rate = rate || 0.9;
+      u.onend = end;
+      u.onerror = end;
       window.speechSynthesis.speak(u);
-    } catch (e) { /* no voice on this tablet: reading aloud is never needed to use a page */ }
+    } catch (e) { end(); /* no voice on this tablet: reading aloud is never needed to use a page */ }
   }
   function speakerText(button) {
     if (!button) button = document.querySelector("[data-speaker]");

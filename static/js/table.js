@@ -215,6 +215,8 @@
     render();
     tick();
     speakNew();
+    // An end screen shown at once (the page opened on it): its settlements played, silently.
+    if (b.classList.contains("is-over") && !b.dataset.settlePlayed) playSettlements(false);
     schedulePoll();
     catchUp();
   }
@@ -402,7 +404,7 @@
 
   // --- reading aloud: kavet.js's voice says the board's parts (the header's speaker) ---------
   function speechText() { return window.kavetSpeech ? window.kavetSpeech() : ""; }
-  function say(text) { if (window.kavetSay) window.kavetSay(text); }
+  function say(text, done) { if (window.kavetSay) window.kavetSay(text, undefined, done); else if (done) done(); }
   var spokenKey = null;
   function speakNew() {
     var b = board();
@@ -415,8 +417,82 @@
     var first = spokenKey === null;
     spokenKey = key;
     try { sessionStorage.setItem("kavet:spoken:" + b.dataset.game, key); } catch (e) { /* none */ }
-    if (!first) say(speechText());
+    if (first) return;
+    // The end reached while watching: its settlements played and said one step at a time.
+    if (!(b.classList.contains("is-over") && playSettlements(true))) say(speechText());
   }
+
+  // --- the end: the settlements (R6.2) as cards moving, one step after the other -----------
+  // Each step's cards fly from the giver's name to the receiver's, one after the other, with
+  // their numbers (Web Animations: no inline style, which the CSP forbids); the step's words
+  // (games/speech.py, the same facts as its text) are said as it plays when the table reads
+  // aloud, the next step waiting for them. "See again" plays it all again. With reduced motion
+  // the end state just fades in, the words still said one step after the other.
+  var FLIGHT = 600, STAGGER = 240, STEP_REST = 450, SPEECH_CAP = 9000;
+  var settleRun = 0;
+  function stillMotion() {
+    return !Element.prototype.animate ||
+      !!(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
+  }
+  function fly(step) {
+    var from = step.querySelector(".settle-from"), cards = step.querySelectorAll(".settle-card");
+    if (!from || !cards.length) return 0;
+    var start = from.getBoundingClientRect();
+    var gap = Math.min(STAGGER, Math.round(2400 / cards.length));
+    cards.forEach(function (card, j) {
+      var end = card.getBoundingClientRect();
+      var dx = start.left + start.width / 2 - (end.left + end.width / 2);
+      var dy = start.top + start.height / 2 - (end.top + end.height / 2);
+      card.animate([
+        { transform: "translate(" + dx.toFixed(1) + "px, " + dy.toFixed(1) + "px) scale(.7)", opacity: 0.4 },
+        { transform: "none", opacity: 1 }
+      ], { duration: FLIGHT, delay: j * gap, easing: "ease-in-out", fill: "backwards" });
+    });
+    return FLIGHT + (cards.length - 1) * gap;
+  }
+  function playSettlements(speak) {
+    var b = board(), list = b && b.querySelector(".settle");
+    if (!list) return false;
+    b.dataset.settlePlayed = "1";
+    var run = ++settleRun, still = stillMotion();
+    var steps = Array.prototype.slice.call(list.querySelectorAll(".settle-step"));
+    var title = b.querySelector(".end-screen h2"), ranking = b.querySelector(".ranking[data-speech]");
+    var replay = b.querySelector("[data-settle-replay]");
+    if (replay) replay.hidden = false;
+    list.classList.remove("is-fading", "is-played");
+    void list.offsetWidth;  // (restarts the fade)
+    list.classList.add(still ? "is-fading" : "is-playing");
+    steps.forEach(function (st) { st.classList.remove("is-now"); st.classList.toggle("is-waiting", !still); });
+    if (still && !speak) { list.classList.add("is-played"); return true; }  // the end state, faded in
+    function words(text, next) {  // said, then next (at once when silent)
+      if (!speak || !text) { next(); return; }
+      var gone = false, cap = setTimeout(go, SPEECH_CAP);
+      function go() { if (gone) return; gone = true; clearTimeout(cap); if (run === settleRun) next(); }
+      say(text, go);
+    }
+    function play(i) {
+      if (run !== settleRun) return;
+      steps.forEach(function (st, k) { st.classList.toggle("is-now", k === i); });
+      if (i >= steps.length) {
+        list.classList.remove("is-playing");
+        list.classList.add("is-played");
+        words(ranking && ranking.dataset.speech, function () {});
+        return;
+      }
+      var st = steps[i], left = 2;
+      st.classList.remove("is-waiting");
+      function done() { if (--left === 0) setTimeout(function () { play(i + 1); }, STEP_REST); }
+      setTimeout(done, still ? 0 : fly(st));
+      words(st.dataset.speech, done);
+    }
+    words(title && title.textContent, function () { play(0); });
+    return true;
+  }
+  document.addEventListener("click", function (ev) {
+    var replay = ev.target.closest && ev.target.closest("[data-settle-replay]");
+    var b = board();
+    if (replay && b) playSettlements(b.dataset.speak === "1");
+  });
 
   function start() {
     if (window.htmx) htmx.config.timeout = TIMEOUT_MS;

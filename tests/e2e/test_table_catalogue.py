@@ -159,3 +159,79 @@ def test_no_state_of_the_table_breaks_the_content_security_policy(browser, clien
                 found += [f"{name}/{position}: {v}" for v in page.evaluate("window.__csp") + said]
     context.close()
     assert found == []
+
+
+VOICE = """
+window.__said = [];
+window.SpeechSynthesisUtterance = function (text) { this.text = text; };
+Object.defineProperty(window, "speechSynthesis", { value: {
+  cancel: function () {},
+  speak: function (u) { window.__said.push(u.text); setTimeout(function () { if (u.onend) u.onend(); }, 10); }
+} });
+"""
+# Each card of the end's lanes: where it is, where its lane's giver and receiver are, and the
+# transform its running animation starts from (none when it is not moving).
+LANES = """() => [...document.querySelectorAll('.settle-step')].map((step) => ({
+  waiting: step.classList.contains('is-waiting'),
+  from: step.querySelector('.settle-from').getBoundingClientRect().toJSON(),
+  to: step.querySelector('.settle-to').getBoundingClientRect().toJSON(),
+  cards: [...step.querySelectorAll('.settle-card')].map((card) => ({
+    box: card.getBoundingClientRect().toJSON(),
+    visible: getComputedStyle(card).visibility === 'visible',
+    moves: card.getAnimations().map((a) => a.effect.getKeyframes()[0].transform || 'none'),
+  })),
+}))"""
+
+
+def test_the_ends_penalties_fly_from_giver_to_receiver_and_are_said_step_by_step(browser):
+    # R6.2: the settlements one after the other, each step's cards flying from the giver to the
+    # receiver; "See again" plays it again with each step said (games/speech.py's words, the
+    # voice waiting for each) and then the ranking. No time is asserted: the test waits for the
+    # end of the play, whatever it takes.
+    entry = catalogue.states()["over-penalties"]
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    context.add_init_script(VOICE)
+    page = context.new_page()
+    with catalogue_pages.Pages() as pages:
+        pages.show(page, "over-penalties", 0)
+        lanes = page.evaluate(LANES)
+        assert len(lanes) == 5
+        first, *later = lanes
+        assert not first["waiting"] and all(lane["waiting"] for lane in later)
+        assert all(card["moves"] and card["moves"][0] != "none" for card in first["cards"])
+        assert not any(card["visible"] for lane in later for card in lane["cards"])
+        page.wait_for_selector(".settle.is-played", timeout=60_000)
+        assert page.evaluate("window.__said") == []  # opened on the end: played, not said
+        for lane in page.evaluate(LANES):  # the end state: every card beside its receiver
+            assert not lane["waiting"]
+            for card in lane["cards"]:
+                assert card["visible"] and card["moves"] == []
+                assert lane["from"]["right"] < card["box"]["left"]
+                assert card["box"]["right"] <= lane["to"]["left"]
+        replay = page.locator("[data-settle-replay]")
+        box = replay.bounding_box()
+        assert box["width"] >= 44 and box["height"] >= 44
+        replay.click()
+        page.wait_for_selector(".settle.is-playing")
+        page.wait_for_selector(".settle.is-played", timeout=60_000)
+        page.wait_for_function("window.__said.length >= 7")
+        said = page.evaluate("window.__said")
+        steps = page.locator(".settle-step").evaluate_all("(s) => s.map((e) => e.dataset.speech)")
+        ranking = page.locator(".ranking").get_attribute("data-speech")
+        assert said == ["The game is over!", *steps, ranking]
+        assert len(steps) == len([i for i in entry.state.result["settlements"] if i["count"]])
+    context.close()
+
+
+def test_with_reduced_motion_the_end_state_fades_in(browser):
+    context = browser.new_context(viewport={"width": 768, "height": 1024}, reduced_motion="reduce")
+    page = context.new_page()
+    with catalogue_pages.Pages() as pages:
+        pages.show(page, "over", 0)
+        lanes = page.evaluate(LANES)
+        assert page.locator(".settle.is-fading").count() == 1
+        assert all(not lane["waiting"] for lane in lanes)
+        assert all(
+            card["visible"] and not card["moves"] for lane in lanes for card in lane["cards"]
+        )
+    context.close()

@@ -93,6 +93,43 @@ def test_a_computers_own_turn_takes_two_to_three_seconds(make_game, anna):
         assert 1.0 <= profile.answer[0] <= profile.answer[1] <= 2.0
 
 
+def test_a_computer_playing_on_announces_at_a_steady_pace(make_game, anna):
+    # R4.4: a computer that won its trick plays on; its next announcement comes its 2-3 s
+    # pause after the one before (the others checked meanwhile, R5.1), and at least 1 s after
+    # the window closed, so the ruling and the cards turned up are seen before it goes on.
+    with held_clock() as clock:
+        game = make_game(
+            [{"student": anna}, {"bot": "hard"}, {"bot": "hard"}], draw=(0, 1, 10, 2, 3, 5, 4, 6)
+        )
+        services.move_submit(game_id=game.pk, seat=0, seen_version=0, move={"type": "nothing"})
+        for _ in range(40):
+            state = _state(game)
+            if "ok" in engine.legal_moves(state, 0):
+                services.move_submit(
+                    game_id=game.pk, seat=0, seen_version=game.version, move={"type": "ok"}
+                )
+                continue
+            if state.phase == "turn" and state.active != 0:
+                last = Move.objects.filter(game=game).order_by("-number").first()
+                closed = any(e["type"] == "window_closed" for e in last.events)
+                won = [m for m in Move.objects.filter(game=game, seat=state.active)]
+                if closed and won and won[-1].payload["type"] == "announce":
+                    announced = won[-1].created_at
+                    if any(
+                        e["type"] == "trick_won" and e["seat"] == state.active for e in last.events
+                    ):
+                        break
+            clock.advance_to(game.next_due_at)
+            services.game_tick(game_id=game.pk, now=clock.now)
+        else:
+            pytest.fail("no computer played on after its trick")
+        game.refresh_from_db()
+        since_announced = (game.bot_due_at - announced).total_seconds()
+        since_closed = (game.bot_due_at - clock.now).total_seconds()
+    assert since_closed >= 1.0
+    assert 2.0 <= since_announced <= 3.0 or since_closed == pytest.approx(1.0)
+
+
 def test_a_late_tick_plays_the_computers_answers_before_the_window_runs_out(make_game, anna):
     # R5.1: the computers answered before the window's end; a sweep that gets there late
     # (Redis down, a slow beat) still applies their answers first, never a run-out window.

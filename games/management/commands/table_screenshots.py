@@ -66,6 +66,12 @@ class Command(BaseCommand):
                 for name in names:
                     for position in states[name].tablets():
                         pages.show(page, name, position)
+                        # (the end's settlements fade in: the picture once they are in place)
+                        page.evaluate(
+                            "Promise.all(document.getAnimations().filter((a) =>"
+                            " a.effect.getComputedTiming().endTime < Infinity)"
+                            ".map((a) => a.finished))"
+                        )
                         path = (
                             out
                             / f"{name}.{states[name].names[position].lower()}.{size}{suffix}.png"
