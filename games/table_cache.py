@@ -121,8 +121,8 @@ def _moves_key(game: Game, limit: int, version: int | None = None) -> str:
     return f"kv:table:moves:{_game_key(game, version)}:{limit}"
 
 
-def _shared_key(game: Game, name: str) -> str:
-    return f"kv:table:{name}:{_game_key(game)}"
+def _shared_key(game: Game, name: str, version: int | None = None) -> str:
+    return f"kv:table:{name}:{_game_key(game, version)}"
 
 
 def shared_moves(game: Game, limit: int) -> list[RecentMove]:
@@ -188,6 +188,39 @@ def _moves_after(game_id: int, after: int) -> list[RecentMove]:
             events = convert(events, col, connection)
         moves.append(RecentMove(number=number, events=events))
     return moves
+
+
+def shared_told(game: Game, name: str, recent: list[RecentMove], said, players) -> list:
+    """The sentences of the recent moves, [(number, [line...])], once per version of the table
+    (`name`: one per language), told with these `players`' names: the previous version's list,
+    where still stored and told with the same names, gives those of the moves both share, so
+    only the new move is told (`said(move)`), not the last forty again. Stored with the names
+    it was told with (a seat given to a computer player renames it: then all are told again)."""
+    players = tuple(players)
+
+    def stored(key: str):
+        batch = _batch.get()
+        if batch is not None and key in batch["keys"]:
+            value = batch["put"].get(key) or batch["got"].get(key)
+        else:
+            value = cache.get(key)
+        return value if isinstance(value, tuple) and value[0] == players else None
+
+    key = _shared_key(game, name)
+    made = stored(key)
+    if made is not None:
+        return made[1]
+    known = {}
+    if game.version > 0:
+        previous = stored(_shared_key(game, name, game.version - 1))
+        known = dict(previous[1]) if previous is not None else {}
+    told = [(m.number, known[m.number] if m.number in known else said(m)) for m in recent]
+    batch = _batch.get()
+    if batch is not None and key in batch["keys"]:
+        batch["put"][key] = (players, told)
+    else:
+        cache.set(key, (players, told), TTL)
+    return told
 
 
 def shared_value(game: Game, name: str, compute):
@@ -268,6 +301,7 @@ def board_response(
         # What shared_moves builds this version's list from when it is not stored yet (the
         # mover's answer, the first to ask): in the same round trip.
         parts.append(_moves_key(game, HISTORY_MOVES, game.version - 1))
+        parts.append(_shared_key(game, f"told.{language}", game.version - 1))
     got = cache.get_many([board_k, seat_k, *parts])
     board, mine = got.get(board_k), got.get(seat_k)
     pushing = others is not None and push.holding(game.pk, game.version)
@@ -380,7 +414,7 @@ def _shared_board(
         ctx["countdown"] = _marked_countdown(countdown)
     html = _render("shared", "games/table.html#board", ctx, request)
     told_key = _shared_key(game, f"told.{language}")
-    told = batch["put"].get(told_key) or got.get(told_key) or []
+    told = (batch["put"].get(told_key) or got.get(told_key) or (None, []))[1]
     # The news of the table, each line with its move, so "new since" is told per tablet.
     if told:
         lines = _told_lines(told)
