@@ -95,7 +95,8 @@ class Split:
         self.on = False
         self._undo: list = []
 
-    def wrap(self, owner, name: str, label: str) -> None:
+    def wrap(self, owner, name: str, label) -> None:
+        """`label`: a name, or a function of the call's arguments that names it."""
         original = getattr(owner, name)
 
         def wrapped(*args, **kwargs):
@@ -105,8 +106,9 @@ class Split:
             try:
                 return original(*args, **kwargs)
             finally:
-                self.cpu[label] = self.cpu.get(label, 0.0) + cpu() - t
-                self.calls[label] = self.calls.get(label, 0) + 1
+                part = label if isinstance(label, str) else label(*args)
+                self.cpu[part] = self.cpu.get(part, 0.0) + cpu() - t
+                self.calls[part] = self.calls.get(part, 0) + 1
 
         setattr(owner, name, wrapped)
         self._undo.append((owner, name, original))
@@ -127,12 +129,15 @@ class Split:
         self.wrap(CursorWrapper, "_execute", "SQL statements (driver)")
         self.wrap(games.selectors, "table_context", "table context (no seat)")
         self.wrap(games.selectors, "seat_context", "seat contexts")
-        self.wrap(table_cache, "_render", "template renders")
+        self.wrap(table_cache, "_render", lambda kind, template, *_: f"render {template}")
+        self.wrap(games.selectors, "render_to_string", lambda template, *_: f"render {template}")
         self.wrap(table_cache, "push_board", "push_board (other seats' parts)")
         backend = type(caches["default"])
         for name in ("get", "get_many", "set", "set_many", "add", "delete"):
             self.wrap(backend, name, "cache (Redis) calls")
         self.wrap(push.RedisBridge, "publish", "publish (Redis)")
+        self.wrap(json, "dumps", "JSON (json.dumps, every caller)")
+        self.wrap(json, "loads", "JSON (json.loads, every caller)")
 
     def uninstall(self) -> None:
         for owner, name, original in reversed(self._undo):
