@@ -178,6 +178,8 @@ async def measure(app, seeded: dict, rounds: int, cold: bool, split: Split | Non
             keys += [
                 table_cache._shared_key(game, f"{name}.{language}") for name in ("told", "history")
             ]
+            if hasattr(table_cache, "told_name"):
+                keys.append(table_cache._shared_key(game, table_cache.told_name(language)))
             if hasattr(table_cache, "shared_board_key"):  # the table's rendered board
                 with translation.override(language):
                     keys.append(table_cache.shared_board_key(game))

@@ -193,7 +193,7 @@ def table_context(
     recent = table_cache.shared_moves(game, HISTORY_MOVES)
     told = table_cache.shared_told(
         game,
-        f"told.{get_language()}",
+        table_cache.told_name(get_language()),
         recent,
         lambda m: [str(line) for line in events_sentences(m.events, players)],
         players,

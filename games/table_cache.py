@@ -190,6 +190,13 @@ def _moves_after(game_id: int, after: int) -> list[RecentMove]:
     return moves
 
 
+def told_name(language: str) -> str:
+    """The name of a version's sentences in one language (shared_told). Not "told.<language>",
+    the list stored before with no names beside it: during a rolling deploy the processes of
+    the code before and after share the cache, and neither reads the other's."""
+    return f"told-named.{language}"
+
+
 def shared_told(game: Game, name: str, recent: list[RecentMove], said, players) -> list:
     """The sentences of the recent moves, [(number, [line...])], once per version of the table
     (`name`: one per language), told with these `players`' names: the previous version's list,
@@ -295,13 +302,13 @@ def board_response(
     board_k, seat_k = shared_board_key(game), seat_key(game, seat)
     language = get_language()
     parts = [_moves_key(game, HISTORY_MOVES)] + [
-        _shared_key(game, name) for name in (f"told.{language}", f"history.{language}")
+        _shared_key(game, name) for name in (told_name(language), f"history.{language}")
     ]
     if game.version > 0:
         # What shared_moves builds this version's list from when it is not stored yet (the
         # mover's answer, the first to ask): in the same round trip.
         parts.append(_moves_key(game, HISTORY_MOVES, game.version - 1))
-        parts.append(_shared_key(game, f"told.{language}", game.version - 1))
+        parts.append(_shared_key(game, told_name(language), game.version - 1))
     got = cache.get_many([board_k, seat_k, *parts])
     board, mine = got.get(board_k), got.get(seat_k)
     pushing = others is not None and push.holding(game.pk, game.version)
@@ -413,7 +420,7 @@ def _shared_board(
     if countdown is not None:
         ctx["countdown"] = _marked_countdown(countdown)
     html = _render("shared", "games/table.html#board", ctx, request)
-    told_key = _shared_key(game, f"told.{language}")
+    told_key = _shared_key(game, told_name(language))
     told = (batch["put"].get(told_key) or got.get(told_key) or (None, []))[1]
     # The news of the table, each line with its move, so "new since" is told per tablet.
     if told:
