@@ -488,6 +488,9 @@ class RedisBridge:
                 self._stop = threading.Event()
                 self._tried = False
                 self._client = None
+                with self._subs:  # after a fork: the parent's subscriptions are not this one's
+                    self._requested.clear()
+                    self._confirmed.clear()
                 self.local.subscriber = self
                 self._thread = threading.Thread(
                     target=self._listen, name="kavet-push-subscriber", daemon=True
