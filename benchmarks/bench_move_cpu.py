@@ -85,7 +85,66 @@ def cpu() -> float:
     return time.process_time()
 
 
-async def measure(app, seeded: dict, rounds: int, cold: bool) -> dict:
+class Split:
+    """--split: the CPU of a move's answer by part, the functions wrapped where the code calls
+    them (inclusive: a part called inside another counts in both), and the SQL statements."""
+
+    def __init__(self) -> None:
+        self.cpu: dict[str, float] = {}
+        self.calls: dict[str, int] = {}
+        self.on = False
+        self._undo: list = []
+
+    def wrap(self, owner, name: str, label) -> None:
+        """`label`: a name, or a function of the call's arguments that names it."""
+        original = getattr(owner, name)
+
+        def wrapped(*args, **kwargs):
+            if not self.on:
+                return original(*args, **kwargs)
+            t = cpu()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                part = label if isinstance(label, str) else label(*args)
+                self.cpu[part] = self.cpu.get(part, 0.0) + cpu() - t
+                self.calls[part] = self.calls.get(part, 0) + 1
+
+        setattr(owner, name, wrapped)
+        self._undo.append((owner, name, original))
+
+    def install(self) -> None:
+        from django.core.cache import caches
+        from django.db.backends.utils import CursorWrapper
+
+        import games.engine
+        import games.permissions
+        import games.selectors
+        import games.services
+        from games import push, table_cache
+
+        self.wrap(games.permissions, "table_for_seat", "permission read (table_for_seat)")
+        self.wrap(games.services, "move_submit", "move_submit (lock, engine, writes)")
+        self.wrap(games.engine, "apply_move", "  engine.apply_move")
+        self.wrap(CursorWrapper, "_execute", "SQL statements (driver)")
+        self.wrap(games.selectors, "table_context", "table context (no seat)")
+        self.wrap(games.selectors, "seat_context", "seat contexts")
+        self.wrap(table_cache, "_render", lambda kind, template, *_: f"render {template}")
+        self.wrap(games.selectors, "render_to_string", lambda template, *_: f"render {template}")
+        self.wrap(table_cache, "push_board", "push_board (other seats' parts)")
+        backend = type(caches["default"])
+        for name in ("get", "get_many", "set", "set_many", "add", "delete"):
+            self.wrap(backend, name, "cache (Redis) calls")
+        self.wrap(push.RedisBridge, "publish", "publish (Redis)")
+        self.wrap(json, "dumps", "JSON (json.dumps, every caller)")
+        self.wrap(json, "loads", "JSON (json.loads, every caller)")
+
+    def uninstall(self) -> None:
+        for owner, name, original in reversed(self._undo):
+            setattr(owner, name, original)
+
+
+async def measure(app, seeded: dict, rounds: int, cold: bool, split: Split | None = None) -> dict:
     from urllib.parse import quote
 
     from asgiref.sync import sync_to_async
@@ -119,6 +178,8 @@ async def measure(app, seeded: dict, rounds: int, cold: bool) -> dict:
             keys += [
                 table_cache._shared_key(game, f"{name}.{language}") for name in ("told", "history")
             ]
+            if hasattr(table_cache, "told_name"):
+                keys.append(table_cache._shared_key(game, table_cache.told_name(language)))
             if hasattr(table_cache, "shared_board_key"):  # the table's rendered board
                 with translation.override(language):
                     keys.append(table_cache.shared_board_key(game))
@@ -151,6 +212,8 @@ async def measure(app, seeded: dict, rounds: int, cold: bool) -> dict:
         if found is None:
             continue
         version, seat, kind = found
+        if split is not None:
+            split.on = True
         t = cpu()
         status, html = await call(
             app,
@@ -165,6 +228,8 @@ async def measure(app, seeded: dict, rounds: int, cold: bool) -> dict:
             f"seen_version={version}&type={kind}".encode(),
         )
         moves.append(cpu() - t)
+        if split is not None:
+            split.on = False
         if status != 200 or b'data-applied="1"' not in html:
             failures.append(f"move {status}")
             continue
@@ -253,6 +318,11 @@ def main() -> None:
         "rendered board) not stored yet: the fetches and the move's answer at once, each "
         "rendering its own (the upper bound: table_cache makes them wait for one)",
     )
+    parser.add_argument(
+        "--split",
+        action="store_true",
+        help="the move's answer's CPU by part (functions wrapped, inclusive) and its statements",
+    )
     parser.add_argument("--app", default="kavet_site.asgi:application")
     args = parse_args(parser, quick={"rounds": 10, "tables": 8})
     database = os.environ.setdefault(
@@ -287,7 +357,11 @@ def main() -> None:
             stderr=subprocess.DEVNULL,
         )
         time.sleep(1.0)
-    result = asyncio.run(measure(app, seeded, args.rounds, args.cold))
+    split = None
+    if args.split:
+        split = Split()
+        split.install()
+    result = asyncio.run(measure(app, seeded, args.rounds, args.cold, split))
     if spy is not None:
         spy.send_signal(signal.SIGINT)  # py-spy writes its file on SIGINT
         spy.wait(timeout=30)
@@ -320,6 +394,11 @@ def main() -> None:
         f"  move + 3 boards filled in from its push (now): {(move + 3 * pushed) * 1000:.1f} ms;"
         f" move + 3 fetches (an event without a board): {(move + 3 * fetch) * 1000:.1f} ms"
     )
+    if split is not None:
+        n = len(result["moves"])
+        print("  the move's answer by part (ms of CPU per move, inclusive; calls per move):")
+        for label, spent in sorted(split.cpu.items(), key=lambda kv: -kv[1]):
+            print(f"    {spent / n * 1000:6.2f} ms  {split.calls[label] / n:5.1f}  {label}")
     if result["failures"]:
         print(f"  failures: {len(result['failures'])}: {result['failures'][:5]}")
     if spy is not None and Path(args.spy).exists():

@@ -1276,6 +1276,13 @@ def main() -> None:
         "--profile", default="", help="with --capacity: py-spy's stacks of the largest run here"
     )
     parser.add_argument(
+        "--channels",
+        action="store_true",
+        help="two web processes on --port and --port+1 sharing --channel-tables moving tables "
+        "(a Redis channel per table: who hears what, the bytes per move)",
+    )
+    parser.add_argument("--channel-tables", type=int, default=30)
+    parser.add_argument(
         "--no-fetch",
         dest="fetch",
         action="store_false",
@@ -1297,6 +1304,8 @@ def main() -> None:
     if args.capacity:
         args.connections = max(args.capacity)
         args.tables = max(args.tables, (args.connections + 3) // 4)
+    if args.channels:
+        args.tables = args.channel_tables  # a seed file of at least these tables will do
     fds = raise_fd_limit(args.connections * 2 + 1000)
     database = os.environ.setdefault(
         "DATABASE_URL", "postgres://postgres@127.0.0.1:5432/kavet_bench_push"
@@ -1322,6 +1331,9 @@ def main() -> None:
     quiet_collector()
     if args.capacity:
         capacity_main(args, env, seeded, publish)
+        return
+    if args.channels:
+        channels_main(args, {**env, "KAVET_PUSH_CHANNEL": os.environ["KAVET_PUSH_CHANNEL"]}, seeded)
         return
     pushed = push_phase(args, env, seeded, move_tables, publish)
     polled = (
@@ -1423,6 +1435,299 @@ def main() -> None:
             f"poll: server CPU {polled['idle_cpu'] * 100:.1f}% of a core for {args.poll_tablets} "
             f"tablets = {per_poll:.1f} us CPU/s per tablet; "
             f"ratio poll/push per tablet: {per_poll / per_tablet if per_tablet else float('nan'):.0f}x"
+        )
+
+
+# --- two web processes on two ports, a Redis channel per table (issue 38) --------------------
+
+
+async def _sse(port: int, path: str, cookie: str, seen: dict, stop: asyncio.Event) -> None:
+    """One tablet's stream: each event's version, with its arrival time and whether it
+    carried the board, into `seen` ("versions": [(version, at, board?)], "hello")."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(
+        (
+            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {cookie}\r\n"
+            "Accept: text/event-stream\r\n\r\n"
+        ).encode()
+    )
+    await writer.drain()
+    event = version = None
+    try:
+        while not stop.is_set():
+            try:
+                line = await asyncio.wait_for(reader.readline(), 0.5)
+            except TimeoutError:
+                continue
+            if not line:
+                break
+            text = line.decode().rstrip("\r\n")
+            if text.startswith("event: "):
+                event = text[7:]
+                if event == "hello":
+                    seen["hello"] = True
+            elif text.startswith("id: "):
+                version = int(text[4:])
+            elif text.startswith("data: ") and event == "table" and version is not None:
+                seen["versions"].append((version, time.monotonic(), '"board"' in text))
+                event = version = None
+    finally:
+        writer.close()
+
+
+def channels_main(args, env, seeded) -> None:
+    """--channels: two `gunicorn -c gunicorn.conf.py kavet_site.asgi` on two ports (one worker
+    each: two web processes) over one PostgreSQL and one Redis. Of --channel-tables tables, the
+    first third have their tablets spread over both processes (seats 0-1 on the first port,
+    2-3 on the second), the others all four tablets on one process (alternately); movers post
+    each table's moves to the port of the seat that moves. Every tablet must see every move of
+    its table (the last version it saw is the game's), a tablet on the other process as fast
+    as one on the mover's own. The bench subscribes to every table's and group's Redis channel
+    itself (a pattern): the bytes of each message, what EVERY process received per move with
+    the one channel of before; each process now receives the messages of the tables (and
+    groups) it holds streams of, which PUBSUB NUMSUB shows per channel."""
+    import redis
+    from django.db import connections
+
+    from games import push
+    from games.models import Game
+
+    site = env["KAVET_PUSH_CHANNEL"]
+    ports = (args.port, args.port + 1)
+    tables = seeded["tables"][: args.channel_tables]
+    n_spread = max(1, len(tables) // 3)
+    placement = {}  # (game, position) -> port index
+    for i, table in enumerate(tables):
+        for seat in table["seats"]:
+            if i < n_spread:
+                placement[(table["game"], seat["position"])] = 0 if seat["position"] < 2 else 1
+            else:
+                placement[(table["game"], seat["position"])] = i % 2
+    versions = {g.pk: g.version for g in Game.objects.filter(pk__in=[t["game"] for t in tables])}
+    connections.close_all()
+    client = redis.Redis.from_url(env["REDIS_URL"])
+    sizes: dict[str, list[int]] = {}
+    tap = client.pubsub()
+    tap.psubscribe(f"{site}|kavet:*")
+
+    def listen_tap() -> None:
+        while not stop_tap.is_set():
+            message = tap.get_message(timeout=0.2)
+            if message and message["type"] == "pmessage":
+                name = message["channel"].decode().split("|", 1)[1]
+                sizes.setdefault(name, []).append(len(message["data"]))
+
+    stop_tap = threading.Event()
+    tapping = threading.Thread(target=listen_tap)
+    tapping.start()
+    seen = {key: {"versions": [], "hello": False} for key in placement}
+    with contextlib.ExitStack() as stack:
+        for port in ports:
+            stack.enter_context(
+                serving(
+                    gunicorn_cmd("kavet_site.asgi", port, "--workers", "1"),
+                    env={**env, "CONN_MAX_AGE": "0", "KAVET_STREAMS_PER_ADDRESS": "1000000"},
+                    port=port,
+                    start_timeout=40,
+                    stop_timeout=30,
+                    what="an ASGI server",
+                )
+            )
+        loop = asyncio.new_event_loop()
+        stop = asyncio.Event()
+        stream_tasks = []
+
+        def streams() -> None:
+            asyncio.set_event_loop(loop)
+            for table in tables:
+                for seat in table["seats"]:
+                    key = (table["game"], seat["position"])
+                    path = (
+                        f"/push/table/{table['game']}/?v={versions[table['game']]}"
+                        f"&t={quote(seat['token'])}"
+                    )
+                    stream_tasks.append(
+                        loop.create_task(
+                            _sse(ports[placement[key]], path, seat["cookie"], seen[key], stop)
+                        )
+                    )
+            loop.run_until_complete(asyncio.gather(*stream_tasks, return_exceptions=True))
+
+        streaming = threading.Thread(target=streams)
+        streaming.start()
+        deadline = time.monotonic() + 30
+        while not all(s["hello"] for s in seen.values()) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        opened = sum(s["hello"] for s in seen.values())
+        numsub = dict(
+            (name.decode().split("|", 1)[1], count)
+            for name, count in client.pubsub_numsub(
+                *[f"{site}|{push.table_channel(t['game'])}" for t in tables]
+            )
+        )
+        log, latencies, failures = [], [], []
+        until = time.monotonic() + args.seconds
+        threads = [
+            threading.Thread(
+                target=_two_port_mover,
+                args=(ports, placement, table, until, args.move_pace, log, latencies, failures),
+            )
+            for table in tables
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        time.sleep(1.0)
+        loop.call_soon_threadsafe(stop.set)
+        streaming.join(10)
+    stop_tap.set()
+    tapping.join()
+    final = {g.pk: g.version for g in Game.objects.filter(pk__in=[t["game"] for t in tables])}
+    connections.close_all()
+    _print_channels(
+        tables,
+        n_spread,
+        placement,
+        seen,
+        log,
+        latencies,
+        failures,
+        sizes,
+        numsub,
+        final,
+        opened,
+        ports,
+    )
+
+
+def _two_port_mover(ports, placement, table, until, pace, log, latencies, failures) -> None:
+    from django.db import connections
+
+    from games.engine.game import GameState, legal_moves
+    from games.models import Game
+
+    conns = {p: http.client.HTTPConnection("127.0.0.1", p, timeout=15) for p in ports}
+    time.sleep(random.uniform(0, pace))
+    try:
+        while time.monotonic() < until:
+            game = Game.objects.get(pk=table["game"])
+            state = GameState.from_dict(game.state)
+            choice = next(
+                (
+                    (seat, kind)
+                    for seat in range(4)
+                    for kind in ("nothing", "ok")
+                    if kind in legal_moves(state, seat)
+                ),
+                None,
+            )
+            if choice is None:
+                return
+            seat, kind = choice
+            port = ports[placement[(table["game"], seat)]]
+            sent = time.monotonic()
+            try:
+                conns[port].request(
+                    "POST",
+                    f"/play/{table['game']}/move/",
+                    f"seen_version={game.version}&type={kind}",
+                    {
+                        "Cookie": table["seats"][seat]["cookie"],
+                        "X-CSRFToken": CSRF,
+                        "HX-Request": "true",
+                        "Content-Type": "application/x-www-form-urlencoded",
+                    },
+                )
+                response = conns[port].getresponse()
+                html = response.read().decode()
+            except (OSError, http.client.HTTPException) as exc:
+                failures.append(repr(exc))
+                conns[port] = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
+                continue
+            latencies.append((time.monotonic() - sent) * 1000)
+            if response.status != 200 or 'data-applied="1"' not in html:
+                failures.append(f"{response.status} {kind} v{game.version}")
+                time.sleep(pace)
+                continue
+            log.append(
+                {
+                    "game": table["game"],
+                    "version": game.version + 1,
+                    "seat": seat,
+                    "port": port,
+                    "sent": sent,
+                }
+            )
+            time.sleep(pace * random.uniform(0.8, 1.2))
+    finally:
+        connections.close_all()
+
+
+def _print_channels(
+    tables, n_spread, placement, seen, log, latencies, failures, sizes, numsub, final, opened, ports
+) -> None:
+    from games import push
+
+    sent_at = {(m["game"], m["version"]): m for m in log}
+    same, other, missing, with_board, events = [], [], 0, 0, 0
+    for (game, position), got in seen.items():
+        last = max((v for v, _at, _b in got["versions"]), default=None)
+        if last != final[game]:
+            missing += 1
+        for version, at, board in got["versions"]:
+            move = sent_at.get((game, version))
+            if move is None or move["seat"] == position:
+                continue  # the mover's own tablet takes its answer, not the event
+            events += 1
+            with_board += board
+            (same if ports[placement[(game, position)]] == move["port"] else other).append(
+                (at - move["sent"]) * 1000
+            )
+    moves = len(log)
+    print(
+        f"two web processes on ports {ports[0]} and {ports[1]}, {len(tables)} tables "
+        f"({n_spread} spread over both), {opened}/{len(seen)} streams open"
+    )
+    print(
+        f"  moves applied: {moves} ({moves / max(1e-9, max((m['sent'] for m in log), default=0) - min((m['sent'] for m in log), default=0)):.1f}/s), failures {len(failures)} {failures[:3]}"
+    )
+    print(
+        f"  move answer p50/p95/p99 ms: {pct(latencies, 50):.0f} / {pct(latencies, 95):.0f} / {pct(latencies, 99):.0f}"
+    )
+    for name, values in (("same process as the mover", same), ("the other process", other)):
+        if values:
+            print(
+                f"  move -> board, tablets on {name}: {len(values)} events, p50/p95/p99 "
+                f"{pct(values, 50):.0f} / {pct(values, 95):.0f} / {pct(values, 99):.0f} ms"
+            )
+    print(
+        f"  events with the board: {with_board}/{events}; tablets whose last version is not "
+        f"the game's: {missing}"
+    )
+    table_bytes = {t["game"]: sum(sizes.get(push.table_channel(t["game"]), [])) for t in tables}
+    group_bytes = sum(sum(v) for k, v in sizes.items() if k.startswith("kavet:group:"))
+    total = sum(table_bytes.values()) + group_bytes
+    print(
+        f"  Redis messages: {sum(len(v) for v in sizes.values())}, {total / 1024:.0f} KiB; "
+        f"per move {total / max(1, moves) / 1024:.1f} KiB (tables {sum(table_bytes.values()) / max(1, moves) / 1024:.1f}, groups {group_bytes / max(1, moves) / 1024:.2f})"
+    )
+    spread = {t["game"] for t in tables[:n_spread]}
+    subs = {}
+    for t in tables:
+        subs.setdefault(numsub.get(push.table_channel(t["game"]), 0), []).append(t["game"])
+    print(
+        "  processes subscribed per table channel (PUBSUB NUMSUB): "
+        + ", ".join(f"{n}: {len(g)} tables" for n, g in sorted(subs.items()))
+    )
+    for index, port in enumerate(ports):
+        held = {g for (g, _p), i in placement.items() if i == index}
+        heard = sum(table_bytes[g] for g in held)
+        print(
+            f"  process on port {port}: streams of {len(held)} tables ({len(held & spread)} "
+            f"spread); receives {heard / max(1, moves) / 1024:.1f} KiB per move of the site "
+            f"(the one channel of before: {total / max(1, moves) / 1024:.1f} KiB, every "
+            f"message of the site)"
         )
 
 

@@ -11,12 +11,15 @@ Two fan-outs, the same two calls:
 - **In-process** (the embedded default, no Redis): `hub` delivers the change to the watchers of
   this process at once: sync waiters (the stream view under WSGI / runserver) sleep on a
   condition; async watchers (the stream view under ASGI) get it on their own event loop.
-- **Redis** (`REDIS_URL` set): the change is PUBLISHed on one Redis channel for the whole site;
-  each web process that has a stream open runs ONE subscriber thread that hands every message to
-  its local `hub`, which fans it out to that process's watchers. One Redis connection per
-  process, never one per tablet. A thread, not a redis.asyncio task: the same subscriber then
-  serves WSGI and ASGI alike and does not belong to any one event loop; each message costs one
-  `call_soon_threadsafe` per event loop that has a watcher of it.
+- **Redis** (`REDIS_URL` set): the change is PUBLISHed on its table's Redis channel (with its
+  board) and on its group's (without), one round trip; each web process that has a stream open
+  runs ONE subscriber thread, subscribed to the channels of the tables and groups its open
+  streams watch (from the first stream of a channel until its last closes, `RedisBridge`), that
+  hands each message to its local `hub`, which fans it out to that process's watchers of that
+  channel. A process hears the tables its tablets sit at, not every move of the site. One Redis
+  connection per process, never one per tablet. A thread, not a redis.asyncio task: the same
+  subscriber then serves WSGI and ASGI alike and does not belong to any one event loop; each
+  message costs one `call_soon_threadsafe` per event loop that has a watcher of it.
 
 Nothing about a table is sent but its id and version, and for a move made from a tablet the
 table's new board (`Change.board`, games.table_cache.push_board): the stream view checks who may
@@ -28,7 +31,7 @@ and sends the push at the end of the block, so no tablet has to fetch the board 
 Anything that does not attach a board (a computer player, a time limit, a pause) is pushed as
 before, and the tablets fetch.
 
-The same channel carries "these streams are replaced" (`streams_replaced`): a tablet session or
+The site's own channel (channel_name) carries "these streams are replaced" (`streams_replaced`): a tablet session or
 an address that opens more streams than its cap (games.streamcap) has its oldest ones closed,
 wherever they are open; each process closes those it holds.
 """
@@ -41,6 +44,7 @@ import logging
 import os
 import threading
 import time
+import uuid
 import weakref
 from collections import defaultdict, deque
 from collections.abc import Iterator
@@ -159,14 +163,18 @@ class _LocalHub:
         # (WSGI) by a flag their wait checks (True once replaced).
         self._by_id: weakref.WeakValueDictionary[str, Watcher] = weakref.WeakValueDictionary()
         self._sync_ids: dict[str, bool] = {}
+        # The Redis subscriber of this process once it listens (RedisBridge.ensure_listening):
+        # asked to subscribe to a channel when this hub's first stream of it opens.
+        self.subscriber: RedisBridge | None = None
 
     # --- publishing ---------------------------------------------------------------------------
 
-    def deliver(self, change: Change) -> None:
-        """Hand a change to every watcher of its table and of its group in this process."""
+    def deliver(self, change: Change, channels: list[str] | None = None) -> None:
+        """Hand a change to every watcher of its table and of its group in this process (or of
+        `channels` only: a message heard on one channel of Redis is that channel's)."""
         by_loop: dict[asyncio.AbstractEventLoop, list[Watcher]] = defaultdict(list)
         with self._cond:
-            for channel in change.channels():
+            for channel in change.channels() if channels is None else channels:
                 self._counter[channel] += 1
                 if channel in self._sync_channels:
                     recent = self._recent.setdefault(channel, deque(maxlen=self.RECENT))
@@ -233,13 +241,16 @@ class _LocalHub:
         with self._cond:
             return self._counter[channel]
 
-    def track_sync(self, stream_id: str, channel: str = "") -> None:
-        """A sync stream opens (on `channel`: its changes are kept for its waits from now on)."""
+    def track_sync(self, stream_id: str, channel: str = "") -> bool:
+        """A sync stream opens (on `channel`: its changes are kept for its waits from now on).
+        False when this process's Redis subscriber could not subscribe to the channel (the
+        stream would not hear the other processes: the caller refuses it)."""
         with self._cond:
             self._sync_ids[stream_id] = False
             if channel and stream_id not in self._sync_of:
                 self._sync_of[stream_id] = channel
                 self._sync_channels[channel] = self._sync_channels.get(channel, 0) + 1
+        return self._subscribed(channel) if channel else True
 
     def untrack_sync(self, stream_id: str) -> None:
         with self._cond:
@@ -251,6 +262,7 @@ class _LocalHub:
                     self._sync_channels[channel] = left
                 else:
                     self._recent.pop(channel, None)
+                    self._left(channel)
 
     def sync_replaced(self, stream_id: str) -> bool:
         with self._cond:
@@ -280,12 +292,38 @@ class _LocalHub:
     # --- async watchers (ASGI) ----------------------------------------------------------------
 
     def watch(self, channel: str, stream_id: str = "") -> Watcher:
+        """A watcher of `channel`, registered before it returns. Where Redis carries the
+        changes, this process is subscribed to the channel by then (the first watcher of a
+        channel waits for the subscription: a round trip to Redis); a watcher that could not
+        be subscribed is returned closed (its stream ends, and the client resyncs)."""
         watcher = Watcher(channel, stream_id)
         with self._cond:
             self._watchers[channel].add(watcher)
             if stream_id:
                 self._by_id[stream_id] = watcher
+        if not self._subscribed(channel):
+            with self._cond:
+                watcher._close()
         return watcher
+
+    def _subscribed(self, channel: str) -> bool:
+        """Whether this process hears `channel` from the other processes (always without a
+        Redis subscriber: there is only this process)."""
+        subscriber = self.subscriber
+        return subscriber is None or subscriber.subscribe(channel)
+
+    def _left(self, channel: str) -> None:
+        """The last stream of `channel` closed (under the lock): its subscription may go."""
+        subscriber = self.subscriber
+        if subscriber is not None:
+            subscriber.changed()
+
+    def channels(self) -> set[str]:
+        """The channels this process has a stream of (what its Redis subscriber listens to)."""
+        with self._cond:
+            for channel in [c for c, w in self._watchers.items() if not w]:
+                del self._watchers[channel]  # its watchers were collected without unwatch
+            return set(self._watchers) | set(self._sync_channels)
 
     def attach(self, watcher: Watcher, loop: asyncio.AbstractEventLoop) -> None:
         """From the watcher's loop, when its stream starts: later changes come through the loop."""
@@ -302,6 +340,8 @@ class _LocalHub:
                 watchers.discard(watcher)
                 if not watchers:
                     del self._watchers[watcher.channel]
+                    if watcher.channel not in self._sync_channels:
+                        self._left(watcher.channel)
             if watcher.stream_id and self._by_id.get(watcher.stream_id) is watcher:
                 del self._by_id[watcher.stream_id]
 
@@ -351,7 +391,24 @@ def _decode(data: bytes | str) -> Change | list[str] | None:
 
 
 class RedisBridge:
-    """Publishes changes on one Redis channel; one subscriber thread per process feeds `hub`."""
+    """Publishes each change on its table's channel (and its group's) in Redis; one subscriber
+    thread per process, subscribed to the channels of the streams open in this process, feeds
+    `hub`.
+
+    `channel` names the site (channel_name): it is the prefix of every Redis channel of the
+    site, and itself the channel of what every process hears (streams_replaced). A table's
+    change goes out on `<channel>|kavet:table:<id>` with its board and, for a table of a group,
+    on `<channel>|kavet:group:<id>` without it (the teacher's stream reads only the version),
+    both in one round trip. A process subscribes to a table's channel when its first stream of
+    that table opens (`subscribe`, which waits for Redis to confirm it, so that nothing
+    committed after the stream's read is missed) and unsubscribes once the last one has closed
+    (`changed`; at the subscriber's next turn, within a second): it hears the tables its
+    streams watch, not the whole site. The pub/sub connection is the subscriber thread's alone
+    (redis-py's PubSub is not thread-safe): another thread asks it for a channel by PUBLISHing
+    on this process's own wake channel, which it listens to.
+    """
+
+    RECONCILE = 1.0  # seconds between the subscriber's checks of what its streams watch
 
     def __init__(
         self, url: str, channel: str, local: _LocalHub, *, socket_timeout: float = 0.5
@@ -369,6 +426,19 @@ class RedisBridge:
         # Whether this subscriber has tried Redis once: after that, "not ready" means Redis is
         # down (the subscriber is retrying), and a stream asks no more waiting of it.
         self._tried = False
+        # The subscriptions, the subscriber thread's: asked for (SUBSCRIBE sent, no UNSUBSCRIBE
+        # since) and confirmed by Redis; `_dirty`: a stream opened or closed since its last look.
+        self._subs = threading.Condition()
+        self._requested: set[str] = set()
+        self._confirmed: set[str] = set()
+        self._dirty = False
+        self._wake_channel = f"{channel}|wake|{uuid.uuid4().hex}"
+        # What this process heard from Redis (messages, bytes): the benchmarks read it.
+        self.heard = [0, 0]
+
+    def redis_channel(self, channel: str) -> str:
+        """The Redis channel of a hub channel (table_channel, group_channel) of this site."""
+        return f"{self.channel}|{channel}"
 
     def _publisher(self):
         import redis
@@ -385,12 +455,21 @@ class RedisBridge:
     _pid_client = 0
 
     def publish(self, change: Change | list[str]) -> bool:
-        """A change, or a list of stream ids to close (streams_replaced)."""
+        """A change (on its table's channel, and its group's), or a list of stream ids to close
+        (streams_replaced, on the site's channel)."""
         import redis
 
-        data = _encode_replaced(change) if isinstance(change, list) else _encode(change)
         try:
-            self._publisher().publish(self.channel, data)
+            if isinstance(change, list):
+                self._publisher().publish(self.channel, _encode_replaced(change))
+                return True
+            pipe = self._publisher().pipeline(transaction=False)
+            pipe.publish(self.redis_channel(table_channel(change.game_id)), _encode(change))
+            if change.group is not None:
+                # The teacher's stream reads the version only: no board on the group's channel.
+                plain = change if change.board is None else replace(change, board=None)
+                pipe.publish(self.redis_channel(group_channel(change.group)), _encode(plain))
+            pipe.execute()
             return True
         except redis.RedisError as exc:
             log.warning("push: Redis publish failed (%s); only this process's streams hear it", exc)
@@ -408,6 +487,11 @@ class RedisBridge:
                 self._ready = threading.Event()
                 self._stop = threading.Event()
                 self._tried = False
+                self._client = None
+                with self._subs:  # after a fork: the parent's subscriptions are not this one's
+                    self._requested.clear()
+                    self._confirmed.clear()
+                self.local.subscriber = self
                 self._thread = threading.Thread(
                     target=self._listen, name="kavet-push-subscriber", daemon=True
                 )
@@ -416,11 +500,48 @@ class RedisBridge:
             wait = 0.0 if self._tried else timeout
         return ready.wait(wait)
 
+    def subscribe(self, channel: str, timeout: float = 3.0) -> bool:
+        """Whether this process hears `channel` (a hub channel) from Redis: at once when it is
+        subscribed already; else the subscriber is woken to subscribe to it, and this waits for
+        Redis's confirmation. False while Redis is down (the stream is refused, as before)."""
+        name = self.redis_channel(channel)
+        with self._subs:
+            if name in self._confirmed:
+                return True
+            if not self._ready.is_set():
+                return False
+            self._dirty = True
+        self._wake()
+        with self._subs:
+            self._subs.wait_for(
+                lambda: name in self._confirmed or not self._ready.is_set(), timeout=timeout
+            )
+            return name in self._confirmed
+
+    def changed(self) -> None:
+        """A stream closed: the subscriber checks what it still needs at its next turn."""
+        self._dirty = True
+
+    def channels(self) -> set[str]:
+        """The Redis channels this process is subscribed to, confirmed (tests, benchmarks)."""
+        with self._subs:
+            return set(self._confirmed)
+
+    def _wake(self) -> None:
+        import redis
+
+        try:
+            self._publisher().publish(self._wake_channel, b"")
+        except redis.RedisError:
+            pass  # the subscriber is retrying: the wait ends when it is back or gives up
+
     def stop(self) -> None:
         self._stop.set()
         thread = self._thread
         if thread is not None:
             thread.join(timeout=5)
+        if self.local.subscriber is self:
+            self.local.subscriber = None
 
     def _lost(self, ready: threading.Event) -> None:
         """Redis is gone: this process's streams would hear only this process, and their
@@ -428,19 +549,63 @@ class RedisBridge:
         tablet's next stream is refused while Redis is down (games.stream), so it polls every
         2 s until the stream works again."""
         self._tried = True
+        with self._subs:
+            self._requested.clear()
+            self._confirmed.clear()
         if ready.is_set():
             ready.clear()
             self.local.lost_messages()
+        with self._subs:
+            self._subs.notify_all()  # a stream waiting for a subscription: refused now
+
+    def _wanted(self) -> set[str]:
+        base = {self.channel, self._wake_channel}
+        return base | {self.redis_channel(c) for c in self.local.channels()}
+
+    def _reconcile(self, pubsub) -> None:
+        """Subscribe to the channels of the streams opened since, unsubscribe from those whose
+        last stream closed."""
+        with self._subs:
+            self._dirty = False
+            wanted = self._wanted()
+            add = wanted - self._requested
+            drop = self._requested - wanted
+            self._requested |= add
+            self._requested -= drop
+            self._confirmed -= drop
+        if add:
+            pubsub.subscribe(*add)
+        if drop:
+            pubsub.unsubscribe(*drop)
 
     def _hand_on(self, message: dict | None) -> None:
-        """A message heard on the channel, to this process's streams."""
-        if message is None or message.get("type") != "message":
+        """A message heard on a channel, to this process's streams of that channel."""
+        if message is None:
             return
-        change = _decode(message["data"])
+        kind = message.get("type")
+        name = message.get("channel")
+        if isinstance(name, bytes):
+            name = name.decode()
+        if kind == "subscribe":
+            with self._subs:
+                if name in self._requested:
+                    self._confirmed.add(name)
+                    self._subs.notify_all()
+            return
+        if kind != "message" or name == self._wake_channel:
+            return
+        data = message["data"]
+        self.heard[0] += 1
+        self.heard[1] += len(data)
+        change = _decode(data)
         if isinstance(change, list):
             self.local.replace_streams(change)
         elif change is not None:
-            self.local.deliver(change)
+            prefix = self.channel + "|"
+            if name == self.channel:  # a publisher of before the channels per table
+                self.local.deliver(change)
+            elif name.startswith(prefix):
+                self.local.deliver(change, [name[len(prefix) :]])
 
     def _listen(self) -> None:
         import redis
@@ -453,13 +618,19 @@ class RedisBridge:
                 client = redis.Redis.from_url(
                     self.url, socket_connect_timeout=2, health_check_interval=30
                 )
-                pubsub = client.pubsub(ignore_subscribe_messages=True)
-                pubsub.subscribe(self.channel)
-                # Wait for the subscription to be confirmed before saying we are listening.
+                pubsub = client.pubsub()
+                with self._subs:
+                    self._requested.clear()
+                    self._confirmed.clear()
+                self._reconcile(pubsub)  # the site's channel, the wake channel, the streams'
+                # Wait for the subscriptions to be confirmed before saying we are listening.
                 deadline = time.monotonic() + 5
-                while not pubsub.subscribed and time.monotonic() < deadline:
-                    pubsub.get_message(timeout=0.1)
-                if not pubsub.subscribed:
+                while time.monotonic() < deadline:
+                    with self._subs:
+                        if self._requested <= self._confirmed:
+                            break
+                    self._hand_on(pubsub.get_message(timeout=0.1))
+                else:
                     raise redis.ConnectionError("no subscription confirmation")
                 if failures:
                     self.local.lost_messages()  # what was published while we were away
@@ -467,8 +638,12 @@ class RedisBridge:
                 failures = 0
                 self._tried = True
                 ready.set()
+                checked = time.monotonic()
                 while not stop.is_set():
-                    self._hand_on(pubsub.get_message(timeout=1.0))
+                    if self._dirty or time.monotonic() - checked >= self.RECONCILE:
+                        self._reconcile(pubsub)
+                        checked = time.monotonic()
+                    self._hand_on(pubsub.get_message(timeout=self.RECONCILE))
             except redis.RedisError as exc:
                 failures += 1
                 self._lost(ready)
@@ -488,8 +663,9 @@ _bridge_lock = threading.Lock()
 
 
 def channel_name() -> str:
-    """The site's one Redis channel. Redis pub/sub ignores the db number, so it names the
-    database too: two sites (or test runs) on one Redis never hear each other."""
+    """The site's Redis channel, and the prefix of its tables' and groups' channels. Redis
+    pub/sub ignores the db number, so it names the database too: two sites (or test runs) on
+    one Redis never hear each other."""
     from django.conf import settings
 
     explicit = getattr(settings, "KAVET_PUSH_CHANNEL", "") or os.environ.get(

@@ -194,12 +194,12 @@ def table_context(
     # away for a moment still reads what the computer players just did.
     # The same for every seat at this version: read once per version of the table.
     recent = table_cache.shared_moves(game, HISTORY_MOVES)
-    told = table_cache.shared_value(
+    told = table_cache.shared_told(
         game,
-        f"told.{get_language()}",
-        lambda: [
-            (m.number, [str(line) for line in events_sentences(m.events, players)]) for m in recent
-        ],
+        table_cache.told_name(get_language()),
+        recent,
+        lambda m: [str(line) for line in events_sentences(m.events, players)],
+        players,
     )
     news = table_cache.news(told, since)
     fresh = [m for m in recent if since is not None and m.number > since] or recent[-1:]

@@ -319,8 +319,15 @@ def _subscribe(
     if not push.ensure_listening():
         raise _Deaf
     if isinstance(request, ASGIRequest):
-        return push.hub.watch(channel, stream_id), 0
-    push.hub.track_sync(stream_id, channel)
+        # Subscribed to this table's channel (or group's) in Redis before it returns.
+        watcher = push.hub.watch(channel, stream_id)
+        if watcher.closed:  # the subscription failed (Redis went away meanwhile)
+            push.hub.unwatch(watcher)
+            raise _Deaf
+        return watcher, 0
+    if not push.hub.track_sync(stream_id, channel):
+        push.hub.untrack_sync(stream_id)
+        raise _Deaf
     return None, push.hub.cursor(channel)
 
 

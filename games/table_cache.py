@@ -121,8 +121,8 @@ def _moves_key(game: Game, limit: int, version: int | None = None) -> str:
     return f"kv:table:moves:{_game_key(game, version)}:{limit}"
 
 
-def _shared_key(game: Game, name: str) -> str:
-    return f"kv:table:{name}:{_game_key(game)}"
+def _shared_key(game: Game, name: str, version: int | None = None) -> str:
+    return f"kv:table:{name}:{_game_key(game, version)}"
 
 
 def shared_moves(game: Game, limit: int) -> list[RecentMove]:
@@ -135,17 +135,18 @@ def shared_moves(game: Game, limit: int) -> list[RecentMove]:
     says only the version, the other seats' fetches ask at the same moment)."""
 
     def read() -> list[RecentMove]:
-        previous = (
-            cache.get(_moves_key(game, limit, game.version - 1)) if game.version > 0 else None
-        )
-        rows = Move.objects.filter(game=game).only("events", "number")
+        previous = None
+        if game.version > 0:
+            before = _moves_key(game, limit, game.version - 1)
+            batch = _batch.get()
+            if batch is not None and before in batch["keys"]:
+                previous = batch["got"].get(before)  # asked with the board (board_response)
+            else:
+                previous = cache.get(before)
         if previous is not None:
             after = previous[-1].number if previous else 0
-            new = [
-                RecentMove(number=m.number, events=m.events)
-                for m in rows.filter(number__gt=after).order_by("number")
-            ]
-            return (previous + new)[-limit:]
+            return (previous + _moves_after(game.pk, after))[-limit:]
+        rows = Move.objects.filter(game=game).only("events", "number")
         moves = [
             RecentMove(number=m.number, events=m.events) for m in rows.order_by("-number")[:limit]
         ]
@@ -153,6 +154,80 @@ def shared_moves(game: Game, limit: int) -> list[RecentMove]:
         return moves
 
     return _cached(_moves_key(game, limit), read, TTL)
+
+
+_MOVES_AFTER: dict[str, str] = {}
+
+
+def _moves_after(game_id: int, after: int) -> list[RecentMove]:
+    """The game's moves after number `after`, oldest first: one statement written once per
+    database (the common case of shared_moves: the one move of the new version), not an ORM
+    query compiled per move."""
+    from django.db import connections, router
+
+    alias = router.db_for_read(Move)
+    sql = _MOVES_AFTER.get(alias)
+    connection = connections[alias]
+    if sql is None:
+        q = connection.ops.quote_name
+        column = Move._meta.get_field
+        sql = _MOVES_AFTER[alias] = (
+            f"SELECT {q(column('number').column)}, {q(column('events').column)}"
+            f" FROM {q(Move._meta.db_table)} WHERE {q(column('game').column)} = %s"
+            f" AND {q(column('number').column)} > %s ORDER BY {q(column('number').column)}"
+        )
+    field = Move._meta.get_field("events")
+    col = field.get_col(Move._meta.db_table)
+    converters = connection.ops.get_db_converters(col) + field.get_db_converters(connection)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [game_id, after])
+        rows = cursor.fetchall()
+    moves = []
+    for number, events in rows:
+        for convert in converters:
+            events = convert(events, col, connection)
+        moves.append(RecentMove(number=number, events=events))
+    return moves
+
+
+def told_name(language: str) -> str:
+    """The name of a version's sentences in one language (shared_told). Not "told.<language>",
+    the list stored before with no names beside it: during a rolling deploy the processes of
+    the code before and after share the cache, and neither reads the other's."""
+    return f"told-named.{language}"
+
+
+def shared_told(game: Game, name: str, recent: list[RecentMove], said, players) -> list:
+    """The sentences of the recent moves, [(number, [line...])], once per version of the table
+    (`name`: one per language), told with these `players`' names: the previous version's list,
+    where still stored and told with the same names, gives those of the moves both share, so
+    only the new move is told (`said(move)`), not the last forty again. Stored with the names
+    it was told with (a seat given to a computer player renames it: then all are told again)."""
+    players = tuple(players)
+
+    def stored(key: str):
+        batch = _batch.get()
+        if batch is not None and key in batch["keys"]:
+            value = batch["put"].get(key) or batch["got"].get(key)
+        else:
+            value = cache.get(key)
+        return value if isinstance(value, tuple) and value[0] == players else None
+
+    key = _shared_key(game, name)
+    made = stored(key)
+    if made is not None:
+        return made[1]
+    known = {}
+    if game.version > 0:
+        previous = stored(_shared_key(game, name, game.version - 1))
+        known = dict(previous[1]) if previous is not None else {}
+    told = [(m.number, known[m.number] if m.number in known else said(m)) for m in recent]
+    batch = _batch.get()
+    if batch is not None and key in batch["keys"]:
+        batch["put"][key] = (players, told)
+    else:
+        cache.set(key, (players, told), TTL)
+    return told
 
 
 def shared_value(game: Game, name: str, compute):
@@ -226,45 +301,63 @@ def board_response(
         return HttpResponse(_render("whole", template, build(), request))
     board_k, seat_k = shared_board_key(game), seat_key(game, seat)
     language = get_language()
-    # (Not the previous version's moves: shared_moves asks for them only when these are missing.)
     parts = [_moves_key(game, HISTORY_MOVES)] + [
-        _shared_key(game, name) for name in (f"told.{language}", f"history.{language}")
+        _shared_key(game, name) for name in (told_name(language), f"history.{language}")
     ]
+    if game.version > 0:
+        # What shared_moves builds this version's list from when it is not stored yet (the
+        # mover's answer, the first to ask): in the same round trip.
+        parts.append(_moves_key(game, HISTORY_MOVES, game.version - 1))
+        parts.append(_shared_key(game, told_name(language), game.version - 1))
     got = cache.get_many([board_k, seat_k, *parts])
     board, mine = got.get(board_k), got.get(seat_k)
+    pushing = others is not None and push.holding(game.pk, game.version)
+    pushed: dict | None = None
     if board is None:
 
         def make() -> tuple[dict, dict]:
-            # Most often the mover's answer: its own parts are stored with the board, one
-            # round trip to Redis for everything it made.
-            nonlocal mine
+            # Most often the mover's answer: its own parts, and the other seats' ones its push
+            # carries, are stored with the board, one round trip to Redis for all it made.
+            nonlocal mine, pushed
             made_board, made = _shared_board(request, game, shared, got, parts, language)
             if mine is None:
                 mine = made[seat_k] = _seat_parts(own())
+            if pushing:
+                pushed = push_board(game, made_board, seat, mine, others, made)
             return made_board, made
 
-        board = _once(board_k, make)
+        if pushing:
+            # The mover's answer: its push is held until this board is made (games.push.held),
+            # so no other tablet has heard of this version yet and none is rendering it: no
+            # lock to take (two round trips to Redis), the board made here and stored.
+            board, made = make()
+            cache.set_many({**made, board_k: board}, TTL)
+        else:
+            board = _once(board_k, make)
     if mine is None:
         mine = _seat_parts(own())
         cache.set(seat_k, mine, TTL)
-    if others is not None and push.holding(game.pk, game.version):
-        push.attach_board(
-            game_id=game.pk, version=game.version, board=push_board(game, board, seat, mine, others)
-        )
+    if pushing:
+        if pushed is None:  # the board was made before (a second answer at this version)
+            pushed = push_board(game, board, seat, mine, others)
+        push.attach_board(game_id=game.pk, version=game.version, board=pushed)
     html = assemble(board, mine, seat.position, since, token, applied=applied)
     return HttpResponse(fill(html, request, game))
 
 
-def push_board(game: Game, board: dict, seat: Seat, mine: dict, others) -> dict:
+def push_board(
+    game: Game, board: dict, seat: Seat, mine: dict, others, store: dict | None = None
+) -> dict:
     """The table's board at this version as its push carries it (games.push.attach_board):
     the shared board, and the own parts of every seat with a tablet by position (the mover's,
-    `mine`, and each of `others`: [(seat, its seat_context)], made and cached here), in one
-    language. A seat's stream fills in its own seat only (`seat_board`)."""
+    `mine`, and each of `others`: [(seat, its seat_context)], made here and cached: into
+    `store`, the caller's one set_many, else at once), in one language. A seat's stream fills
+    in its own seat only (`seat_board`)."""
     seats = {str(seat.position): mine}
-    made = {}
+    made = {} if store is None else store
     for other, ctx in others():
         seats[str(other.position)] = made[seat_key(game, other)] = _seat_parts(ctx)
-    if made:
+    if made and store is None:
         cache.set_many(made, TTL)  # a tablet that fetches after all finds its parts made
     return {"language": get_language(), "board": board, "seats": seats, "deadline": _deadline(game)}
 
@@ -327,8 +420,8 @@ def _shared_board(
     if countdown is not None:
         ctx["countdown"] = _marked_countdown(countdown)
     html = _render("shared", "games/table.html#board", ctx, request)
-    told_key = _shared_key(game, f"told.{language}")
-    told = batch["put"].get(told_key) or got.get(told_key) or []
+    told_key = _shared_key(game, told_name(language))
+    told = (batch["put"].get(told_key) or got.get(told_key) or (None, []))[1]
     # The news of the table, each line with its move, so "new since" is told per tablet.
     if told:
         lines = _told_lines(told)

@@ -73,6 +73,19 @@ def _locked_in(game: Game, status: str, code: str, message: str) -> Game:
     return game
 
 
+def _locked_table(game_id: int) -> tuple[Game, dict[int, Seat]]:
+    """`_locked` and `_seats` in one statement (games.services.locked): the game row locked
+    first, its class, its group and its seats with their students read beside it. A move's
+    one locked read."""
+    from .locked import locked_table
+
+    made = locked_table(game_id)
+    if made is None:
+        game = _locked(game_id)
+        return game, _seats(game)
+    return made
+
+
 def _seats(game: Game) -> dict[int, Seat]:
     """The table's seats by position, read once per change (the game row is locked first)."""
     return {s.position: s for s in Seat.objects.filter(game=game).select_related("student")}

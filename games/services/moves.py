@@ -22,8 +22,7 @@ from .base import (
     MoveOutcome,
     _bots,
     _changed,
-    _locked,
-    _seats,
+    _locked_table,
     _state,
     log,
 )
@@ -52,7 +51,7 @@ def move_submit(
         )
     move = {**move, "seat": seat}
     with transaction.atomic():
-        game = _locked(game_id)
+        game, seats = _locked_table(game_id)  # one locked read: the game, its table
         if game.status != Game.Status.RUNNING:
             code = {Game.Status.PAUSED: "paused", Game.Status.SETUP: "not_started"}.get(
                 game.status, "game_over"
@@ -60,7 +59,6 @@ def move_submit(
             return MoveOutcome(
                 applied=False, game=game, refusal_code=code, message=refusal_message(code)
             )
-        seats = _seats(game)
         seat_row = seats.get(seat)
         if seat_row is None:
             return MoveOutcome(
@@ -243,12 +241,12 @@ def game_tick(*, game_id: int, now: datetime | None = None) -> int:
     now = now or timezone.now()
     with transaction.atomic():
         try:
-            game = _locked(game_id)
+            game, seats = _locked_table(game_id)
         except Game.DoesNotExist:
             return 0
         if game.status != Game.Status.RUNNING or not game.state:
             return 0
-        applied = _tick_locked(game, _seats(game), now)
+        applied = _tick_locked(game, seats, now)
         if applied:
             _changed(game)
     return applied

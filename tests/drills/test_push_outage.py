@@ -46,3 +46,44 @@ def test_redis_dying_ends_the_streams_and_new_ones_do_not_wait(tmp_path):
     finally:
         bridge.stop()
         redis.stop()
+
+
+def test_back_from_an_outage_the_subscriber_listens_to_the_channels_its_streams_watch(tmp_path):
+    """A channel per table: after Redis comes back the subscriber subscribes again to the
+    tables (and groups) its streams still watch, and to no table whose streams closed meanwhile."""
+    redis = RedisServer(tmp_path)
+    redis.start()
+    hub = push._LocalHub()
+    site = "kavet:push:drill-channels"
+    bridge = push.RedisBridge(redis.url, site, hub)
+    sender = push.RedisBridge(redis.url, site, push._LocalHub())
+    try:
+        assert bridge.ensure_listening(timeout=5)
+        kept = hub.watch(push.table_channel(1), "kept")
+        teacher = hub.watch(push.group_channel(9), "teacher")
+        gone = hub.watch(push.table_channel(2), "gone")
+        assert {push.table_channel(c) for c in (1, 2)} <= {
+            name.rsplit("|", 1)[-1] for name in bridge.channels()
+        }
+        redis.kill()
+        _until(lambda: kept.closed, timeout=5)
+        assert bridge.channels() == set()
+        hub.unwatch(gone)  # its stream closed during the outage
+        redis.start()
+        _until(lambda: bridge.ensure_listening(timeout=0), timeout=8)
+        assert bridge.channels() == {
+            site,
+            bridge._wake_channel,
+            bridge.redis_channel(push.table_channel(1)),
+            bridge.redis_channel(push.group_channel(9)),
+        }
+        fresh = hub.watch(push.table_channel(1), "fresh")  # subscribed already: no wait
+        heard = bridge.heard[0]
+        assert sender.publish(push.Change(game_id=2, version=5))
+        assert sender.publish(push.Change(game_id=1, version=3, group=9))
+        _until(lambda: fresh.pending and teacher.pending, timeout=3)
+        assert fresh.pending == [push.Change(1, 3, 9)]
+        assert bridge.heard[0] == heard + 2, "table 1's and group 9's message, not table 2's"
+    finally:
+        bridge.stop()
+        redis.stop()

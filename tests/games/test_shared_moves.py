@@ -47,3 +47,39 @@ def test_each_version_from_the_last_is_the_full_read(board_caches, make_game, an
     game = play_one(game)
     got = table_cache.shared_moves(game, limit)
     assert [(m.number, m.events) for m in got] == full(game, limit)
+
+
+def test_each_versions_sentences_from_the_last_are_the_full_telling(
+    board_caches,  # noqa: F811
+    make_game,
+    anna,
+    bo,
+):
+    """shared_told: only the new move is told; the list equals telling every move again."""
+    game = make_game([{"student": anna}, {"student": bo}], challenge_window=600)
+    told_anew = []
+
+    def said(move):
+        told_anew.append(move.number)
+        return [f"{players[0]} and {players[1]}: move {move.number}"]
+
+    players = ["Anna", "Bo"]
+    for _ in range(5):
+        game = play_one(game)
+        recent = table_cache.shared_moves(game, 40)
+        told_anew.clear()
+        got = table_cache.shared_told(game, "told.test", recent, said, players)
+        assert got == [(m.number, [f"Anna and Bo: move {m.number}"]) for m in recent]
+        assert told_anew == ([recent[-1].number] if game.version > 1 else [1])
+        # Asked again at this version: stored, nothing told.
+        told_anew.clear()
+        assert table_cache.shared_told(game, "told.test", recent, said, players) == got
+        assert told_anew == []
+    # A seat renamed (given to a computer player): every move told again with the new names.
+    game = play_one(game)
+    recent = table_cache.shared_moves(game, 40)
+    players = ["Anna", "Computer 1"]
+    told_anew.clear()
+    got = table_cache.shared_told(game, "told.test", recent, said, players)
+    assert told_anew == [m.number for m in recent]
+    assert got[0][1] == [f"Anna and Computer 1: move {recent[0].number}"]
