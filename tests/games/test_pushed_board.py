@@ -9,10 +9,12 @@ Issue 27 part 2: the three fetches each move made the table's other tablets send
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
 from games import push, stream, table_cache
+from games.engine import bots
 from games.models import Game
 from games.polling import poll_token
 from tests.games.test_table_cache import _same, board, board_caches, move, tablet  # noqa: F401
@@ -54,7 +56,14 @@ def test_a_moves_push_carries_each_other_seats_board_as_its_fetch_answers_it(
     anna,
     bo,
     cy,
+    monkeypatch,
 ):  # R1.5, R5.1
+    # The computer answers a window 1-2 s after a move: on a slow box the fetch below would play
+    # its answer first and show version 2. It thinks for ten minutes here, so the boards compared
+    # are those of the moves the test makes.
+    monkeypatch.setitem(
+        bots.PROFILES, "easy", replace(bots.PROFILES["easy"], delay=(600, 600), answer=(600, 600))
+    )
     game = make_game(
         [{"student": anna}, {"student": bo}, {"student": cy}, {"bot": "easy"}], challenge_window=30
     )
