@@ -80,11 +80,29 @@ GROUP_BY_FOLDER = {
 }
 
 
+# On SQLite (no DATABASE_URL: .ci/run's embedded pass), the backup and upgrade drills replace the
+# worker's database file under the run: one worker takes both, and the group's first place in the
+# queue (the longest scopes go first) puts them before any other test of that worker, so no live
+# server of an earlier browser test holds the file they replace.
+GROUP_ON_SQLITE = {
+    "tests/site/test_backup.py": "sqlite_file",
+    "tests/site/test_upgrade.py": "sqlite_file",
+}
+
+
+def on_sqlite() -> bool:
+    return not os.environ.get("DATABASE_URL", "").strip()
+
+
 def group_of(item) -> str | None:
     path = str(item.path).replace(os.sep, "/")
     for folder, group in GROUP_BY_FOLDER.items():
         if folder in path:
             return group
+    if on_sqlite():
+        for module, group in GROUP_ON_SQLITE.items():
+            if path.endswith(module):
+                return group
     for fixture, group in GROUP_BY_FIXTURE.items():
         if fixture in getattr(item, "fixturenames", ()):
             return group
