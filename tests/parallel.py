@@ -81,9 +81,9 @@ GROUP_BY_FOLDER = {
 
 
 # On SQLite (no DATABASE_URL: .ci/run's embedded pass), the backup and upgrade drills replace the
-# worker's database file under the run: one worker takes both, and the group's first place in the
-# queue (the longest scopes go first) puts them before any other test of that worker, so no live
-# server of an earlier browser test holds the file they replace.
+# worker's database file under the run: one worker takes both in turn. xdist hands out the
+# largest scopes first, and in that pass this is the only group: it runs first on its worker,
+# before any browser test's live server there holds the file they replace.
 GROUP_ON_SQLITE = {
     "tests/site/test_backup.py": "sqlite_file",
     "tests/site/test_upgrade.py": "sqlite_file",
