@@ -19,20 +19,29 @@ $(VENV)/bin/activate:
 	$(PIP) install --quiet --upgrade pip
 
 # From the lock only; `pip check` then fails when pyproject.toml asks for something the lock lacks.
-install: $(VENV)/bin/activate
+# Done again only when the lock or pyproject.toml changed since (the stamp's date): a second
+# `make test` (CI runs it on PostgreSQL, then on the embedded defaults) installs nothing twice.
+INSTALLED := $(VENV)/.kavet-installed
+install: $(INSTALLED)
+$(INSTALLED): $(VENV)/bin/activate $(LOCK) pyproject.toml
 	$(PIP) install --quiet -r $(LOCK)
 	$(PIP) install --quiet --no-deps -e .
 	$(PIP) check
+	@touch $@
 
 install-test: install node
 
-# Browser-side test tools (axe-core), pinned in package-lock.json.
-node:
+# Browser-side test tools (axe-core), pinned in package-lock.json; installed again only when
+# package.json or the lock changed since (npm writes node_modules/.package-lock.json).
+NODE_INSTALLED := node_modules/.package-lock.json
+node: $(NODE_INSTALLED)
+$(NODE_INSTALLED): package.json $(wildcard package-lock.json)
 	@command -v npm >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; \
 	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; fi; }
 	@if [ -f package-lock.json ]; then npm ci --silent --no-audit --no-fund; \
 	else npm install --silent --no-audit --no-fund; fi
+	@touch $@
 
 ## make lock: re-resolve pyproject.toml (runtime + test) and package.json into the lock files.
 lock: $(VENV)/bin/activate
@@ -41,9 +50,13 @@ lock: $(VENV)/bin/activate
 	  --custom-compile-command "make lock" --quiet $(if $(UPGRADE),--upgrade) -o $(LOCK)
 	npm install --package-lock-only --no-audit --no-fund --silent
 
-# Translations are compiled, never committed as .mo files.
-messages:
-	$(PY) manage.py compilemessages --ignore '.venv' -v 0
+# Translations are compiled, never committed as .mo files; a language is compiled again only
+# when its .po file is newer than its .mo.
+MO_FILES := $(patsubst %.po,%.mo,$(wildcard locale/*/LC_MESSAGES/*.po))
+messages: $(MO_FILES)
+locale/%.mo: locale/%.po
+	$(PY) manage.py compilemessages --ignore '.venv' --ignore node_modules -v 0 \
+	  -l $(firstword $(subst /, ,$*))
 
 migrate:
 	$(PY) manage.py migrate --noinput -v 0
@@ -77,18 +90,10 @@ browser:
 # drills and the tests on the real Celery worker each run on one worker, in turn), the 20
 # slowest tests named at the end. PYTEST_WORKERS=0 runs it in this one process.
 PYTEST_WORKERS ?= auto
-# The table catalogue's browser test runs in a pytest of its own: after it, Playwright's event
-# loop stays marked as running in its worker's thread, and a later test of that worker running
-# async code of its own (AsyncClient through async_to_sync, tests/games/test_stream.py) finds it.
-CATALOGUE_TEST := tests/e2e/test_table_catalogue.py
+# (The browser tests lift the mark Playwright leaves on its event loop after each of them,
+# tests/e2e/conftest.py: the table catalogue's runs in the same pytest as the async tests.)
 test: browser install-test messages
-ifeq ($(strip $(PYTEST_ARGS)),)
-	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=20 --ignore=$(CATALOGUE_TEST); \
-	  suite=$$?; $(PY) -m pytest -n $(PYTEST_WORKERS) --durations=5 $(CATALOGUE_TEST); \
-	  catalogue=$$?; test $$suite -eq 0 -a $$catalogue -eq 0
-else
 	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=20 $(PYTEST_ARGS)
-endif
 
 ## make test-fast: the inner loop, under a minute: the engine and every test that needs no
 # database, browser or service (marked `unit` by tests/conftest.py), few Hypothesis examples.
@@ -114,7 +119,8 @@ screenshots: install migrate
 	$(PY) manage.py table_screenshots --out docs/screenshots/states
 
 lint: $(VENV)/bin/activate
-	$(PIP) install --quiet ruff==$(RUFF_VERSION)
+	@$(VENV)/bin/ruff --version 2>/dev/null | grep -qx "ruff $(RUFF_VERSION)" \
+	  || $(PIP) install --quiet ruff==$(RUFF_VERSION)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 

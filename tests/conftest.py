@@ -114,6 +114,26 @@ def students(classroom):
     ]
 
 
+# Django's PBKDF2 spends ~0.45 s of CPU on each password it hashes or checks (1,000,000
+# iterations, on purpose). No test checks the hasher, and the suite makes thousands of accounts:
+# new passwords are hashed with MD5 in tests, and a hash made under the usual hashers (by a
+# subprocess, or before this fixture) is still checked. A test may set its own list.
+FAST_HASHER = "django.contrib.auth.hashers.MD5PasswordHasher"
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashes(request):
+    if "tests/engine/" in str(request.node.path):
+        yield  # the engine is pure Python: no Django
+        return
+    settings = request.getfixturevalue("settings")
+    settings.PASSWORD_HASHERS = [
+        FAST_HASHER,
+        *(h for h in settings.PASSWORD_HASHERS if h != FAST_HASHER),
+    ]
+    yield
+
+
 @pytest.fixture(autouse=True)
 def _celery_mode(request):
     """Tasks run in-process in tests, except where a test asks for the real worker."""

@@ -80,11 +80,29 @@ GROUP_BY_FOLDER = {
 }
 
 
+# On SQLite (no DATABASE_URL: .ci/run's embedded pass), the backup and upgrade drills replace the
+# worker's database file under the run: one worker takes both in turn. xdist hands out the
+# largest scopes first, and in that pass this is the only group: it runs first on its worker,
+# before any browser test's live server there holds the file they replace.
+GROUP_ON_SQLITE = {
+    "tests/site/test_backup.py": "sqlite_file",
+    "tests/site/test_upgrade.py": "sqlite_file",
+}
+
+
+def on_sqlite() -> bool:
+    return not os.environ.get("DATABASE_URL", "").strip()
+
+
 def group_of(item) -> str | None:
     path = str(item.path).replace(os.sep, "/")
     for folder, group in GROUP_BY_FOLDER.items():
         if folder in path:
             return group
+    if on_sqlite():
+        for module, group in GROUP_ON_SQLITE.items():
+            if path.endswith(module):
+                return group
     for fixture, group in GROUP_BY_FIXTURE.items():
         if fixture in getattr(item, "fixturenames", ()):
             return group

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 
@@ -41,9 +42,48 @@ def playwright_instance():
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     try:
         with sync_playwright() as p:
+            PLAYWRIGHT_LOOP["loop"] = asyncio._get_running_loop()
             yield p
+            playwright_loop_mark()  # for its own closing
     finally:
+        PLAYWRIGHT_LOOP.clear()
         os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+
+
+# Playwright's sync API leaves its event loop marked as running in this thread after each call
+# (playwright/_impl/_greenlets.py, wait_for_future). Left so after a browser test, a later test of
+# the same xdist worker that runs async code of its own (asgiref's async_to_sync under Django's
+# AsyncClient, asyncio.run) finds a loop running and fails. The mark is set for the browser tests
+# only (and the browser's closing), from the start of a test's setup to the end of its teardown,
+# and lifted after it; test_playwright_loop.py checks. (Over the whole of a test, not only while
+# its fixtures live: asgiref's Local, behind Django's connections, keeps one state with a running
+# loop and another without, and the test database's transaction is opened and rolled back in one.)
+PLAYWRIGHT_LOOP: dict[str, asyncio.AbstractEventLoop] = {}
+
+
+def playwright_loop_mark() -> None:
+    if PLAYWRIGHT_LOOP.get("loop") is not None:
+        asyncio._set_running_loop(PLAYWRIGHT_LOOP["loop"])
+
+
+def playwright_loop_lift() -> None:
+    if PLAYWRIGHT_LOOP and asyncio._get_running_loop() is PLAYWRIGHT_LOOP["loop"]:
+        asyncio._set_running_loop(None)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    playwright_loop_mark()
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    playwright_loop_mark()
+    try:
+        return (yield)
+    finally:
+        playwright_loop_lift()
 
 
 @pytest.fixture(scope="session")
@@ -52,6 +92,7 @@ def browser(playwright_instance):
         executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
     )
     yield browser
+    playwright_loop_mark()
     browser.close()
 
 

@@ -36,6 +36,17 @@ def test_drills_and_the_real_worker_each_run_on_one_worker_in_turn():
     assert parallel.group_of(walk) == "url_roles"
 
 
+def test_on_sqlite_the_backup_and_upgrade_drills_take_one_worker(monkeypatch):
+    """They replace the SQLite file of their worker: one group there; on PostgreSQL none."""
+    root = Path(__file__).resolve().parents[1]
+    backup = SimpleNamespace(path=root / "site" / "test_backup.py", fixturenames=["db"])
+    upgrade = SimpleNamespace(path=root / "site" / "test_upgrade.py", fixturenames=["db"])
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    assert parallel.group_of(backup) == parallel.group_of(upgrade) == "sqlite_file"
+    monkeypatch.setenv("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/kavet")
+    assert parallel.group_of(backup) is None and parallel.group_of(upgrade) is None
+
+
 def test_this_process_uses_the_redis_database_of_its_worker():
     """Under xdist, REDIS_URL was moved to this worker's database before Django read it; in one
     process it is the one given."""
