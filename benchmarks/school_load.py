@@ -320,6 +320,7 @@ async def run_school(
         live_share=live_share,
         board_share=board_share,
         seeded=seeded,
+        log=log,
     )
     streams = len(school.hellos)
     log(
@@ -388,6 +389,12 @@ def main() -> None:
         help="seconds between a streaming tablet's polls (table.js's POLL_SLOW; 0: none, to "
         "see what that safety net costs)",
     )
+    parser.add_argument(
+        "--max-requests",
+        type=int,
+        default=0,
+        help="gunicorn's worker recycling (GUNICORN_MAX_REQUESTS; 0: none, the default here)",
+    )
     parser.add_argument("--seed-only", action="store_true", help="seed (--seed-file), no run")
     parser.add_argument("--json", default="", help="write the windows' figures here")
     args = parse_args(
@@ -395,6 +402,9 @@ def main() -> None:
         quick={"tablets": 400, "rates": [10, 30, 60], "seconds": 8},
     )
     raise_fd_limit(args.tablets * 3 + 2000)
+    import signal
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # the servers stopped on the way out
     database = os.environ.setdefault(
         "DATABASE_URL", "postgres://postgres@127.0.0.1:5432/kavet_load"
     )
@@ -450,7 +460,10 @@ def run(args, database: str, stack: contextlib.ExitStack) -> None:
 
     connections.close_all()
     drops = args.tablets / 2000 if args.drops < 0 else args.drops
-    web = stack.enter_context(web_server(args.port, args.workers, {**env, "CONN_MAX_AGE": "0"}))
+    # gunicorn.conf.py recycles a worker after ~20,000 requests: with 10,000 tablets polling every
+    # 10 s that is every minute or two, each time dropping a quarter of the streams (README).
+    web_env = {**env, "CONN_MAX_AGE": "0", "GUNICORN_MAX_REQUESTS": str(args.max_requests)}
+    web = stack.enter_context(web_server(args.port, args.workers, web_env))
     worker = stack.enter_context(celery_worker(env))
     from benchmarks.loadgen.measure import Meter
 

@@ -228,7 +228,14 @@ class School:
     # --- starting the school ---------------------------------------------------------------
 
     async def start(
-        self, *, signin: int, concurrency: int, live_share: float, board_share: float, seeded
+        self,
+        *,
+        signin: int,
+        concurrency: int,
+        live_share: float,
+        board_share: float,
+        seeded,
+        log=print,
     ) -> dict:
         """Tablets signed in (the first `signin` through the pages; the others bring the session
         seeded for them), each table page opened, one stream per tablet; then the teachers'
@@ -253,7 +260,14 @@ class School:
                     await asyncio.sleep(0.005)
                 tablet.tasks.append(asyncio.ensure_future(tablet.poll_loop()))
 
+        async def progress() -> None:
+            while True:
+                await asyncio.sleep(30)
+                log(f"  ... {len(self.hellos)} streams open after {time.monotonic() - t0:.0f} s")
+
+        ticker = asyncio.ensure_future(progress())
         await asyncio.gather(*(one(i, t) for i, t in enumerate(self.tablets)))
+        ticker.cancel()
         signed_in = time.monotonic() - t0
         rng = random.Random(7)
         for entry in seeded["classes"]:
