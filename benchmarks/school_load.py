@@ -366,9 +366,15 @@ def main() -> None:
         default=-1,
         help="tablets that sign in through the pages (-1: all of them)",
     )
-    parser.add_argument("--live-share", type=float, default=0.3, help="class games with the live view open")
-    parser.add_argument("--board-share", type=float, default=0.15, help="class games with the class board open")
-    parser.add_argument("--bot-share", type=float, default=0.1, help="tables with a computer player")
+    parser.add_argument(
+        "--live-share", type=float, default=0.3, help="class games with the live view open"
+    )
+    parser.add_argument(
+        "--board-share", type=float, default=0.15, help="class games with the class board open"
+    )
+    parser.add_argument(
+        "--bot-share", type=float, default=0.1, help="tables with a computer player"
+    )
     parser.add_argument(
         "--drops", type=float, default=-1, help="streams dropped a second (-1: tablets / 2,000)"
     )
@@ -433,8 +439,10 @@ def run(args, database: str, stack: contextlib.ExitStack) -> None:
         seeded = json.loads(Path(args.seed_file).read_text())
         live = versions([t["game"] for t in seeded["tables"]])
         n = sum(len(t["seats"]) for t in seeded["tables"])
-        if n != args.tablets or len(live) != len(seeded["tables"]) or any(
-            s not in ("running", "paused") for _v, s in live.values()
+        if (
+            n != args.tablets
+            or len(live) != len(seeded["tables"])
+            or any(s not in ("running", "paused") for _v, s in live.values())
         ):
             seeded = None
         else:
@@ -520,7 +528,8 @@ def run(args, database: str, stack: contextlib.ExitStack) -> None:
         Path(args.json).write_text(
             json.dumps(
                 [
-                    {k: v for k, v in r.items() if k not in ("behind",)} | {"behind": len(r["behind"])}
+                    {k: v for k, v in r.items() if k not in ("behind",)}
+                    | {"behind": len(r["behind"])}
                     for r in out["windows"]
                 ]
             )

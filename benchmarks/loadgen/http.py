@@ -122,8 +122,10 @@ class Pool:
                 except (OSError, asyncio.IncompleteReadError, HTTPError) as exc:
                     if conn is not None:
                         conn[1].close()
-                    if reused and attempt == 1 and isinstance(
-                        exc, (ConnectionError, asyncio.IncompleteReadError)
+                    if (
+                        reused
+                        and attempt == 1
+                        and isinstance(exc, (ConnectionError, asyncio.IncompleteReadError))
                     ):
                         continue  # the server had closed the kept-alive connection
                     raise

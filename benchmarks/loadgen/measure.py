@@ -34,7 +34,9 @@ class Meter:
         import psycopg
         import redis
 
-        self.pg = psycopg.connect(database_url.replace("postgres://", "postgresql://"), autocommit=True)
+        self.pg = psycopg.connect(
+            database_url.replace("postgres://", "postgresql://"), autocommit=True
+        )
         self.redis = redis.Redis.from_url(redis_url)
         self.web, self.worker = web, worker
         self.redis_pid = int(self.redis.info("server")["process_id"])

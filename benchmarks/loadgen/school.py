@@ -287,7 +287,9 @@ class School:
                 self.tasks.append(asyncio.ensure_future(w.stream_loop()))
                 self.tasks.append(asyncio.ensure_future(w.poll_loop()))
         t2 = time.monotonic()
-        while len(self.hellos) < len(self.tablets) + len(self.watchers) and time.monotonic() - t2 < 20:
+        while (
+            len(self.hellos) < len(self.tablets) + len(self.watchers) and time.monotonic() - t2 < 20
+        ):
             await asyncio.sleep(0.05)
         return {
             "seconds": time.monotonic() - t0,

@@ -204,7 +204,10 @@ def sessions(seeded: dict, tables: list[dict]) -> None:
             s["_auth_user_id"] = str(st.user.pk)
             s["_auth_user_backend"] = "django.contrib.auth.backends.ModelBackend"
             s["_auth_user_hash"] = st.user.get_session_auth_hash()
-            s["kv_student"] = {"idle": st.classroom.student_idle_minutes, "classroom": t["classroom"]}
+            s["kv_student"] = {
+                "idle": st.classroom.student_idle_minutes,
+                "classroom": t["classroom"],
+            }
             s["kv_seen"] = time.time()
             s.save()
             seat["cookies"] = {"sessionid": s.session_key, "csrftoken": CSRF}

@@ -296,8 +296,10 @@ class Tablet:
         if held:
             own = -1
             for i, (ver, board) in enumerate(held):
-                if applied and ver == self.shown and (
-                    own < 0 or (board is not None and held[own][1] is None)
+                if (
+                    applied
+                    and ver == self.shown
+                    and (own < 0 or (board is not None and held[own][1] is None))
                 ):
                     own = i
             if own >= 0:
