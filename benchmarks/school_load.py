@@ -216,7 +216,7 @@ async def window(school, seeded, meter, *, rate: float, seconds: float, drops: f
     behind = [
         (tb.table.game, tb.position, tb.shown, again[tb.table.game][0])
         for tb in school.tablets
-        if tb.table.game in still and tb.shown != again[tb.table.game][0]
+        if tb.table.game in still and tb.shown >= 0 and tb.shown != again[tb.table.game][0]
     ]
     result.update(
         {
@@ -229,7 +229,10 @@ async def window(school, seeded, meter, *, rate: float, seconds: float, drops: f
             "unmatched_answers": len(answered - human_rows),
             "unanswered_rows": len(human_rows - answered),
             "behind": behind,
-            "checked_tablets": sum(1 for tb in school.tablets if tb.table.game in still),
+            # (a tablet whose table page failed at the start shows nothing: counted there)
+            "checked_tablets": sum(
+                1 for tb in school.tablets if tb.table.game in still and tb.shown >= 0
+            ),
             "spent": meter.spent(snap0, snap1) if meter else None,
             "errors": dict(school.errors.most_common(6)),
             "counts": counts,
