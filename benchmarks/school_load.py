@@ -330,7 +330,7 @@ async def run_school(
         f"{len(school.tablets)} tablets ({min(signin, len(school.tablets))} signed in through "
         f"the pages), {len(school.watchers)} teachers' views and class boards: {streams} streams "
         f"open in {started['seconds']:.0f} s (sign-in and pages {started['signin_seconds']:.0f} s"
-        f"); failures {started['n_failures']} {started['failures']}"
+        f"); failures {started['n_failures']} {started['failed']}"
     )
     paused = await asyncio.to_thread(versions, [t.game for t in school.tables])
     if any(status == "paused" for _v, status in paused.values()):
@@ -461,9 +461,9 @@ def run(args, database: str, stack: contextlib.ExitStack) -> None:
     # Sessions for the tablets that skip the sign-in pages, in the order School lists them.
     k, rest = 0, []
     for t in seeded["tables"]:
-        if k >= signin:
-            rest.append(t)
         k += len(t["seats"])
+        if k > signin:  # a seat of it at least skips the pages
+            rest.append(t)
     seeding.sessions(seeded, rest)
     settle_database()
     quiet_collector()

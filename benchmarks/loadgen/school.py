@@ -158,6 +158,7 @@ class School:
         self.tablets: list[Tablet] = []
         self.watchers: list[Watcher] = []
         self.tasks: list[asyncio.Task] = []
+        self.failed: list[tuple] = []  # (game, seat, signed in through the pages, why)
         self.hellos: set[int] = set()
         self.counts: Counter = Counter()
         self.errors: Counter = Counter()
@@ -253,6 +254,7 @@ class School:
                     await tablet.open_table()
                 except (RuntimeError, OSError, TimeoutError, http.HTTPError) as exc:
                     failures[str(exc)[:60]] += 1
+                    self.failed.append((tablet.table.game, tablet.position, i < signin, str(exc)))
                     return
                 tablet.tasks.append(asyncio.ensure_future(tablet.stream_loop()))
                 t1 = time.monotonic()
@@ -297,6 +299,7 @@ class School:
             "streams": len(self.hellos),
             "failures": dict(failures.most_common(5)),
             "n_failures": sum(failures.values()),
+            "failed": self.failed[:5],
         }
 
     # --- a window of play --------------------------------------------------------------------
