@@ -157,10 +157,16 @@ class Tablet:
             return
         self.polling = True
         try:
+            asked = self.shown
             r = await self._get(self.board.poller, POLL_HEADERS)
             if r.status == 200:
+                # Against the board shown when it was asked: an event may have brought the same
+                # board while the answer was on its way (a busy server).
+                got = version_of(r.body)
                 self.school.count(
-                    "poll 200, " + ("newer" if version_of(r.body) > self.shown else "same version")
+                    "poll 200, "
+                    + ("newer" if got > asked else "same version")
+                    + (", the event was first" if asked < got <= self.shown else "")
                 )
                 self._show(r.body, "fetch")
             else:
