@@ -12,7 +12,7 @@ RUFF_VERSION := 0.17.6
 UV_VERSION := 0.9.5
 
 .PHONY: demo test test-fast install install-test node browser messages migrate migrations-check serve \
-	worker beat bench lint lock clean screenshots
+	worker beat bench load lint lock clean screenshots
 
 $(VENV)/bin/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -112,6 +112,11 @@ beat:
 ## make bench: every benchmark in its quick mode (BENCH_ARGS=--full for the real figures).
 bench: install
 	$(PY) benchmarks/run_all.py $(BENCH_ARGS)
+
+## make load: a school's day on this box (issue 38): 10,000 tablets signing in, streaming and
+## playing at 10-250 moves/s, one fresh window per rate (benchmarks/README.md; LOAD_ARGS=--quick).
+load: install
+	$(PY) benchmarks/school_load.py --sweep $(LOAD_ARGS)
 
 ## make screenshots: docs/screenshots/states/, every state of games.catalogue at 1024x768 and
 ## 768x1024 for every tablet (Playwright on Debian's chromium; the database is only read).
