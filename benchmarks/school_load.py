@@ -304,7 +304,7 @@ async def run_school(
     pool: int = 256,
     concurrency: int = 48,
     meter=None,
-    slow_poll: float = 10.0,
+    slow_poll: float = 60.0,  # table.js POLL_SLOW (loadgen.tablet)
     log=print,
 ) -> dict:
     """The school on a server at `port`: started, then one window per rate. Used by the
@@ -394,7 +394,7 @@ def main() -> None:
     parser.add_argument(
         "--slow-poll",
         type=float,
-        default=10.0,
+        default=60.0,
         help="seconds between a streaming tablet's polls (table.js's POLL_SLOW; 0: none, to "
         "see what that safety net costs)",
     )

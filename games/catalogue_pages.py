@@ -114,9 +114,23 @@ class Pages:
         self.server.shutdown()
         self.server.server_close()
 
-    def show(self, page, name: str, position: int) -> None:
-        """State `name` as the tablet of seat `position` shows it, scrolled to the top."""
+    def show(self, page, name: str, position: int, *, settled: bool = True) -> None:
+        """State `name` as the tablet of seat `position` shows it, scrolled to the top; with
+        `settled`, once what it animates on arrival has ended (a test of the animation itself
+        says settled=False)."""
         path = f"/catalogue/{name}/{position}/"
         self.server.documents[path] = catalogue.render(name, position, request())
         page.goto(self.origin + path, wait_until="load")
         page.evaluate("window.scrollTo(0, 0)")
+        if not settled:
+            return
+        # What the page animates on arrival (the end's fade with reduced motion, a ruling's
+        # flash) is measured once it has settled: a loaded box once checked the end's "The
+        # table" mid-fade, its white on green at half opacity.
+        # (page.evaluate, not wait_for_function: that one evaluates a string, which the CSP
+        # refuses.)
+        page.evaluate(
+            "Promise.all(document.getAnimations().filter((a) =>"
+            " a.effect && a.effect.getComputedTiming().endTime < Infinity)"
+            ".map((a) => a.finished.catch(() => null)))"
+        )

@@ -545,8 +545,8 @@ class RedisBridge:
 
     def _lost(self, ready: threading.Event) -> None:
         """Redis is gone: this process's streams would hear only this process, and their
-        tablets would see the other processes' moves at the 10 s safety poll. They end now; a
-        tablet's next stream is refused while Redis is down (games.stream), so it polls every
+        tablets would see the other processes' moves at the safety poll (about a minute). They
+        end now; a tablet's next stream is refused while Redis is down (games.stream), so it polls every
         2 s until the stream works again."""
         self._tried = True
         with self._subs:

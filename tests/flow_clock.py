@@ -83,7 +83,7 @@ class Tablet:
     seconds, or at the moment its board names (data-due) when that comes first; that request
     is what plays a due move in-process (services.due_moves_apply)."""
 
-    POLL_SLOW = 10.0  # static/js/table.js
+    POLL_SLOW = 60.0  # static/js/table.js (spread there over 48-72 s)
     DUE = re.compile(r'id="board"[^>]*?data-due="(\d+)"')
 
     def __init__(self, client: Client, game: Game) -> None:

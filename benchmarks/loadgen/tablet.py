@@ -29,7 +29,7 @@ from benchmarks.loadgen.board import STREAM, Board, version_of
 if TYPE_CHECKING:
     from benchmarks.loadgen.school import School, TableRun
 
-POLL_FAST, POLL_SLOW = 2.0, 10.0
+POLL_FAST, POLL_SLOW = 2.0, 60.0
 FLASH = re.compile(rb'class="news-flash[^"]*"[^>]*>([^<]*)<')
 RETRY = 2.0  # the server's `retry:` (games.stream.RETRY_MS)
 HTMX = {"HX-Request": "true"}

@@ -10,25 +10,35 @@ The worker runs without beat here, so only that tick can play it.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.utils import timezone
 
 from games import services
+from games.engine import bots
 from games.models import Game, Move
 from tests import factories
 from tests.drills.conftest import wait_until
 
 ON_TIME = 1.0  # seconds after its due time (the beat sweep alone: up to 5 s)
+PAUSE = 6.0  # the computer player's pause in this drill, seconds
 
 
-def test_a_pause_stamped_while_redis_was_down_is_played_on_time_after_it_returns(district):
+def test_a_pause_stamped_while_redis_was_down_is_played_on_time_after_it_returns(
+    district, monkeypatch
+):
+    # The computer's pause is stamped here, by the move below: 6 s, so that it falls due after
+    # the worker is back and has swept once (its 2-3 s of today fell due, on a loaded box, before
+    # the worker had reconnected, and the drill measured the reconnection instead).
+    monkeypatch.setitem(bots.PROFILES, "easy", replace(bots.PROFILES["easy"], delay=(PAUSE, PAUSE)))
     school = factories.school()
     classroom = factories.classroom(school=school)
     anna = factories.student(classroom=classroom, name="Anna", picture_code="0-1-2")
     game = services.game_create(
         school=school,
         classroom=classroom,
-        # An easy computer player waits 4-9 s (R8.2): its move falls due after the worker is
-        # back and has swept once, so only a tick queued for its moment plays it on time.
+        # The computer player's pause (R8.2) falls due after the worker is back and has swept
+        # once, so only a tick queued for its moment plays it on time.
         players=[{"student": anna}, {"bot": "easy", "name": "Robo"}],
         settings={"turn_time": 60, "challenge_window": 0},
         draw_order=[4, 6, 10],

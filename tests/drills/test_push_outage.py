@@ -1,9 +1,9 @@
 """Drill: the push channel's subscriber when Redis dies and comes back (its own redis-server).
 
 While Redis is down a process's streams would hear only that process's moves, so their tablets
-would see the other processes' moves at the 10 s safety poll. The open streams end at once and
-new ones are refused without waiting (games.stream answers 204): the tablets poll every 2 s until
-Redis is back, when the subscriber listens again by itself.
+would see the other processes' moves at the safety poll (about a minute). The open streams end
+at once and new ones are refused without waiting (games.stream answers 204): the tablets poll
+every 2 s until Redis is back, when the subscriber listens again by itself.
 """
 
 from __future__ import annotations

@@ -193,7 +193,7 @@ def test_the_ends_penalties_fly_from_giver_to_receiver_and_are_said_step_by_step
     context.add_init_script(VOICE)
     page = context.new_page()
     with catalogue_pages.Pages() as pages:
-        pages.show(page, "over-penalties", 0)
+        pages.show(page, "over-penalties", 0, settled=False)
         lanes = page.evaluate(LANES)
         assert len(lanes) == 5
         first, *later = lanes
@@ -227,7 +227,7 @@ def test_with_reduced_motion_the_end_state_fades_in(browser):
     context = browser.new_context(viewport={"width": 768, "height": 1024}, reduced_motion="reduce")
     page = context.new_page()
     with catalogue_pages.Pages() as pages:
-        pages.show(page, "over", 0)
+        pages.show(page, "over", 0, settled=False)
         lanes = page.evaluate(LANES)
         assert page.locator(".settle.is-fading").count() == 1
         assert all(not lane["waiting"] for lane in lanes)
