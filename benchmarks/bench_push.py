@@ -492,6 +492,35 @@ def _cpu_of_others(server_pid: int) -> dict[str, float]:
     return out
 
 
+def _simple_move(table: dict):
+    """(game, seat, kind) of the table's next plain move: the active seat says "nothing", the
+    others press OK; None once neither is legal (the game is over)."""
+    from games.engine.game import GameState, legal_moves
+    from games.models import Game
+
+    game = Game.objects.get(pk=table["game"])
+    state = GameState.from_dict(game.state)
+    return next(
+        (
+            (game, seat, kind)
+            for seat in range(4)
+            for kind in ("nothing", "ok")
+            if kind in legal_moves(state, seat)
+        ),
+        None,
+    )
+
+
+def _move_headers(table: dict, seat: int) -> dict[str, str]:
+    """The headers of a move posted from the seat's tablet (its session, CSRF, htmx)."""
+    return {
+        "Cookie": table["seats"][seat]["cookie"],
+        "X-CSRFToken": CSRF,
+        "HX-Request": "true",
+        "Content-Type": "application/x-www-form-urlencoded",
+    }
+
+
 def mover(
     port: int,
     table: dict,
@@ -508,8 +537,6 @@ def mover(
     `tell(line)`, when given, tells the listener that the seat's own tablet sent a move
     ("sent G S") and got its answer, the board at version V ("answered G S V")."""
     from games import push
-    from games.engine.game import GameState, legal_moves
-    from games.models import Game
 
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
     # Warm: the table's page once (the connection, the worker's first database connection),
@@ -519,26 +546,11 @@ def mover(
     conn.getresponse().read()
     time.sleep(random.uniform(0, pace))
     while time.monotonic() < until:
-        game = Game.objects.get(pk=table["game"])
-        state = GameState.from_dict(game.state)
-        choice = next(
-            (
-                (seat, kind)
-                for seat in range(4)
-                for kind in ("nothing", "ok")
-                if kind in legal_moves(state, seat)
-            ),
-            None,
-        )
+        choice = _simple_move(table)
         if choice is None:
             return
-        seat, kind = choice
-        headers = {
-            "Cookie": table["seats"][seat]["cookie"],
-            "X-CSRFToken": CSRF,
-            "HX-Request": "true",
-            "Content-Type": "application/x-www-form-urlencoded",
-        }
+        game, seat, kind = choice
+        headers = _move_headers(table, seat)
         if tell:
             tell(f"sent {table['game']} {seat}")
         sent = time.monotonic()
@@ -1604,27 +1616,14 @@ def channels_main(args, env, seeded) -> None:
 def _two_port_mover(ports, placement, table, until, pace, log, latencies, failures) -> None:
     from django.db import connections
 
-    from games.engine.game import GameState, legal_moves
-    from games.models import Game
-
     conns = {p: http.client.HTTPConnection("127.0.0.1", p, timeout=15) for p in ports}
     time.sleep(random.uniform(0, pace))
     try:
         while time.monotonic() < until:
-            game = Game.objects.get(pk=table["game"])
-            state = GameState.from_dict(game.state)
-            choice = next(
-                (
-                    (seat, kind)
-                    for seat in range(4)
-                    for kind in ("nothing", "ok")
-                    if kind in legal_moves(state, seat)
-                ),
-                None,
-            )
+            choice = _simple_move(table)
             if choice is None:
                 return
-            seat, kind = choice
+            game, seat, kind = choice
             port = ports[placement[(table["game"], seat)]]
             sent = time.monotonic()
             try:
@@ -1632,12 +1631,7 @@ def _two_port_mover(ports, placement, table, until, pace, log, latencies, failur
                     "POST",
                     f"/play/{table['game']}/move/",
                     f"seen_version={game.version}&type={kind}",
-                    {
-                        "Cookie": table["seats"][seat]["cookie"],
-                        "X-CSRFToken": CSRF,
-                        "HX-Request": "true",
-                        "Content-Type": "application/x-www-form-urlencoded",
-                    },
+                    _move_headers(table, seat),
                 )
                 response = conns[port].getresponse()
                 html = response.read().decode()
