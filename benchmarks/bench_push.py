@@ -38,7 +38,6 @@ import inspect
 import json
 import os
 import random
-import resource
 import subprocess
 import sys
 import threading
@@ -50,18 +49,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.quick import parse_args  # noqa: E402
-from benchmarks.serve import gunicorn, gunicorn_cmd, serving, use_bench_env  # noqa: E402
+from benchmarks.serve import (  # noqa: E402
+    gunicorn,
+    gunicorn_cmd,
+    raise_fd_limit,
+    serving,
+    use_bench_env,
+)
 from benchmarks.stats import pct  # noqa: E402
 
 CSRF = "benchcsrftokenbenchcsrftoken0123"
-
-
-def raise_fd_limit(want: int) -> int:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    target = min(max(soft, want), hard)
-    if target > soft:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
 # --- seeding --------------------------------------------------------------------------------

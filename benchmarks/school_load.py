@@ -37,19 +37,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.quick import parse_args  # noqa: E402
+from benchmarks.serve import raise_fd_limit  # noqa: E402
 from benchmarks.stats import pct  # noqa: E402
 
 MOVE_TARGET, BOARD_TARGET = 100.0, 250.0
-
-
-def raise_fd_limit(want: int) -> int:
-    import resource
-
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    target = min(max(soft, want), hard)
-    if target > soft:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
 # --- the services ---------------------------------------------------------------------------

@@ -103,17 +103,6 @@ def _values(cards: list[tuple[int, str, str]]) -> list:
     return out
 
 
-def _slip(values: list) -> str | None:
-    """A wrong sum of three numbers on the table, the commonest slip of a young player."""
-    numbers = [v for v in values if isinstance(v, int)]
-    for i, a in enumerate(numbers):
-        for j, b in enumerate(numbers):
-            for k, c in enumerate(numbers):
-                if len({i, j, k}) == 3 and a + b != c:
-                    return f"{a} + {b} = {c}"
-    return None
-
-
 @dataclass(frozen=True)
 class Mix:
     """How a child plays, as shares: on its turn a right operation (when there is one), else
@@ -130,6 +119,7 @@ def choose(board: Board, rules, rng: random.Random, mix: Mix) -> tuple[str, dict
     """The move this tablet's child makes on this board: (the kind counted, the form posted).
     `rules` is the game's games.engine.rules.RuleSet; the operation comes from the engine's
     solver on this seat's view (the table and its held cards)."""
+    from games.engine.bots import wrong_sum
     from games.engine.solver import find_operation
 
     form = {"csrfmiddlewaretoken": board.csrf, "seen_version": str(board.version)}
@@ -148,7 +138,8 @@ def choose(board: Board, rules, rng: random.Random, mix: Mix) -> tuple[str, dict
                 form["place"] = rng.choice(board.places)
                 return "announce right, placed on an event card", form
             return "announce right", form
-        slip = _slip(values)
+        # A wrong sum of three numbers on the table, the commonest slip of a young player.
+        slip = wrong_sum([v for v in values if isinstance(v, int)])
         if slip is not None and (op is None or roll < mix.wrong) and rng.random() < 0.7:
             form |= {"type": "announce", "text": slip, "tokens": "", "x_values": "{}"}
             return "announce wrong", form

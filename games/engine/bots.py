@@ -156,7 +156,12 @@ def _own_operation(
 
 def _slip(view: dict[str, Any], rules: RuleSet) -> str | None:
     """A wrong sum of three table numbers, the commonest slip of a young player."""
-    numbers = [c["value"] for c in view["table"] if c["kind"] == "number"]
+    return wrong_sum([c["value"] for c in view["table"] if c["kind"] == "number"])
+
+
+def wrong_sum(numbers: list[int]) -> str | None:
+    """The first "a + b = c" of three different numbers of `numbers` that is wrong, as a child
+    would announce it; None when every such sum is right (or there are fewer than three)."""
     for i, a in enumerate(numbers):
         for j, b in enumerate(numbers):
             for k, c in enumerate(numbers):

@@ -8,7 +8,14 @@ import random
 
 import pytest
 
-from games.engine.bots import PROFILES, bot_answer_delay, bot_delay, bot_move, play_bot_game
+from games.engine.bots import (
+    PROFILES,
+    bot_answer_delay,
+    bot_delay,
+    bot_move,
+    play_bot_game,
+    wrong_sum,
+)
 from games.engine.cards import DeckSpec
 from games.engine.game import GameConfig, all_places, check_invariants, new_game
 from games.engine.rules import RuleSet
@@ -217,3 +224,15 @@ def test_card_count_is_the_deck(scene):
     # R9.1 — the scripted positions hold every card once
     s = scene(table=[2, 3, 5])
     assert sorted(all_places(s.state)) == list(range(18))
+
+
+def test_a_slip_is_a_wrong_sum_of_three_different_cards():  # R8.2: a computer errs as a child
+    # The computer player's slip and the load generator's wrong announcement are this one sum.
+    said = wrong_sum([2, 3, 5])
+    assert said == "2 + 5 = 3"  # 2 + 3 = 5 is right: the first wrong one
+    a, plus, b, equals, c = said.split()
+    assert (plus, equals) == ("+", "=") and int(a) + int(b) != int(c)
+    # Three different cards are needed, and every sum of them right leaves no slip to make.
+    assert wrong_sum([0, 0, 0]) is None
+    assert wrong_sum([4, 8]) is None
+    assert wrong_sum([]) is None
