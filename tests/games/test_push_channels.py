@@ -32,6 +32,20 @@ def site():
     return f"kavet:push:test-{uuid.uuid4().hex[:8]}"
 
 
+@pytest.fixture
+def bridges(redis_url, site):
+    """Two web processes on one Redis: (the listening one's hub, its bridge, the sender's
+    bridge), the listening one subscribed; stopped after the test."""
+    hub, other = _LocalHub(), _LocalHub()
+    listening = RedisBridge(redis_url, site, hub)
+    sender = RedisBridge(redis_url, site, other)
+    try:
+        assert listening.ensure_listening(5)
+        yield hub, listening, sender
+    finally:
+        listening.stop()
+
+
 def _until(condition, timeout: float = 5.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
@@ -39,119 +53,89 @@ def _until(condition, timeout: float = 5.0) -> None:
         time.sleep(0.02)
 
 
-def test_a_process_with_streams_on_table_a_does_not_receive_table_bs_messages(redis_url, site):
-    hub, other = _LocalHub(), _LocalHub()
-    listening = RedisBridge(redis_url, site, hub)
-    sender = RedisBridge(redis_url, site, other)
-    try:
-        assert listening.ensure_listening(5)
+def test_a_process_with_streams_on_table_a_does_not_receive_table_bs_messages(bridges, site):
+    hub, listening, sender = bridges
 
-        async def scenario():
-            a = hub.watch(table_channel(1), "seat of table A")
-            hub.attach(a, asyncio.get_running_loop())
-            # Subscribed when watch() returned: the change right after it is heard.
-            assert sender.publish(Change(2, 5, board={"html": "B" * 4000}))
-            assert sender.publish(Change(1, 7, board={"html": "A"}))
-            return await a.get(5)
+    async def scenario():
+        a = hub.watch(table_channel(1), "seat of table A")
+        hub.attach(a, asyncio.get_running_loop())
+        # Subscribed when watch() returned: the change right after it is heard.
+        assert sender.publish(Change(2, 5, board={"html": "B" * 4000}))
+        assert sender.publish(Change(1, 7, board={"html": "A"}))
+        return await a.get(5)
 
-        assert run(scenario()) == [Change(1, 7)]
-        time.sleep(0.2)  # table B's message, had it come, was published first
-        messages, size = listening.heard
-        assert messages == 1 and size < 1000, "only table A's message reached this process"
-        assert listening.channels() == {
-            site,
-            listening._wake_channel,
-            listening.redis_channel(table_channel(1)),
-        }
-    finally:
-        listening.stop()
+    assert run(scenario()) == [Change(1, 7)]
+    time.sleep(0.2)  # table B's message, had it come, was published first
+    messages, size = listening.heard
+    assert messages == 1 and size < 1000, "only table A's message reached this process"
+    assert listening.channels() == {
+        site,
+        listening._wake_channel,
+        listening.redis_channel(table_channel(1)),
+    }
 
 
-def test_the_group_hears_the_version_without_the_board(redis_url, site):
-    hub, other = _LocalHub(), _LocalHub()
-    listening = RedisBridge(redis_url, site, hub)
-    sender = RedisBridge(redis_url, site, other)
-    try:
-        assert listening.ensure_listening(5)
+def test_the_group_hears_the_version_without_the_board(bridges):
+    hub, listening, sender = bridges
 
-        async def scenario():
-            teacher = hub.watch(group_channel(6))
-            hub.attach(teacher, asyncio.get_running_loop())
-            assert sender.publish(Change(3, 9, 6, board={"html": "x" * 5000}))
-            return await teacher.get(5)
+    async def scenario():
+        teacher = hub.watch(group_channel(6))
+        hub.attach(teacher, asyncio.get_running_loop())
+        assert sender.publish(Change(3, 9, 6, board={"html": "x" * 5000}))
+        return await teacher.get(5)
 
-        (got,) = run(scenario())
-        assert got == Change(3, 9, 6) and got.board is None
-        assert listening.heard[0] == 1 and listening.heard[1] < 100
-    finally:
-        listening.stop()
+    (got,) = run(scenario())
+    assert got == Change(3, 9, 6) and got.board is None
+    assert listening.heard[0] == 1 and listening.heard[1] < 100
 
 
-def test_a_table_and_its_group_in_one_process_each_hear_it_once(redis_url, site):
-    hub, other = _LocalHub(), _LocalHub()
-    listening = RedisBridge(redis_url, site, hub)
-    sender = RedisBridge(redis_url, site, other)
-    try:
-        assert listening.ensure_listening(5)
+def test_a_table_and_its_group_in_one_process_each_hear_it_once(bridges):
+    hub, listening, sender = bridges
 
-        async def scenario():
-            seat = hub.watch(table_channel(3))
-            teacher = hub.watch(group_channel(6))
-            for w in (seat, teacher):
-                hub.attach(w, asyncio.get_running_loop())
-            assert sender.publish(Change(3, 9, 6, board={"html": "x"}))
-            got = await seat.get(5), await teacher.get(5)
-            await asyncio.sleep(0.2)
-            return got + (await seat.get(0), await teacher.get(0))
+    async def scenario():
+        seat = hub.watch(table_channel(3))
+        teacher = hub.watch(group_channel(6))
+        for w in (seat, teacher):
+            hub.attach(w, asyncio.get_running_loop())
+        assert sender.publish(Change(3, 9, 6, board={"html": "x"}))
+        got = await seat.get(5), await teacher.get(5)
+        await asyncio.sleep(0.2)
+        return got + (await seat.get(0), await teacher.get(0))
 
-        seat, teacher, seat_more, teacher_more = run(scenario())
-        assert seat == [Change(3, 9, 6)] and seat[0].board == {"html": "x"}
-        assert teacher == [Change(3, 9, 6)]
-        assert seat_more == [] and teacher_more == []
-    finally:
-        listening.stop()
+    seat, teacher, seat_more, teacher_more = run(scenario())
+    assert seat == [Change(3, 9, 6)] and seat[0].board == {"html": "x"}
+    assert teacher == [Change(3, 9, 6)]
+    assert seat_more == [] and teacher_more == []
 
 
-def test_the_last_stream_of_a_table_closing_unsubscribes_this_process(redis_url, site):
-    hub, other = _LocalHub(), _LocalHub()
-    listening = RedisBridge(redis_url, site, hub)
-    sender = RedisBridge(redis_url, site, other)
+def test_the_last_stream_of_a_table_closing_unsubscribes_this_process(bridges):
+    hub, listening, sender = bridges
     table = listening.redis_channel(table_channel(4))
-    try:
-        assert listening.ensure_listening(5)
-        first, second = hub.watch(table_channel(4)), hub.watch(table_channel(4))
-        assert table in listening.channels()
-        hub.unwatch(first)
-        time.sleep(RedisBridge.RECONCILE + 0.3)
-        assert table in listening.channels(), "one stream of the table is still open"
-        hub.unwatch(second)
-        _until(lambda: table not in listening.channels(), RedisBridge.RECONCILE * 3)
-        heard = list(listening.heard)
-        assert sender.publish(Change(4, 2))
-        time.sleep(0.3)
-        assert listening.heard == heard, "no stream of table 4 here: its message not received"
-    finally:
-        listening.stop()
+    first, second = hub.watch(table_channel(4)), hub.watch(table_channel(4))
+    assert table in listening.channels()
+    hub.unwatch(first)
+    time.sleep(RedisBridge.RECONCILE + 0.3)
+    assert table in listening.channels(), "one stream of the table is still open"
+    hub.unwatch(second)
+    _until(lambda: table not in listening.channels(), RedisBridge.RECONCILE * 3)
+    heard = list(listening.heard)
+    assert sender.publish(Change(4, 2))
+    time.sleep(0.3)
+    assert listening.heard == heard, "no stream of table 4 here: its message not received"
 
 
-def test_sync_streams_subscribe_too(redis_url, site):
-    hub, other = _LocalHub(), _LocalHub()
-    listening = RedisBridge(redis_url, site, hub)
-    sender = RedisBridge(redis_url, site, other)
-    try:
-        assert listening.ensure_listening(5)
-        assert hub.track_sync("sync stream", table_channel(8))
-        assert listening.redis_channel(table_channel(8)) in listening.channels()
-        cursor = hub.cursor(table_channel(8))
-        assert sender.publish(Change(8, 3))
-        assert hub.wait(table_channel(8), cursor, 5) == (cursor + 1, [Change(8, 3)])
-        hub.untrack_sync("sync stream")
-        _until(
-            lambda: listening.redis_channel(table_channel(8)) not in listening.channels(),
-            RedisBridge.RECONCILE * 3,
-        )
-    finally:
-        listening.stop()
+def test_sync_streams_subscribe_too(bridges):
+    hub, listening, sender = bridges
+    assert hub.track_sync("sync stream", table_channel(8))
+    assert listening.redis_channel(table_channel(8)) in listening.channels()
+    cursor = hub.cursor(table_channel(8))
+    assert sender.publish(Change(8, 3))
+    assert hub.wait(table_channel(8), cursor, 5) == (cursor + 1, [Change(8, 3)])
+    hub.untrack_sync("sync stream")
+    _until(
+        lambda: listening.redis_channel(table_channel(8)) not in listening.channels(),
+        RedisBridge.RECONCILE * 3,
+    )
 
 
 def test_without_a_listening_subscriber_nothing_waits():
