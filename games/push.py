@@ -31,9 +31,10 @@ and sends the push at the end of the block, so no tablet has to fetch the board 
 Anything that does not attach a board (a computer player, a time limit, a pause) is pushed as
 before, and the tablets fetch.
 
-The site's own channel (channel_name) carries "these streams are replaced" (`streams_replaced`): a tablet session or
-an address that opens more streams than its cap (games.streamcap) has its oldest ones closed,
-wherever they are open; each process closes those it holds.
+The site's own channel (channel_name) carries "these streams are replaced"
+(`streams_replaced`): a tablet session or an address that opens more streams than its cap
+(games.streamcap) has its oldest ones closed, wherever they are open; each process closes those
+it holds.
 """
 
 from __future__ import annotations
