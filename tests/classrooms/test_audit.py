@@ -412,3 +412,28 @@ def test_the_page_is_paginated_and_in_french(admin_client, school, school_admin)
     assert "Journal des actions" in french.content.decode()
     german = admin_client.get(reverse("audit:activity"), HTTP_ACCEPT_LANGUAGE="de")
     assert "Aktivitätsprotokoll" in german.content.decode()
+
+
+def test_a_settings_row_says_yes_no_and_now_in_the_readers_language(school, school_admin):
+    """'yes', 'no' and 'now: …' of the settings' rows were in no catalogue: a French or German
+    admin read them in English."""
+    from django.utils import translation
+
+    turned_on = record(
+        None,
+        Action.SCHOOL_CHANGED,
+        school,
+        actor=school_admin,
+        changed=["admins_need_second_factor"],
+        old=False,
+        new=True,
+    )
+    first = record(None, Action.SCHOOL_CHANGED, school, actor=school_admin, new=True)
+    said = {}
+    for language in ("en", "fr", "de"):
+        with translation.override(language):
+            said[language] = (describe(turned_on), describe(first))
+    assert "from no to yes" in said["en"][0] and "now: yes" in said["en"][1]
+    assert "de non à oui" in said["fr"][0] and "désormais : oui" in said["fr"][1]
+    assert "von nein zu ja" in said["de"][0]
+    assert "jetzt: ja" in said["de"][1]
