@@ -368,20 +368,49 @@ def _client_for(role: str, data: dict) -> Client:
 # --- one cell ---------------------------------------------------------------------------------
 
 
+def _hashed_models() -> list:
+    return [
+        model
+        for model in apps.get_models(include_auto_created=True)
+        if model._meta.label_lower not in UNHASHED
+    ]
+
+
+_FINGERPRINT_SQL: dict[str, str] = {}
+
+
+def _fingerprint_sql() -> str:
+    """PostgreSQL: every table's row count and an md5 of all its rows (each row as the database
+    writes it, in key order) in one statement: one round trip per fingerprint instead of one per
+    table (two fingerprints a cell, 3,000+ cells: that was two thirds of this module's time)."""
+    if connection.alias not in _FINGERPRINT_SQL:
+        quote = connection.ops.quote_name
+        _FINGERPRINT_SQL[connection.alias] = "\nUNION ALL\n".join(
+            f"SELECT '{model._meta.label_lower}', count(*), "
+            f"md5(coalesce(string_agg(t::text, E'\\n' ORDER BY t.{quote(model._meta.pk.column)}),"
+            f" '')) FROM {quote(model._meta.db_table)} AS t"
+            for model in _hashed_models()
+        )
+    return _FINGERPRINT_SQL[connection.alias]
+
+
 def _rows_fingerprint() -> dict[str, tuple[int, str]]:
     """Per model: how many rows, and a hash of all of them (read as the database has them)."""
-    out = {}
     with connection.cursor() as cursor:
-        for model in apps.get_models(include_auto_created=True):
-            label = model._meta.label_lower
-            if label in UNHASHED:
-                continue
+        if connection.vendor == "postgresql":
+            cursor.execute(_fingerprint_sql())
+            return {label: (count, digest) for label, count, digest in cursor.fetchall()}
+        out = {}
+        for model in _hashed_models():
             table = connection.ops.quote_name(model._meta.db_table)
             pk = connection.ops.quote_name(model._meta.pk.column)
             cursor.execute(f"SELECT * FROM {table} ORDER BY {pk}")
             rows = cursor.fetchall()
-            out[label] = (len(rows), hashlib.sha256(repr(rows).encode()).hexdigest())
-    return out
+            out[model._meta.label_lower] = (
+                len(rows),
+                hashlib.sha256(repr(rows).encode()).hexdigest(),
+            )
+        return out
 
 
 def _value(kind: str, party: dict) -> object:
