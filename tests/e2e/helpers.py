@@ -30,6 +30,24 @@ def sign_in_context(context, live_server, user) -> None:
     )
 
 
+# Whether the page's push stream is up (static/js/live.js tells it): add it to the context with
+# add_init_script, then wait_stream_up(page).
+STREAM_UP = """
+window.__kvUp = false;
+document.addEventListener("kavet:stream-up", function () { window.__kvUp = true; });
+document.addEventListener("kavet:stream-down", function () { window.__kvUp = false; });
+"""
+
+
+def wait_stream_up(page, timeout: float = 10) -> None:
+    """Until the page's push stream is up. Polled from here: wait_for_function evaluates a string
+    in the page, which the site's Content-Security-Policy (no 'unsafe-eval') refuses."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate("window.__kvUp === true"):
+        assert time.monotonic() < deadline, "the push stream never came up"
+        page.wait_for_timeout(100)
+
+
 def fresh(game: Game) -> Game:
     """Re-read the game; on SQLite the live server may hold a table lock for a moment."""
     for _ in range(50):

@@ -18,15 +18,9 @@ from playwright.sync_api import expect
 from games import services
 from games.models import Game
 from tests import factories
-from tests.e2e.helpers import open_table, sign_in_context
+from tests.e2e.helpers import STREAM_UP, open_table, sign_in_context, wait_stream_up
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-STREAM_UP = """
-window.__kvUp = false;
-document.addEventListener("kavet:stream-up", function () { window.__kvUp = true; });
-document.addEventListener("kavet:stream-down", function () { window.__kvUp = false; });
-"""
 
 
 def tablet(new_context, live_server, student, game):
@@ -35,12 +29,7 @@ def tablet(new_context, live_server, student, game):
     sign_in_context(context, live_server, student.user)
     page = context.new_page()
     open_table(page, live_server, game)
-    # Polled from here: wait_for_function evaluates a string in the page, which the site's
-    # Content-Security-Policy (no 'unsafe-eval') refuses.
-    deadline = time.monotonic() + 10
-    while not page.evaluate("window.__kvUp === true"):
-        assert time.monotonic() < deadline, "the push stream never came up"
-        page.wait_for_timeout(100)
+    wait_stream_up(page)
     return page
 
 

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 from games import services
 from games.services import timers
 from tests import factories
-from tests.e2e.helpers import move, open_table, sign_in_context
+from tests.e2e.helpers import STREAM_UP, move, open_table, sign_in_context, wait_stream_up
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -72,9 +72,13 @@ def test_the_reconnecting_banner_shows_an_hourglass(new_context, live_server, mo
     )
     services.game_start(game=game)
     context = new_context(viewport={"width": 1024, "height": 768})
+    context.add_init_script(STREAM_UP)
     sign_in_context(context, live_server, anna.user)
     page = context.new_page()
     open_table(page, live_server, game)
+    # The stream up first: on a busy box its "up" once came after the "down" told below, and the
+    # table went back to its slow poll (a minute) instead of the 2-s one that meets the drop.
+    wait_stream_up(page)
     context.set_offline(True)
     # A Wi-Fi drop ends the tablet's event stream (live.js then says kavet:stream-down and the
     # table polls every 2 s); Chromium's offline emulation leaves an open stream alone, so the
