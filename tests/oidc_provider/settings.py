@@ -19,6 +19,10 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
 ]
 ROOT_URLCONF = "tests.oidc_provider.urls"
+# A test provider: its users' passwords and its client's secret (django-oauth-toolkit hashes it
+# too) are checked at every sign-in; PBKDF2's million rounds made them most of the OIDC tests'
+# CPU. MD5, as the site's own tests (tests/conftest.py).
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
