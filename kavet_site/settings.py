@@ -83,7 +83,7 @@ MIDDLEWARE = [
     "kavet_site.middleware.DatabaseUnavailableMiddleware",
     # Before sessions and users: an unchanged table poll is answered here (the hottest path).
     "games.middleware.TablePollMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "kavet_site.staticfiles.StaticFilesMiddleware",  # WhiteNoise, its files listed once
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
