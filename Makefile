@@ -89,7 +89,10 @@ browser:
 # (pytest-xdist: a test database and a Redis database per worker, tests/parallel.py; the fault
 # drills and the tests on the real Celery worker each run on one worker, in turn), the 20
 # slowest tests named at the end. PYTEST_WORKERS=0 runs it in this one process.
-PYTEST_WORKERS ?= auto
+# One worker more than the cores: the browser tests, the drills and the live servers wait on
+# Chromium, timers and sockets for part of their time, and a third worker on two cores fills it
+# (the whole suite on this 2-core box: 905 s with 2 workers, 728 s with 3, the CPU 94 % busy).
+PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 # (The browser tests lift the mark Playwright leaves on its event loop after each of them,
 # tests/e2e/conftest.py: the table catalogue's runs in the same pytest as the async tests.)
 test: browser install-test messages
@@ -98,8 +101,9 @@ test: browser install-test messages
 ## make test-fast: the inner loop, under a minute: the engine and every test that needs no
 # database, browser or service (marked `unit` by tests/conftest.py), few Hypothesis examples.
 # It installs nothing: run `make install` once first.
+FAST_WORKERS ?= auto  # (no waiting there: one worker per core)
 test-fast:
-	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-dev} $(PY) -m pytest -n $(PYTEST_WORKERS) -m unit \
+	HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-dev} $(PY) -m pytest -n $(FAST_WORKERS) -m unit \
 	  --durations=10 -q $(PYTEST_ARGS)
 
 serve:
