@@ -30,6 +30,7 @@ URL in OWNER_WRITES must change rows, so that the foreign POSTs are real attempt
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import re
 from datetime import timedelta
@@ -38,7 +39,7 @@ import pytest
 from django.apps import apps
 from django.core.cache import cache
 from django.core.signals import request_finished
-from django.db import close_old_connections, connection, transaction
+from django.db import close_old_connections, connection, connections, transaction
 from django.test import Client, override_settings
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.utils import timezone
@@ -376,29 +377,25 @@ def _hashed_models() -> list:
     ]
 
 
-_FINGERPRINT_SQL: dict[str, str] = {}
-
-
-def _fingerprint_sql() -> str:
+@functools.cache
+def _fingerprint_sql(alias: str) -> str:
     """PostgreSQL: every table's row count and an md5 of all its rows (each row as the database
     writes it, in key order) in one statement: one round trip per fingerprint instead of one per
     table (two fingerprints a cell, 3,000+ cells: that was two thirds of this module's time)."""
-    if connection.alias not in _FINGERPRINT_SQL:
-        quote = connection.ops.quote_name
-        _FINGERPRINT_SQL[connection.alias] = "\nUNION ALL\n".join(
-            f"SELECT '{model._meta.label_lower}', count(*), "
-            f"md5(coalesce(string_agg(t::text, E'\\n' ORDER BY t.{quote(model._meta.pk.column)}),"
-            f" '')) FROM {quote(model._meta.db_table)} AS t"
-            for model in _hashed_models()
-        )
-    return _FINGERPRINT_SQL[connection.alias]
+    quote = connections[alias].ops.quote_name
+    return "\nUNION ALL\n".join(
+        f"SELECT '{model._meta.label_lower}', count(*), "
+        f"md5(coalesce(string_agg(t::text, E'\\n' ORDER BY t.{quote(model._meta.pk.column)}),"
+        f" '')) FROM {quote(model._meta.db_table)} AS t"
+        for model in _hashed_models()
+    )
 
 
 def _rows_fingerprint() -> dict[str, tuple[int, str]]:
     """Per model: how many rows, and a hash of all of them (read as the database has them)."""
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            cursor.execute(_fingerprint_sql())
+            cursor.execute(_fingerprint_sql(connection.alias))
             return {label: (count, digest) for label, count, digest in cursor.fetchall()}
         out = {}
         for model in _hashed_models():
