@@ -38,9 +38,11 @@ def test_sign_in_with_three_pictures_found_by_their_word(
     images = _loaded(page, "button.picture-btn img")
     assert len(images) == 16 and all(ok for _src, ok in images), images
     page.screenshot(path=str(tmp_path / f"signin-{viewport['width']}.png"))
-    for word in ("turtle", "sun", "rainbow"):
+    for count, word in enumerate(("turtle", "sun", "rainbow"), start=1):
         page.get_by_role("button", name=word, exact=True).click()
         if word != "rainbow":
+            # Each tap is a plain post: wait for the answer's page, not the page being left.
+            expect(page.locator(".slot.filled img")).to_have_count(count)
             filled = _loaded(page, ".slot.filled img")
             assert filled and all(ok for _src, ok in filled), filled
     page.wait_for_url("**/me/")
