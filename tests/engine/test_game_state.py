@@ -73,6 +73,35 @@ def test_state_json_round_trip_mid_challenge(scene):
     assert restored.timer == s.state.timer and restored.phase == "chwech_offer"
 
 
+def _containers(value, found=None):
+    """Every list and dict inside JSON-shaped data, by identity."""
+    found = [] if found is None else found
+    if isinstance(value, (list, dict)):
+        found.append(value)
+        for item in value.values() if isinstance(value, dict) else value:
+            _containers(item, found)
+    return found
+
+
+def test_a_state_read_or_stored_shares_no_list_or_dict_with_its_source(scene):
+    # R9.2, R9.3: the engine changes a copy; the stored JSON (read several times per move by the
+    # views: games.selectors) and the state it was read into never share a list or a dict.
+    s = scene(table=[2, 3, 5], draw=[4, 9, 10], events={0: ["CHWECH"]}, held={2: [6]})
+    s.announce(0, "2 + 5 = 3", place=None)
+    s.play({"type": "challenge", "seat": 1})
+    data = json.loads(json.dumps(s.state.to_dict()))
+    restored = GameState.from_dict(data)
+    stored = restored.to_dict()
+    assert stored == data
+    source = {id(c) for c in _containers(data)}
+    fields = [getattr(restored, name) for name in data if name != "config"]
+    assert source.isdisjoint(id(c) for c in _containers(fields))
+    assert source.isdisjoint(id(c) for c in _containers(stored))
+    restored.piles[0].append(99)
+    restored.pending["oks"].append(7)
+    assert data == json.loads(json.dumps(s.state.to_dict()))  # the source is untouched
+
+
 def test_replay_from_a_draw_order(config, card_ids):
     # R9.2 — replays work from an explicit draw order too
     cfg = config()
