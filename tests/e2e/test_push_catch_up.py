@@ -15,38 +15,18 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from games import push, services
-from tests import factories
-from tests.e2e.helpers import STREAM_UP, fresh, move, open_table, sign_in_context, wait_stream_up
+from games import push
+from tests.e2e.helpers import fresh, move
+from tests.e2e.test_push_tablets import anna_and_bo_at_a_table, tablet
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def card(value: int, copy: int = 0) -> int:
-    return 2 * value + copy  # the deck up to 10 (tests/games/conftest.py)
 
 
 def test_a_poll_answered_nothing_new_while_a_plain_event_came_is_asked_again(
     new_context, live_server, monkeypatch
 ):  # R5.1
-    classroom = factories.classroom(school=factories.school())
-    anna = factories.student(classroom=classroom, name="Anna", picture_code="0-1-2")
-    bo = factories.student(classroom=classroom, name="Bo", picture_code="3-4-5")
-    game = services.game_create(
-        school=classroom.school,
-        classroom=classroom,
-        label="T1",
-        draw_order=[card(2), card(3), card(5), card(1), card(6), card(7), card(4)],
-        players=[{"student": anna}, {"student": bo}],
-        settings={"challenge_window": 120, "turn_time": 0, "challenge_time": 120},
-    )
-    services.game_start(game=game)
-    context = new_context(viewport={"width": 1024, "height": 768})
-    context.add_init_script(STREAM_UP)
-    sign_in_context(context, live_server, bo.user)
-    page = context.new_page()
-    open_table(page, live_server, game)
-    wait_stream_up(page)
+    anna, bo, game = anna_and_bo_at_a_table()
+    page = tablet(new_context, live_server, bo, game)  # its stream up
     before = fresh(game).version
 
     # Bo's tablet asks for its table; the answer is held back for now.
@@ -67,7 +47,7 @@ def test_a_poll_answered_nothing_new_while_a_plain_event_came_is_asked_again(
     # The table moves on meanwhile, and the stream tells of it without a board (as it tells of
     # a computer's move): the poll this asks for waits for the one on its way.
     monkeypatch.setattr(push, "send_on_commit", lambda change: None)
-    move(game, 0, type="announce", text="2 + 3 = 5")
+    move(game, 0, type="nothing")  # Anna's turn: "nothing to do" (R4.3)
     after = fresh(game).version
     assert after == before + 1
     page.evaluate(
