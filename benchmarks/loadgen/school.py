@@ -18,6 +18,10 @@ from benchmarks.loadgen import http
 from benchmarks.loadgen.board import Mix, choose
 from benchmarks.loadgen.tablet import POLL_SLOW, Tablet
 
+# static/js/kavet.js: while a page's stream is up, its timer poll goes out only when nothing was
+# asked for STREAM_POLL_EVERY (an event's fetch counts); without a stream, at every tick.
+STREAM_POLL_EVERY = 15.0
+
 LIVE_GET = re.compile(r'id="live"[^>]*?hx-get="([^"]+)"', re.S)
 BOARD_GET = re.compile(r'id="board-join-tables"[^>]*?hx-get="([^"]+)"', re.S)
 
@@ -38,7 +42,9 @@ class TableRun:
 class Watcher:
     """A teacher's live view (every 2.5 s and on each event) or a class board on the projector
     (every 2 s and on each event): htmx's hx-get of the swapped element, one at a time, the
-    newest trigger kept while one is in flight; the class game's stream is read for its events."""
+    newest trigger kept while one is in flight; the class game's stream is read for its events.
+    While the stream is up, the timer's tick is held back unless nothing was asked for 15 s
+    (static/js/kavet.js, STREAM_POLL_EVERY): the events bring the news."""
 
     def __init__(self, school: School, entry: dict, kind: str) -> None:
         self.school, self.kind = school, kind
@@ -62,6 +68,8 @@ class Watcher:
         self.get = ""
         self.busy = False
         self.again = False
+        self.up = False  # the stream said hello and has not ended since
+        self.asked = 0.0  # when this page last asked (monotonic)
 
     async def open(self) -> None:
         r = await self.school.pool.request(
@@ -82,6 +90,7 @@ class Watcher:
         try:
             while True:
                 self.again = False
+                self.asked = time.monotonic()
                 r = await self.school.pool.request(
                     "GET",
                     self.get,
@@ -103,7 +112,8 @@ class Watcher:
     async def poll_loop(self) -> None:
         await asyncio.sleep(random.uniform(0, self.every))
         while self.school.running:
-            await self.fetch()
+            if not self.up or time.monotonic() - self.asked >= STREAM_POLL_EVERY:
+                await self.fetch()
             await asyncio.sleep(self.every)
 
     async def stream_loop(self) -> None:
@@ -128,6 +138,7 @@ class Watcher:
                     continue
                 async for ev in http.events(reader, chunked):
                     if ev.name == "hello":
+                        self.up = True
                         self.school.hello(self)
                     elif ev.name == "table":
                         import json
@@ -139,6 +150,7 @@ class Watcher:
             except (OSError, http.HTTPError, asyncio.IncompleteReadError, ValueError):
                 pass
             finally:
+                self.up = False
                 writer.close()
             if self.school.running:
                 await asyncio.sleep(2)
