@@ -111,10 +111,11 @@ def serving(
     ready: str = "/bench/bare",
 ) -> Iterator[subprocess.Popen]:
     """Start a server process (in `cwd`), wait until `ready` answers on `port`, stop it
-    afterwards."""
-    proc = subprocess.Popen(
-        cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
+    afterwards. Its output is dropped, or appended to the file BENCH_SERVER_LOG names (a 500's
+    traceback, a worker's restart)."""
+    log_path = os.environ.get("BENCH_SERVER_LOG", "")
+    out = open(log_path, "ab") if log_path else subprocess.DEVNULL  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=out, stderr=out)
     try:
         deadline = time.monotonic() + start_timeout
         while time.monotonic() < deadline:
@@ -131,6 +132,8 @@ def serving(
     finally:
         proc.terminate()
         proc.wait(timeout=stop_timeout)
+        if log_path:
+            out.close()
 
 
 def worker_pids(master: subprocess.Popen) -> list[int]:

@@ -218,6 +218,12 @@ class Tablet:
                     self.school.error(f"stream status {status}")
                     if status == 403:
                         return
+                    # An EventSource refused (503: the admission gate) is closed, not retried:
+                    # live.js tells "stream-down" (table.js polls every 2 s) and opens the
+                    # stream again after RETRY_AFTER (30 s).
+                    if self.stream_up:
+                        self.stream_up = False
+                        self._schedule_poll()
                     await asyncio.sleep(30)
                     continue
                 async for ev in http.events(reader, chunked):
