@@ -28,6 +28,8 @@ TABLE_PREFIX = "/play/"
 PUSH_PREFIX = "/push/"
 # The URL of games:table (tests/games check that it matches what reverse() gives).
 TABLE_POLL_PATH = re.compile(r"^/play/(\d+)/$")
+# games:table_move's.
+TABLE_MOVE_PATH = re.compile(r"^/play/\d+/move/$")
 # A game waiting this long to start no longer keeps anyone signed in.
 OPEN_GAME_HOURS = 6
 
@@ -74,6 +76,15 @@ class StudentIdleMiddleware:
         if POLL_HEADER in request.META and request.path.startswith(TABLE_PREFIX):
             # A table poll: the child is at a game. It must not even load the session (speed).
             return self.get_response(request)
+        if request.method == "POST" and TABLE_MOVE_PATH.match(request.path_info):
+            # A move: the child is at a game, where in_open_game() keeps them signed in (and
+            # for the idle time after it ends), so neither the check nor the stamp is needed;
+            # the game is the record of that activity. Stamped, nearly every move wrote the
+            # session (an UPDATE and the cache's copy; a child moves about once a minute or
+            # two, less often than SEEN_RESOLUTION), and once the game outlasted the idle time
+            # every move asked in_open_game() (issue 38: 10,000 tablets). A move on a game
+            # that is over is refused by its view; the next page does the check.
+            return child_page_not_stored(request, self.get_response(request), signed_in=True)
         session = getattr(request, "session", None)
         info = session.get(SESSION_KEY) if session is not None else None
         if info:

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import time
+from datetime import timedelta
 
 import pytest
+from django.contrib.sessions.models import Session
 from django.core.cache import cache
 from django.urls import reverse
+from django.utils import timezone
 
 from classrooms import signin_locks
 from games import signin, tablets
+from games.models import Game
 
 pytestmark = pytest.mark.django_db
 
@@ -132,6 +136,39 @@ def test_the_sign_in_lasts_through_a_game(client, classroom, anna, make_game):
     game = make_game([{"student": anna}, {"bot": "easy"}])
     _go_idle(client, 60)
     assert client.get(reverse("games:table", args=[game.pk])).status_code == 200
+
+
+def test_a_move_neither_writes_the_session_nor_signs_out_at_a_game(
+    client, classroom, anna, make_game
+):
+    # Issue 38: a child moves every minute or two; stamping "last seen" wrote the session on
+    # nearly every move. At a game in_open_game() keeps the child signed in (the test above),
+    # so a move needs neither the stamp nor the check; the game records the activity.
+    classroom.student_idle_minutes = 3
+    classroom.save()
+    remember_class(client, classroom)
+    tap(client, anna, 0, 1, 2)
+    game = make_game([{"student": anna}, {"bot": "easy"}])
+    _go_idle(client, 60)
+    seen = client.session[signin.SEEN_KEY]
+    key = client.session.session_key
+    saved = Session.objects.get(session_key=key).expire_date
+    move = client.post(
+        reverse("games:table_move", args=[game.pk]),
+        {"seen_version": game.version, "type": "nothing"},  # R4.3: anna's turn, nothing to do
+        HTTP_HX_REQUEST="true",
+    )
+    assert move.status_code == 200 and move["Cache-Control"] == "no-store"
+    assert client.session[signin.SEEN_KEY] == seen
+    assert Session.objects.get(session_key=key).expire_date == saved  # not written
+    game.refresh_from_db()
+    assert game.version == 1  # the move itself was played
+    assert client.get(reverse("games:table", args=[game.pk])).status_code == 200
+    # Once the game is over and the idle time has passed since, the next page signs out.
+    _go_idle(client, 60)
+    game.status, game.finished_at = Game.Status.FINISHED, timezone.now() - timedelta(minutes=4)
+    game.save(update_fields=["status", "finished_at"])
+    assert client.get(reverse("games:student_home")).status_code == 302
 
 
 def test_an_open_push_stream_is_not_the_childs_activity(client, classroom, anna, make_game):
