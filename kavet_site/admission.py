@@ -20,7 +20,11 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
-from django.core.handlers.asgi import ASGIHandler
+from django.core import signals
+from django.core.exceptions import RequestAborted
+from django.core.handlers.asgi import ASGIHandler, get_script_prefix
+from django.http import FileResponse
+from django.urls import set_script_prefix
 
 
 class _Slots:
@@ -195,19 +199,84 @@ class SharedThreads:
 
 
 class OneHopASGIHandler(ASGIHandler):
-    """Django's ASGI handler with the middleware and the view in one hand-off to the thread.
+    """Django's ASGI handler with a request's whole sync part in one hand-off to its thread.
 
     The site's middleware are sync (one of them, AxesMiddleware, both), so under Django's own
     handler a request went to its thread for the outer middleware, back to the event loop for
     Axes and the async response path, and to the thread again for the view: three hand-offs
     (a future, a wake-up of the loop, the context copied each way) where one does. Here the
-    chain is built sync, as under WSGI, and the whole of it runs in one call on the request's
-    thread; the request_started signal and the response's close keep their own. An async view
-    (none today) would still work: Django's sync path runs it with async_to_sync.
+    chain is built sync, as under WSGI, and runs in one call on the request's thread.
+
+    The request_started signal and, for an answer that is not streamed, the response's close
+    (request_finished: the database connection back to its pool) run in that same call, before
+    the bytes go out: Django's handler sends each of them to the thread on its own (three
+    hand-offs per request in all, each copying the context both ways: a fifth of a bare view's
+    CPU, issue 38). A streamed answer (the push streams, which keep Django's own handling
+    whole; a static file) is sent as Django sends it, listening for the client going away
+    meanwhile, and closed after. An async view (none today) would still work: Django's sync
+    path runs it with async_to_sync.
     """
+
+    def __init__(self, *, streams_prefix: str = "/push/") -> None:
+        super().__init__()
+        self.streams_prefix = streams_prefix
 
     def load_middleware(self, is_async: bool = False) -> None:
         super().load_middleware(is_async=False)
 
     async def get_response_async(self, request):
         return await sync_to_async(self.get_response, thread_sensitive=True)(request)
+
+    async def handle(self, scope, receive, send) -> None:
+        if scope.get("path", "").startswith(self.streams_prefix):
+            await super().handle(scope, receive, send)  # minutes long: Django's own, whole
+            return
+        try:
+            body_file = await self.read_body(receive)
+        except RequestAborted:
+            return
+        set_script_prefix(get_script_prefix(scope))
+        try:
+            response = await sync_to_async(self._answer, thread_sensitive=True)(scope, body_file)
+            if response.streaming:
+                await self._send_streamed(response, receive, send)
+            else:
+                try:
+                    await self.send_response(response, send)
+                except asyncio.CancelledError:
+                    pass  # the client went away while it was sent (as Django's handler)
+        finally:
+            body_file.close()
+
+    def _answer(self, scope, body_file):
+        """On the request's thread: request_started, the middleware and view, and the close of
+        an answer that is not streamed (request_finished)."""
+        signals.request_started.send(sender=self.__class__, scope=scope)
+        request, response = self.create_request(scope, body_file)
+        if request is not None:
+            response = self.get_response(request)
+            response._handler_class = self.__class__
+            if isinstance(response, FileResponse):
+                response.block_size = self.chunk_size
+        if not response.streaming:
+            response.close()
+        return response
+
+    async def _send_streamed(self, response, receive, send) -> None:
+        """As Django's handler: sent while listening for the client going away, then closed."""
+        tasks = [
+            asyncio.create_task(self.listen_for_disconnect(receive)),
+            asyncio.create_task(self.send_response(response, send)),
+        ]
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in tasks:
+            if not task.done():
+                task.cancel()
+            try:
+                await task
+            except (asyncio.CancelledError, RequestAborted):
+                pass
+        if tasks[1].cancelled():
+            await signals.request_finished.asend(sender=self.__class__)
+        else:
+            await sync_to_async(response.close, thread_sensitive=True)()

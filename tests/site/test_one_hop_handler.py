@@ -7,7 +7,8 @@ from __future__ import annotations
 import threading
 
 import pytest
-from django.http import HttpResponse
+from django.core import signals
+from django.http import HttpResponse, StreamingHttpResponse
 from django.urls import path
 
 from kavet_site.admission import OneHopASGIHandler, SharedThreads
@@ -29,7 +30,35 @@ async def an_async_view(request):
     return HttpResponse(b"async", content_type="text/plain")
 
 
-urlpatterns = [path("where", where), path("boom", boom), path("async", an_async_view)]
+CLOSED: list[str] = []
+
+
+def streamed(request):
+    async def body():
+        try:
+            yield b"one,"
+            yield b"two"
+        finally:
+            CLOSED.append("body")
+
+    response = StreamingHttpResponse(body(), content_type="text/plain")
+    return response
+
+
+urlpatterns = [
+    path("where", where),
+    path("boom", boom),
+    path("async", an_async_view),
+    path("streamed", streamed),
+]
+
+
+def on_started(sender, **kwargs):
+    SEEN.append(("request_started", threading.current_thread().name))
+
+
+def on_finished(sender, **kwargs):
+    SEEN.append(("request_finished", threading.current_thread().name))
 
 
 class Recorder:
@@ -58,7 +87,7 @@ async def call(app, method: str, path_: str) -> tuple[int, bytes]:
         "client": ("127.0.0.1", 40000),
         "server": ("testserver", 80),
     }
-    out = {"status": 0, "body": b""}
+    out = {"status": 0, "body": b"", "order": []}
     sent = False
 
     async def receive():
@@ -72,12 +101,14 @@ async def call(app, method: str, path_: str) -> tuple[int, bytes]:
         return {"type": "http.disconnect"}
 
     async def send(message):
+        out["order"].append(message["type"])
         if message["type"] == "http.response.start":
             out["status"] = message["status"]
         elif message["type"] == "http.response.body":
             out["body"] += message.get("body", b"")
 
     await app(scope, receive, send)
+    call.last = out  # type: ignore[attr-defined]
     return out["status"], out["body"]
 
 
@@ -120,3 +151,37 @@ def test_answers_are_djangos(app):
     assert error == 500  # an uncaught error is Django's error page, not a dropped connection
     assert (async_view, body) == (200, b"async")
     assert post == 403  # CSRF, as before
+
+
+@pytest.fixture
+def signals_seen():
+    signals.request_started.connect(on_started)
+    signals.request_finished.connect(on_finished)
+    yield
+    signals.request_started.disconnect(on_started)
+    signals.request_finished.disconnect(on_finished)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_page_starts_and_finishes_on_its_own_thread_in_one_hand_off(app, signals_seen):
+    # Issue 38: request_started, the middleware, the view and request_finished (the database
+    # connection back to its pool) in one call on the request's thread, before the answer
+    # goes out, where Django's handler made three hand-offs.
+    assert run(call(app, "GET", "/where")) == (200, b"here")
+    kinds = [kind for kind, _name in SEEN]
+    assert kinds == ["request_started", "middleware", "view", "request_finished"]
+    assert len({name for _kind, name in SEEN}) == 1
+    assert SEEN[0][1].startswith("kavet-request-")
+    assert call.last["order"] == ["http.response.start", "http.response.body"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_streamed_answer_is_sent_whole_then_closed(app, signals_seen):
+    CLOSED.clear()
+    status, body = run(call(app, "GET", "/streamed"))
+    assert (status, body) == (200, b"one,two")
+    assert CLOSED == ["body"]
+    kinds = [kind for kind, _name in SEEN]
+    # Closed (request_finished) only after its last byte, not before it was sent.
+    assert kinds == ["request_started", "middleware", "request_finished"]
+    assert call.last["order"][-1] == "http.response.body"
