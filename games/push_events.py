@@ -6,7 +6,11 @@ events, and tests/games/test_push_events.py checks each kind's schema and that t
 for no other name.
 
     hello   first thing on every stream: the reconnect delay; a page that never gets it is
-            behind a buffering proxy and goes back to polling
+            behind a buffering proxy and goes back to polling. `watched`: the server keeps
+            watch over this stream (a seat's, under ASGI: games.stream's keeper checks its
+            table and stamps its presence), so the tablet needs no safety-net poll
+    hb      every HEARTBEAT seconds while nothing else is sent: the page knows its stream is
+            alive (a stream silent for longer has stalled: the page opens another)
     table   a table (`TableAt`) or a group of tables (`GroupAt`) is at a new version; on a
             seat's stream, for a move made from a tablet, with that seat's new board (HTML)
     bye     this stream was replaced by a newer one of the same tablet or address: poll, do
@@ -28,13 +32,28 @@ class Hello:
     """Opens every stream."""
 
     retry_ms: int
+    watched: bool = False
     name: ClassVar[str] = "hello"
+
+    def data(self) -> dict:
+        return {"watched": True} if self.watched else {}
+
+    def encode(self) -> bytes:
+        return f"retry: {self.retry_ms}\n".encode() + _encode(self.name, self.data())
+
+
+@dataclass(frozen=True)
+class Heartbeat:
+    """The stream is alive (sent while nothing else is). An event rather than an SSE comment:
+    a page's EventSource never sees comments, and must tell a live stream from a stalled one."""
+
+    name: ClassVar[str] = "hb"
 
     def data(self) -> dict:
         return {}
 
     def encode(self) -> bytes:
-        return f"retry: {self.retry_ms}\nevent: {self.name}\ndata: {{}}\n\n".encode()
+        return _encode(self.name, self.data())
 
 
 @dataclass(frozen=True)
@@ -88,7 +107,7 @@ class Bye:
 
 
 # Every kind a page can receive; the names a page listens for (tests check the JavaScript).
-STREAM_EVENTS: tuple[type, ...] = (Hello, TableAt, GroupAt, Bye)
+STREAM_EVENTS: tuple[type, ...] = (Hello, Heartbeat, TableAt, GroupAt, Bye)
 EVENT_NAMES: frozenset[str] = frozenset(kind.name for kind in STREAM_EVENTS)
 
 

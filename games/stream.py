@@ -10,9 +10,11 @@ Each event is `id: V / event: table / data: {"version": V}`, and on a seat's str
 made from a tablet, `{"version": V, "board": "<the seat's new board>"}` (`_Table`: the board the
 move's push carries, filled in for this seat as its fetch would be); the browser's EventSource sends
 the last id back as Last-Event-ID when it reconnects, and a client that is behind the database
-gets the current version at once. A comment every HEARTBEAT seconds keeps proxies from closing
-the connection; after LIFETIME seconds the server closes it and the browser reconnects (so
-connections spread again over the processes behind a load balancer).
+gets the current version at once. An `hb` event every HEARTBEAT seconds keeps proxies from
+closing the connection and tells the page its stream is alive; after LIFETIME seconds the server
+closes it and the browser reconnects (so connections spread again over the processes behind a
+load balancer). Under ASGI each process's keeper (`_Keeper`) watches its seats' streams in place
+of the tablets' safety-net poll: their presence stamped, their tables checked.
 
 The views are sync: they check permissions with the same rules as the pages (classrooms.permissions), read the
 version once, give their database connection back, and return a response that only waits on
@@ -40,11 +42,13 @@ For a group, the event id is the sum of its games' versions (it only ever grows)
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import time
 import uuid
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,22 +57,39 @@ from django.core.handlers.asgi import ASGIRequest
 from django.db import connections
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden, StreamingHttpResponse
 from django.middleware.csrf import get_token
+from django.utils import timezone
 from django.utils.translation import get_language
 from django.views.decorators.http import require_GET
 
-from games import permissions, push, push_events, streamcap, table_cache
+from games import permissions, push, push_events, services, streamcap, table_cache
 from games.models import Game
 from games.polling import poll_token_read
 from kavet_site.clientip import client_bucket
 
-HEARTBEAT = 15.0  # seconds between keep-alive comments
-LIFETIME = 300.0  # seconds before the server closes a stream (the browser reconnects)
-LIFETIME_JITTER = 30.0  # so the streams of one class do not all reconnect in the same second
+log = logging.getLogger(__name__)
+
+HEARTBEAT = 15.0  # seconds between keep-alive events (push_events.Heartbeat)
+# Seconds before the server closes a stream (the browser reconnects, so the streams spread
+# again over the processes behind a load balancer, within half an hour of a new one). Each
+# reconnect costs a stream's opening (the session, its permission read, its cap's ticket) and
+# the page's one fetch on `hello`: at 5 minutes, 10,000 tablets reopened 32 streams a second
+# for that alone, at 30 minutes about 5 (issue 38).
+LIFETIME = 1800.0
+LIFETIME_JITTER = 300.0  # so the streams of one class do not all reconnect in the same second
 RETRY_MS = 2000  # how long the browser waits before reconnecting after a close
 ENDED = (Game.Status.FINISHED, Game.Status.ABANDONED)
 # First thing on every stream: the reconnect delay, and an event the page waits for (a stream
 # that opens but never delivers it is behind a buffering proxy: the page goes back to polling).
 HELLO = push_events.Hello(retry_ms=RETRY_MS).encode()
+# ... on a seat's stream whose table this process's keeper watches (ASGI): no safety-net poll.
+HELLO_WATCHED = push_events.Hello(retry_ms=RETRY_MS, watched=True).encode()
+HB = push_events.Heartbeat().encode()
+# The keeper (ASGI): every KEEP_EVERY seconds (spread by a tenth), one statement for all the
+# seats' streams of a process stamps their presence where older than KEEP_STALE seconds (so a
+# tablet with its stream open is never "quiet" on the teacher's live view, which says so past
+# 60 s: classgames.selectors) and reads their tables' versions and statuses.
+KEEP_EVERY = 40.0
+KEEP_STALE = 20.0
 # Last thing on a stream closed because a newer one of the same tablet (or address) took its
 # place (games.streamcap): the page polls and does not reconnect.
 BYE = push_events.Bye().encode()
@@ -134,9 +155,18 @@ class _Table:
     A change at the same version is sent too: pausing, resuming or ending a game changes its
     status, not its version (Move.number is the version), and the tablet must hear it."""
 
-    def __init__(self, version: int, viewer: Viewer | None = None) -> None:
+    def __init__(
+        self,
+        version: int,
+        viewer: Viewer | None = None,
+        *,
+        game_id: int | None = None,
+        status: str | None = None,
+    ) -> None:
         self.version = version
         self.viewer = viewer
+        self.game_id = game_id  # with a viewer: the keeper watches this stream
+        self.status = status  # the game's status as the keeper last knew it
 
     def apply(self, changes: list[push.Change]) -> bytes:
         newest = max(c.version for c in changes)
@@ -197,16 +227,103 @@ def _max_age() -> float:
     return LIFETIME + LIFETIME_JITTER + CAP_MARGIN
 
 
+class _Keeper:
+    """Keeps watch over the seats' streams of one event loop (a web process under ASGI), in
+    place of each tablet's safety-net poll (issue 38: 10,000 tablets asked once a minute each,
+    ~170 requests a second for "nothing new", a third of a 2-core box).
+
+    Every KEEP_EVERY seconds, in one statement on a thread of its own (services.streams_seen):
+    the presence of every seat with a stream open here is stamped, and its table's version and
+    status read. A stream behind its table (a change whose push was lost: a message Redis
+    dropped, a bug) or whose game's status changed since it last looked is sent the table's
+    version, and its tablet fetches the board, as after any push without one. A tablet whose
+    stream stalls silently notices the missing heartbeats and opens another (static/js/live.js).
+    """
+
+    _by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Keeper] = (
+        weakref.WeakKeyDictionary()
+    )
+    _thread: ThreadPoolExecutor | None = None
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.streams: dict[push.Watcher, _Table] = {}
+        self.task: asyncio.Task | None = None
+
+    @classmethod
+    def of(cls, loop: asyncio.AbstractEventLoop) -> _Keeper:
+        keeper = cls._by_loop.get(loop)
+        if keeper is None:
+            keeper = cls._by_loop[loop] = cls(loop)
+        return keeper
+
+    @classmethod
+    def thread(cls) -> ThreadPoolExecutor:
+        if cls._thread is None:
+            cls._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kavet-keeper")
+        return cls._thread
+
+    def add(self, watcher: push.Watcher, state: _Table) -> None:
+        self.streams[watcher] = state
+        if self.task is None or self.task.done():
+            self.task = self.loop.create_task(self._run())
+
+    def discard(self, watcher: push.Watcher) -> None:
+        self.streams.pop(watcher, None)
+
+    async def _run(self) -> None:
+        while self.streams:
+            await asyncio.sleep(KEEP_EVERY * random.uniform(0.9, 1.1))
+            await self.round()
+
+    async def round(self) -> int:
+        """One look at every seat's stream of this loop; how many were sent their table."""
+        streams = [(w, s) for w, s in self.streams.items() if not w.closed]
+        if not streams:
+            return 0
+        seats = {(state.game_id, state.viewer.position) for _, state in streams}
+        try:
+            facts = await self.loop.run_in_executor(
+                self.thread(), _streams_seen, seats, timezone.now()
+            )
+        except Exception:  # noqa: BLE001 - the database away: the next round looks again
+            log.warning("the streams' keeper could not read their tables", exc_info=True)
+            return 0
+        sent = 0
+        for watcher, state in streams:
+            fact = facts.get(state.game_id)
+            if fact is None:
+                continue
+            version, status = fact
+            if version > state.version or status != state.status:
+                state.status = status
+                watcher._offer(push.Change(game_id=state.game_id, version=version))
+                sent += 1
+        return sent
+
+
+def _streams_seen(seats: set[tuple[int, int]], now) -> dict[int, tuple[int, str]]:
+    """On the keeper's thread: one statement, and its database connection given back."""
+    try:
+        return services.streams_seen(seats=seats, now=now, stale_after=KEEP_STALE)
+    finally:
+        _release_database()
+
+
 async def _astream(
     watcher: push.Watcher, state, first: bytes, ticket: streamcap.Ticket
 ) -> AsyncIterator[bytes]:
     loop = asyncio.get_running_loop()
     push.hub.attach(watcher, loop)
+    keeper = None
+    if isinstance(state, _Table) and state.game_id is not None and state.viewer is not None:
+        keeper = _Keeper.of(loop)
+        keeper.add(watcher, state)
     try:
         if watcher.replaced:
             yield HELLO + BYE  # replaced before it even started (a burst of streams)
             return
-        yield HELLO + first
+        yield (HELLO_WATCHED if keeper is not None else HELLO) + first
         deadline = loop.time() + _lifetime()
         while True:
             left = deadline - loop.time()
@@ -224,8 +341,10 @@ async def _astream(
                     yield out
                     continue
             if loop.time() < deadline:
-                yield b": hb\n\n"
+                yield HB
     finally:
+        if keeper is not None:
+            keeper.discard(watcher)
         push.hub.unwatch(watcher)
         streamcap.release(ticket)
 
@@ -259,7 +378,7 @@ def _sstream(
             if out:
                 yield out
                 continue
-        yield b": hb\n\n"
+        yield HB
     _end_sync(ticket)
 
 
@@ -363,7 +482,7 @@ def table_stream(request: HttpRequest, game_id: int) -> HttpResponse:
             token=request.GET.get("t", ""),
             csrf=get_token(request),
         )
-        return _Table(game.version, viewer), client
+        return _Table(game.version, viewer, game_id=game.pk, status=game.status), client
 
     return _stream(request, push.table_channel(game_id), opened)
 

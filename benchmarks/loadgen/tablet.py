@@ -9,8 +9,10 @@ exactly what the page's JavaScript does (static/js/table.js and static/js/live.j
 - while its own move is on its way the events are held; once the answer (the new board) is in,
   the one event at its version is the move's own, a plain one still fetches, a newer pushed
   board is shown;
-- the page polls every 10 s while its stream is up (2 s while it is down), sooner when the
-  board names a due moment (data-due: a computer player's turn);
+- the page polls about once a minute while its stream is up, not at all when the stream's
+  `hello` says the server keeps watch over it (`watched`: games/stream.py's keeper, under
+  ASGI), every 2 s while it is down, and at the moment the board names (data-due: a computer
+  player's turn);
 - a stream that drops reconnects after the server's `retry:` with Last-Event-ID, and its
   `hello` makes the page fetch once (resync); a `bye` stops the stream (the page polls).
 """
@@ -53,6 +55,7 @@ class Tablet:
         self.stream_path = ""
         self.last_id: str | None = None
         self.stream_up = False
+        self.watched = False  # the hello said the server keeps watch: no safety-net poll
         self.says_hello = False
         self.writer = None
         self.tasks: list[asyncio.Task] = []
@@ -140,7 +143,12 @@ class Tablet:
             self._later(0.05, self.poll)
 
     def _schedule_poll(self) -> None:
-        wait = (self.school.slow_poll or 1e9) if self.stream_up else POLL_FAST
+        if not self.stream_up:
+            wait = POLL_FAST
+        elif self.watched:
+            wait = 1e9
+        else:
+            wait = self.school.slow_poll or 1e9
         due = self.board.due_ms if b"data-due" in self.body else 0
         if due:
             until = due / 1000 + 0.05 - time.time()
@@ -222,7 +230,7 @@ class Tablet:
                     # live.js tells "stream-down" (table.js polls every 2 s) and opens the
                     # stream again after RETRY_AFTER (30 s).
                     if self.stream_up:
-                        self.stream_up = False
+                        self.stream_up = self.watched = False
                         self._schedule_poll()
                     await asyncio.sleep(30)
                     continue
@@ -235,8 +243,9 @@ class Tablet:
                             self.school.count("resync")
                             self.changed(None, None)  # kavet:changed {resync: true}
                         self.says_hello = True
-                        if not self.stream_up:
-                            self.stream_up = True
+                        watched = json.loads(ev.data or "{}").get("watched") is True
+                        if not self.stream_up or watched != self.watched:
+                            self.stream_up, self.watched = True, watched
                             self._schedule_poll()
                     elif ev.name == "table":
                         data = json.loads(ev.data)
@@ -253,7 +262,7 @@ class Tablet:
                 self.writer = None
             if bye:
                 self.school.count("bye")
-                self.stream_up = False
+                self.stream_up = self.watched = False
                 return
             if self.school.running:
                 await asyncio.sleep(RETRY)  # EventSource reconnects after `retry:`

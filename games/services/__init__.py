@@ -41,7 +41,14 @@ from .base import (
 )
 from .erase import ERASED_NAME, games_erase_before, games_over_before, student_games_erase
 from .moves import due_game_ids, game_tick, move_submit, upcoming_game_deadlines
-from .seats import PRESENCE_RESOLUTION, due_moves_apply, page_due, seat_poll_seen, table_visit
+from .seats import (
+    PRESENCE_RESOLUTION,
+    due_moves_apply,
+    page_due,
+    seat_poll_seen,
+    streams_seen,
+    table_visit,
+)
 from .setup import (
     game_config_build,
     game_create,
@@ -62,6 +69,7 @@ __all__ = (
     "MoveOutcome",
     "PLAYER_MOVES",
     "PRESENCE_RESOLUTION",
+    "streams_seen",
     "due_game_ids",
     "due_moves_apply",
     "first_turn_grace",

@@ -81,6 +81,70 @@ def seat_poll_seen(*, game_id: int, position: int, now: datetime) -> tuple | Non
     return version, status, deadline, bot_due
 
 
+STREAMS_SQL_POSTGRES = (
+    f'WITH wanted AS (SELECT unnest(%(games)s::bigint[]) AS "game_id", '
+    f'unnest(%(positions)s::int[]) AS "position"), '
+    f'touched AS (UPDATE "{_SEAT}" SET "last_seen_at" = %(now)s WHERE "id" IN ('
+    f'SELECT s."id" FROM "{_SEAT}" s JOIN wanted w ON s."game_id" = w."game_id" '
+    f'AND s."position" = w."position" JOIN "{_GAME}" g ON g."id" = s."game_id" '
+    f'WHERE s."bot" = \'\' AND (s."last_seen_at" IS NULL OR s."last_seen_at" < %(stale)s) '
+    f'AND (g."started_at" IS NULL OR s."last_seen_at" >= g."started_at") '
+    f'FOR NO KEY UPDATE OF s SKIP LOCKED) RETURNING "id") '
+    f'SELECT "id", "version", "status" FROM "{_GAME}" WHERE "id" = ANY(%(ids)s)'
+)
+
+
+def streams_seen(
+    *, seats: set[tuple[int, int]], now: datetime, stale_after: float
+) -> dict[int, tuple[int, str]]:
+    """The tablets with a push stream open in this process (games.stream's keeper): stamp
+    their seats' presence (Seat.last_seen_at, where older than `stale_after` seconds) and read
+    their games' (version, status), by game id. Instead of each tablet's poll once a minute:
+    one statement a process every half minute or so (issue 38).
+
+    A seat not seen since its game started is left to its tablet's own visit (table_visit),
+    which starts a first turn's clock that waited for it (R4.9). PostgreSQL skips a seat row
+    a move holds (the next round stamps it), so this never waits for a lock nor deadlocks with
+    a move.
+    """
+    if not seats:
+        return {}
+    pairs = sorted(seats)
+    ids = sorted({game for game, _position in pairs})
+    stale = now - timedelta(seconds=stale_after)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                STREAMS_SQL_POSTGRES,
+                {
+                    "games": [game for game, _ in pairs],
+                    "positions": [position for _, position in pairs],
+                    "ids": ids,
+                    "now": now,
+                    "stale": stale,
+                },
+            )
+            return {game: (version, status) for game, version, status in cursor.fetchall()}
+    games = {
+        game: (version, status, started)
+        for game, version, status, started in Game.objects.filter(pk__in=ids).values_list(
+            "pk", "version", "status", "started_at"
+        )
+    }
+    stamp = [
+        pk
+        for pk, game, position, seen in Seat.objects.filter(game_id__in=ids, bot="").values_list(
+            "pk", "game_id", "position", "last_seen_at"
+        )
+        if (game, position) in seats
+        and (seen is None or seen < stale)
+        and (games[game][2] is None or (seen is not None and seen >= games[game][2]))
+    ]
+    if stamp:
+        Seat.objects.filter(pk__in=stamp).update(last_seen_at=now)
+    return {game: (version, status) for game, (version, status, _) in games.items()}
+
+
 def table_visit(*, game: Game, seat: Seat, now: datetime | None = None) -> Game:
     """A tablet has the table open (the page, or a poll that found it changed): the one service
 

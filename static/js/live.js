@@ -3,7 +3,10 @@
    on document:
 
      kavet:changed      {version, game?, resync?}  something changed: refresh now
-     kavet:stream-up    {}                         events arrive: polling may slow down
+     kavet:stream-up    {watched}                  events arrive: polling may slow down;
+                                                   watched: the server keeps watch over this
+                                                   stream (its table, the tablet's presence:
+                                                   games/stream.py's keeper), no poll needed
      kavet:stream-down  {}                         no stream (a buffering proxy, a server that
                                                    answers 204, the network): poll as before
 
@@ -11,7 +14,11 @@
    (a proxy that buffers) counts as failed. After a reconnect the page gets kavet:changed with
    resync: true, so whatever was missed while the connection was down is fetched once.
 
-   A stream that ends with a `bye` event was replaced by a newer one of the same tablet (more
+   The server sends an `hb` event every 15 s while it has nothing else to say: a stream silent
+  for SILENT_AFTER has stalled without an error (a connection dropped on the way without a
+  word), and is given up as a failed one (the page polls, and opens another later).
+
+  A stream that ends with a `bye` event was replaced by a newer one of the same tablet (more
    tabs open than the server allows, games/streamcap.py): this page polls from then on and
    does not reconnect, so two tabs never take turns closing each other.
 
@@ -24,23 +31,34 @@
   var MAX_FAILURES = 3;     // failures in a row before the page is told to poll again
   var HELLO_WITHIN = 5000;  // ms after opening for the first event
   var RETRY_AFTER = 30000;  // ms before trying again once the stream was given up
-  var source = null, url = null, failures = 0, state = "", heard = false;
-  var helloTimer = null, retryTimer = null;
+  var SILENT_AFTER = 50000; // ms without any event (hb every 15 s) before the stream counts as stalled
+  var source = null, url = null, failures = 0, state = "", heard = false, watched = false;
+  var helloTimer = null, retryTimer = null, silentTimer = null;
 
   function tell(name, detail) {
     document.dispatchEvent(new CustomEvent(name, { detail: detail || {} }));
   }
-  function setState(next) {
-    if (state === next) return;
+  function setState(next, keptWatch) {
+    keptWatch = !!keptWatch;
+    if (state === next && (next !== "up" || watched === keptWatch)) return;
     state = next;
-    tell(next === "up" ? "kavet:stream-up" : "kavet:stream-down");
+    watched = next === "up" && keptWatch;
+    tell(next === "up" ? "kavet:stream-up" : "kavet:stream-down", { watched: watched });
+  }
+  // Any event says the stream is alive; none for SILENT_AFTER: stalled.
+  function alive() {
+    clearTimeout(silentTimer);
+    silentTimer = setTimeout(function () {
+      if (source) source.close();
+      failed();
+    }, SILENT_AFTER);
   }
   function streamUrl() {
     var el = document.querySelector("[data-stream]");
     return el ? el.getAttribute("data-stream") : null;
   }
   function stop() {
-    clearTimeout(helloTimer); clearTimeout(retryTimer);
+    clearTimeout(helloTimer); clearTimeout(retryTimer); clearTimeout(silentTimer);
     if (source) source.close();
     source = null;
   }
@@ -85,15 +103,20 @@
       clearTimeout(helloTimer);
       helloTimer = setTimeout(function () { if (source) source.close(); failed(); }, HELLO_WITHIN);
     });
-    source.addEventListener("hello", function () {
+    source.addEventListener("hello", function (ev) {
+      var data = {};
+      try { data = JSON.parse(ev.data) || {}; } catch (e) { data = {}; }
       clearTimeout(helloTimer);
+      alive();
       failures = 0;
       if (heard) tell("kavet:changed", { version: null, resync: true });
       heard = true;
-      setState("up");
+      setState("up", data.watched === true);
     });
+    source.addEventListener("hb", alive);
     source.addEventListener("table", function (ev) {
       var data;
+      alive();
       try { data = JSON.parse(ev.data); } catch (e) { return; }
       tell("kavet:changed", data);
     });

@@ -6,14 +6,17 @@
   var TIMEOUT_MS = 8000;          // every request gives up after this (htmx.config.timeout)
   // With the push stream up the poll is only a safety net (a message Redis lost; a stream that
   // stalls without an error): once a minute, spread over 48-72 s so a class's tablets don't ask
-  // together. At 10 s, 10,000 tablets asked 1,000 times a second for nothing (issue 38).
+  // together. At 10 s, 10,000 tablets asked 1,000 times a second for nothing (issue 38). None
+  // at all when the stream's hello says the server keeps watch over it (games/stream.py's
+  // keeper checks the table and stamps the tablet's presence; live.js gives a stalled stream
+  // up): once a minute was still ~170 requests a second at 10,000 tablets.
   var POLL_FAST = 2000, POLL_SLOW = 60000;
   var tokens = [];      // {card, label, kind} or {op}
   var xValues = {};     // X card id -> the number it stands for (R3.4)
   var pendingX = null;  // the X card waiting for its number
   var xEntry = "";
   var skew = 0;         // server clock minus this tablet's clock, for the countdowns
-  var streamUp = false, pollTimer = null;
+  var streamUp = false, watched = false, pollTimer = null;
   var offline = false, retryDelay = 1000, retryTimer = null, unsent = null, resending = false;
   var retryAfterMs = 5000;  // a 503's Retry-After (kavet_site.middleware), in milliseconds
 
@@ -245,16 +248,26 @@
   function schedulePoll() {
     clearTimeout(pollTimer);
     if (!document.querySelector("#board .poller")) return;
-    var wait = streamUp ? POLL_SLOW * (0.8 + 0.4 * Math.random()) : POLL_FAST;
+    var wait = !streamUp ? POLL_FAST : watched ? 0 : POLL_SLOW * (0.8 + 0.4 * Math.random());
     var b = board(), due = b ? Number(b.dataset.due || 0) : 0;
     if (due > 0) {
       var until = due + 50 - (Date.now() + skew);
-      wait = Math.min(wait, until > 0 ? until : 1000);
+      var at = until > 0 ? until : 1000;
+      wait = wait ? Math.min(wait, at) : at;
     }
+    if (!wait) return;  // a kept stream: nothing to ask until it tells of a change
     pollTimer = setTimeout(poll, wait);
   }
-  document.addEventListener("kavet:stream-up", function () { streamUp = true; schedulePoll(); });
-  document.addEventListener("kavet:stream-down", function () { streamUp = false; schedulePoll(); });
+  document.addEventListener("kavet:stream-up", function (e) {
+    streamUp = true;
+    watched = !!(e.detail && e.detail.watched);
+    schedulePoll();
+  });
+  document.addEventListener("kavet:stream-down", function () {
+    streamUp = false;
+    watched = false;
+    schedulePoll();
+  });
   var heardVersion = -1;  // the newest version the push channel told of
   // This tablet's own move on its way: its answer is the new board. The push event of that very
   // move usually comes first; fetching the board for it would only ask for what the answer

@@ -10,19 +10,22 @@ from pathlib import Path
 import pytest
 
 from games import push, push_events
-from games.push_events import Bye, GroupAt, Hello, TableAt
+from games.push_events import Bye, GroupAt, Heartbeat, Hello, TableAt
 
 JS = Path(__file__).resolve().parents[2] / "static" / "js"
 
 # name, id line, data keys with their types: what static/js/live.js and table.js read.
 SCHEMAS = {
     Hello: ("hello", False, {}),
+    Heartbeat: ("hb", False, {}),
     TableAt: ("table", True, {"version": int}),
     GroupAt: ("table", True, {"version": int, "game": int, "game_version": int}),
     Bye: ("bye", False, {"reason": str}),
 }
 SAMPLES = [
     Hello(retry_ms=2000),
+    Hello(retry_ms=2000, watched=True),
+    Heartbeat(),
     TableAt(version=7),
     TableAt(version=8, board='<div id="board" data-version="8"></div>'),
     GroupAt(version=31, game=4, game_version=9),
@@ -52,7 +55,10 @@ def test_each_event_on_the_wire_matches_its_schema(event):
     fields = _parse(event.encode())
     assert fields["event"] == name == event.name
     data = json.loads(fields["data"])
-    optional = {"board": str} if isinstance(event, TableAt) else {}
+    optional = {
+        TableAt: {"board": str},  # a move made from a tablet: the seat's new board
+        Hello: {"watched": bool},  # a seat's stream the server keeps watch over (ASGI)
+    }.get(type(event), {})
     assert set(keys) <= set(data) <= set(keys) | set(optional)
     for key, kind in {**keys, **optional}.items():
         if key in data:

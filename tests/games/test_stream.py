@@ -8,15 +8,17 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+from datetime import timedelta
 
 import pytest
-from asgiref.sync import async_to_sync
+from asgiref.sync import async_to_sync, sync_to_async
 from django.test import AsyncClient
 from django.urls import reverse
 
 from classgames.models import ClassSession
 from classgames.services import class_table_start
 from games import push, services, stream
+from games.models import Game, Seat
 from games.polling import poll_token
 from tests import factories
 
@@ -102,8 +104,13 @@ def test_asgi_a_tablet_hears_its_tables_move(table, anna):
         return await read_until(response, lambda ev: table_events(ev))
 
     events = parse(scenario())
-    # Up to date: nothing but the reconnect delay and the hello sent at once.
-    assert events[0] == {"retry": str(stream.RETRY_MS), "event": "hello", "data": {}}
+    # Up to date: nothing but the reconnect delay and the hello sent at once; the server keeps
+    # watch over a seat's stream under ASGI (its keeper), so the tablet needs no safety poll.
+    assert events[0] == {
+        "retry": str(stream.RETRY_MS),
+        "event": "hello",
+        "data": {"watched": True},
+    }
     (event,) = table_events(events)
     assert event == {
         "id": str(table.version + 1),
@@ -127,9 +134,89 @@ def test_asgi_heartbeats_then_closes_after_its_lifetime(table, anna, monkeypatch
         return chunks
 
     events = parse(scenario())
-    assert {"comment": "hb"} in events
+    assert {"event": "hb", "data": {}} in events
     assert table_events(events) == []
     assert push.hub.watcher_count() == 0  # the stream let go of its watcher
+
+
+def _keeper_scenario(game, user, position, between):
+    """A seat's stream up to date under ASGI; `between(keeper)` (async) runs once it is open;
+    the events sent until a `table` one (or two heartbeats)."""
+    url, query = table_url(game, user, position, v=game.version)
+    aclient = AsyncClient()
+    aclient.force_login(user)
+
+    @async_to_sync
+    async def scenario():
+        response = await aclient.get(url, query)
+        iterator = response.streaming_content.__aiter__()
+        chunks = [await iterator.__anext__()]  # hello: the stream is open and kept
+        keeper = stream._Keeper.of(asyncio.get_running_loop())
+        sent = await between(keeper)
+        while True:
+            events = parse(chunks)
+            if table_events(events) or sum(e.get("event") == "hb" for e in events) >= 2:
+                break
+            chunks.append(await asyncio.wait_for(iterator.__anext__(), 5))
+        await iterator.aclose()
+        return sent, parse(chunks)
+
+    return scenario()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_keeper_sends_a_stream_the_table_whose_push_was_lost(table, anna, bo):
+    # Issue 38: the server keeps watch over the seats' streams (no tablet polls once a minute):
+    # a change whose push never came (a message Redis dropped) reaches the tablet within a
+    # round, as the table's version alone (the tablet fetches its board).
+    seats = {s.position: s for s in table.seats.all()}
+    started = table.started_at - timedelta(minutes=5)
+    Game.objects.filter(pk=table.pk).update(started_at=started)
+    seen = started + timedelta(seconds=1)  # seen since the start, and more than KEEP_STALE ago
+    Seat.objects.filter(pk__in=[seats[0].pk, seats[1].pk]).update(last_seen_at=seen)
+
+    async def lost(keeper):
+        await sync_to_async(
+            lambda: Game.objects.filter(pk=table.pk).update(version=table.version + 1)
+        )()
+        return await keeper.round()
+
+    sent, events = _keeper_scenario(table, anna.user, 0, lost)
+    assert sent == 1
+    assert events[0]["data"] == {"watched": True}
+    (event,) = table_events(events)
+    assert event["data"] == {"version": table.version + 1}  # no board: the tablet fetches it
+    # Anna's stream is open here: her tablet is present; Bo's has no stream: not stamped.
+    assert Seat.objects.get(pk=seats[0].pk).last_seen_at > seen
+    assert Seat.objects.get(pk=seats[1].pk).last_seen_at == seen
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_keeper_is_quiet_while_the_stream_is_up_to_date(table, anna):
+    async def look(keeper):
+        return await keeper.round()
+
+    sent, events = _keeper_scenario(table, anna.user, 0, look)
+    assert sent == 0 and table_events(events) == []
+    # A seat not seen since its game started is left to its tablet's own visit, which starts
+    # a first turn's clock that waited for it (R4.9).
+    assert Seat.objects.get(game=table, position=0).last_seen_at is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_keeper_sends_a_status_change_at_the_same_version(table, anna):
+    # A pause changes the status, not the version: a lost push of it still reaches the tablet.
+    async def paused(keeper):
+        await sync_to_async(
+            lambda: Game.objects.filter(pk=table.pk).update(status=Game.Status.PAUSED)
+        )()
+        first = await keeper.round()
+        return first, await keeper.round()  # told once, not again at every round
+
+    (first, again), events = _keeper_scenario(table, anna.user, 0, paused)
+    assert (first, again) == (1, 0)
+    (event,) = table_events(events)
+    assert event["data"] == {"version": table.version}
 
 
 def test_asgi_reconnect_with_an_old_last_event_id_gets_the_current_version_at_once(table, anna):
@@ -274,6 +361,8 @@ def test_wsgi_a_tablet_hears_its_tables_move(client, table, anna):
     chunks = []
     content = iter(response.streaming_content)
     chunks.append(next(content))  # retry: and hello, nothing else: up to date
+    # No keeper under WSGI (the embedded default): the tablet keeps its safety-net poll.
+    assert parse(chunks)[0]["data"] == {}
     publish_soon(0.2, game_id=table.pk, version=table.version + 1)
     while not table_events(parse(chunks)):
         chunks.append(next(content))
@@ -290,7 +379,7 @@ def test_wsgi_resync_heartbeat_and_end(client, table, anna, monkeypatch):
     table.save(update_fields=["version"])
     events = parse(list(client.get(url, query).streaming_content))  # ends after its lifetime
     assert table_events(events)[0]["data"] == {"version": 3}
-    assert {"comment": "hb"} in events
+    assert {"event": "hb", "data": {}} in events
 
 
 def test_wsgi_under_gunicorn_answers_204_so_the_tablet_keeps_polling(client, table, anna):
@@ -419,7 +508,7 @@ def test_a_tablet_past_its_cap_loses_its_oldest_stream_with_a_bye(
     ]
     for kept, events in zip((second, third, bos), alive, strict=True):
         assert not kept.said_bye() and not kept.ended
-        assert {"comment": "hb"} in events
+        assert {"event": "hb", "data": {}} in events
     assert push.hub.watcher_count() == 0
 
 
@@ -473,7 +562,7 @@ def test_a_refused_stream_closes_nobody(table, anna, bo, signed_in, settings, ma
 
     statuses, annas, events = scenario()
     assert statuses == [403, 403, 404, 403]
-    assert not annas.said_bye() and {"comment": "hb"} in events
+    assert not annas.said_bye() and {"event": "hb", "data": {}} in events
 
 
 def test_the_teacher_keeps_the_live_view_and_the_class_board_open(teacher, classroom):
