@@ -198,6 +198,7 @@ async def measure(app, seeded: dict, rounds: int, cold: bool, split: Split | Non
 
     push._send = keep
     moves, fetches, filled, bares, failures, sizes, decodes = [], [], [], [], [], [], []
+    polls: list[float] = []
     tables = seeded["tables"]
     # Warm: each worker thread's first database connection, the templates, the caches.
     for table in tables[:20]:
@@ -273,6 +274,18 @@ async def measure(app, seeded: dict, rounds: int, cold: bool, split: Split | Non
             fetches.append(cpu() - t)
             if status != 200 or f'data-version="{version + 1}"'.encode() not in body:
                 failures.append(f"fetch {status}")
+            # The same tablet's safety poll once its board is current: "nothing new" (204), what
+            # a streaming tablet asks about once a minute (static/js/table.js, POLL_SLOW).
+            t = cpu()
+            status, body = await call(
+                app,
+                "GET",
+                f"/play/{table['game']}/?v={version + 1}&s=running&t={quote(other['token'])}",
+                {"Cookie": other["cookie"], "HX-Request": "true", "X-Kavet-Poll": "1"},
+            )
+            polls.append(cpu() - t)
+            if status != 204:
+                failures.append(f"poll {status}")
         t = cpu()
         await call(app, "GET", "/bench/bare", {})
         bares.append(cpu() - t)
@@ -280,6 +293,7 @@ async def measure(app, seeded: dict, rounds: int, cold: bool, split: Split | Non
     return {
         "moves": moves,
         "fetches": fetches,
+        "polls": polls,
         "filled": filled,
         "sizes": sizes,
         "decodes": decodes,
@@ -380,6 +394,10 @@ def main() -> None:
     print(f"{len(result['moves'])} moves, {len(result['fetches'])} fetches, {args.app}")
     print(f"  move answer   CPU {ms(result['moves'])}  ({move / bare:.0f}x the bare view)")
     print(f"  board fetch   CPU {ms(result['fetches'])}  ({fetch / bare:.0f}x the bare view)")
+    poll = statistics.fmean(result["polls"]) if result["polls"] else 0.0
+    print(
+        f"  poll, nothing new (204) CPU {ms(result['polls'])}  ({poll / bare:.1f}x the bare view)"
+    )
     print(f"  bare view     CPU {ms(result['bares'])}")
     pushed = statistics.fmean(result["filled"]) if result["filled"] else 0.0
     print(f"  pushed board  CPU {ms(result['filled'])}  (a stream fills the move's board in)")
