@@ -282,13 +282,16 @@ def _live_flags(game, seats, by_position: dict, view: dict | None, now) -> list[
     return flags
 
 
-def live_tables(session, now) -> list[dict]:
-    """Every table of a class game: two queries whatever the number of tables or moves."""
+def live_tables(session, now, *, only: int | None = None) -> list[dict]:
+    """Every table of a class game (or the one `only` names, if it is one of them): two
+    queries whatever the number of tables or moves."""
     games = (
         session.games.order_by("pk")
         .defer("draw_order")
         .prefetch_related(Prefetch("seats", queryset=Seat.objects.order_by("position")))
     )
+    if only is not None:
+        games = games.filter(pk=only)
     return [live_table(game, now) for game in games]
 
 

@@ -18,6 +18,11 @@ urlpatterns = [
     ),
     path(_class + "history/", views.history, name="history"),
     path("teacher/class-games/<int:pk>/", views.session_live, name="session_live"),
+    path(
+        "teacher/class-games/<int:pk>/tables/<int:gid>/",
+        views.session_live_table,
+        name="session_live_table",
+    ),
     path("teacher/class-games/<int:pk>/control/", views.session_control, name="session_control"),
     path(
         "teacher/class-games/<int:pk>/tables/<int:gid>/replace/",

@@ -23,6 +23,7 @@ from benchmarks.loadgen.tablet import POLL_SLOW, Tablet
 STREAM_POLL_EVERY = 15.0
 
 LIVE_GET = re.compile(r'id="live"[^>]*?hx-get="([^"]+)"', re.S)
+LIVE_TABLE_GET = re.compile(r'id="live"[^>]*?data-table-url="([^"]+)"', re.S)
 BOARD_GET = re.compile(r'id="board-join-tables"[^>]*?hx-get="([^"]+)"', re.S)
 
 
@@ -44,7 +45,8 @@ class Watcher:
     (every 2 s and on each event): htmx's hx-get of the swapped element, one at a time, the
     newest trigger kept while one is in flight; the class game's stream is read for its events.
     While the stream is up, the timer's tick is held back unless nothing was asked for 15 s
-    (static/js/kavet.js, STREAM_POLL_EVERY): the events bring the news."""
+    (static/js/kavet.js, STREAM_POLL_EVERY): the events bring the news. On the live view an
+    event that names its table asks for that table alone (data-table-url, kavet.js)."""
 
     def __init__(self, school: School, entry: dict, kind: str) -> None:
         self.school, self.kind = school, kind
@@ -66,6 +68,9 @@ class Watcher:
             # The class board is shown on the teacher's computer: the teacher's session.
             self.cookies = dict(entry["teacher"])
         self.get = ""
+        self.table_get = ""  # the live view's one-table URL (…/tables/0/)
+        self.tables_busy: set[int] = set()
+        self.tables_again: set[int] = set()
         self.busy = False
         self.again = False
         self.up = False  # the stream said hello and has not ended since
@@ -79,6 +84,31 @@ class Watcher:
             raise RuntimeError(f"{self.kind} page: {r.status}")
         m = self.pattern.search(r.body.decode())
         self.get = http.unescape(m.group(1)) if m else ""
+        m = LIVE_TABLE_GET.search(r.body.decode()) if self.kind == "live" else None
+        self.table_get = http.unescape(m.group(1)) if m else ""
+
+    async def fetch_table(self, game: int) -> None:
+        """htmx.ajax for one table's section: one at a time per table, the newest kept."""
+        if game in self.tables_busy:
+            self.tables_again.add(game)
+            return
+        self.tables_busy.add(game)
+        try:
+            while True:
+                self.tables_again.discard(game)
+                r = await self.school.pool.request(
+                    "GET",
+                    self.table_get[: -len("0/")] + f"{game}/",
+                    cookies=self.cookies,
+                    headers={**self.headers, "HX-Request": "true"},
+                )
+                self.school.count(f"{self.kind} table {r.status}")
+                if game not in self.tables_again or not self.school.running:
+                    break
+        except (OSError, TimeoutError, http.HTTPError, asyncio.IncompleteReadError) as exc:
+            self.school.error(f"{self.kind} table {type(exc).__name__}")
+        finally:
+            self.tables_busy.discard(game)
 
     async def fetch(self) -> None:
         if not self.get:
@@ -146,7 +176,10 @@ class Watcher:
                         data = json.loads(ev.data)
                         if "game" in data:
                             self.school.watched(data["game"], data["game_version"])
-                        asyncio.ensure_future(self.fetch())
+                        if "game" in data and self.table_get:
+                            asyncio.ensure_future(self.fetch_table(int(data["game"])))
+                        else:
+                            asyncio.ensure_future(self.fetch())
             except (OSError, http.HTTPError, asyncio.IncompleteReadError, ValueError):
                 pass
             finally:

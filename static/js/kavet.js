@@ -65,6 +65,17 @@
       event.preventDefault();
       return;
     }
+    // The live class view: the push says which table moved; only that table is asked for
+    // (data-table-url), not every table of the class game. The timer poll brings the whole.
+    var game = pushed && cause.detail ? parseInt(cause.detail.game, 10) : NaN;
+    var one = live && live.dataset.tableUrl && game > 0
+      ? live.querySelector('[data-table="' + game + '"]') : null;
+    if (one && window.htmx) {
+      event.preventDefault();
+      htmx.ajax("GET", live.dataset.tableUrl.replace(/\/0\/$/, "/" + game + "/"),
+        { target: one, swap: "outerHTML" });
+      return;
+    }
     if (live) lastPoll = Date.now();
   });
 

@@ -90,3 +90,49 @@ def test_other_teachers_get_404_on_the_live_view(client, school, classroom, teac
     )
     client.force_login(factories.teacher(school=school))
     assert client.get(reverse("classrooms:session_live", args=[session.pk])).status_code == 404
+
+
+def test_a_moved_table_is_asked_for_alone_and_shown_as_in_the_whole_view(
+    client, teacher, school, classroom, anna, bo, make_game, django_assert_max_num_queries
+):  # R4.3
+    # Issue 38: on a push naming a table, the live view asks for that table's section alone
+    # (static/js/kavet.js), not every table of the class game.
+    session = ClassSession.objects.create(
+        classroom=classroom, created_by=teacher, status=ClassSession.Status.RUNNING, settings={}
+    )
+    games = [make_game([{"student": anna}, {"student": bo}]) for _i in range(3)]
+    for game in games:
+        ClassTable.objects.create(game=game, session=session)
+    services.move_submit(game_id=games[1].pk, seat=0, seen_version=0, move={"type": "nothing"})
+    client.force_login(teacher)
+    whole = client.get(
+        reverse("classrooms:session_live", args=[session.pk]), headers={"HX-Request": "true"}
+    ).content.decode()
+    url = reverse("classrooms:session_live_table", args=[session.pk, games[1].pk])
+    assert f'data-table-url="{url[: -len(f"{games[1].pk}/")]}0/"' in whole
+    with django_assert_max_num_queries(8):
+        one = client.get(url, headers={"HX-Request": "true"})
+    html = one.content.decode()
+    assert one.status_code == 200 and html.strip().startswith("<section")
+    assert html.count("<section") == 1 and f'data-table="{games[1].pk}"' in html
+    start = whole.index(f'<section class="live-table" aria-labelledby="live-{games[1].pk}"')
+    assert whole[start : whole.index("</section>", start) + len("</section>")] in html.replace(
+        _csrf(html), _csrf(whole)
+    )
+    # Not a table of this class game, or another teacher's class game: 404, as the view.
+    other = make_game([{"student": anna}, {"student": bo}])
+    assert (
+        client.get(
+            reverse("classrooms:session_live_table", args=[session.pk, other.pk])
+        ).status_code
+        == 404
+    )
+    stranger = factories.teacher(school=school)
+    client.force_login(stranger)
+    assert client.get(url).status_code == 404
+
+
+def _csrf(html: str) -> str:
+    marker = 'name="csrfmiddlewaretoken" value="'
+    start = html.index(marker) + len(marker)
+    return html[start : html.index('"', start)]

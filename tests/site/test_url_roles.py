@@ -93,6 +93,8 @@ KWARG_KINDS: dict[tuple[str, str], str] = {
     ("classrooms:attendance_mark", "pk"): "classroom",
     ("classrooms:attendance_mark", "sid"): "student",
     ("classrooms:session_live", "pk"): "session",
+    ("classrooms:session_live_table", "pk"): "session",
+    ("classrooms:session_live_table", "gid"): "running_game",
     ("classrooms:session_control", "pk"): "session",
     ("classrooms:seat_replace", "pk"): "session",
     ("classrooms:seat_replace", "gid"): "running_game",

@@ -1,0 +1,55 @@
+"""The teacher's live class view in a real browser: a move at one table brings that table
+alone (issue 38: the view re-rendered every table of the class game on every move of any)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from classgames.models import ClassSession
+from tests import factories
+from tests.e2e.helpers import STREAM_UP, wait_stream_up
+from tests.e2e.test_board import PASSWORD, sign_in, submit
+from tests.games.conftest import TABLE_2_3_5, card, tokens
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_a_move_brings_its_table_alone(new_context, live_server, settings):  # R4.6
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    school = factories.school()
+    teacher = factories.teacher(school=school, username="yann", password=PASSWORD)
+    room = factories.classroom(school=school, teachers=[teacher])
+    kids = [
+        factories.student(classroom=room, name=name, picture_code=f"{i}-{i + 1}-{i + 2}")
+        for i, name in enumerate(["Zed", "Mael", "Anna", "Bo"])
+    ]
+    first = factories.class_table(
+        classroom=room, teacher=teacher, students=kids[:2], label="1", draw_order=TABLE_2_3_5
+    )
+    session = ClassSession.objects.get(tables__game=first)
+    second = factories.class_table(
+        classroom=room, students=kids[2:], label="2", draw_order=TABLE_2_3_5, session=session
+    )
+    context = new_context(viewport={"width": 1280, "height": 800})
+    context.add_init_script(STREAM_UP)
+    page = context.new_page()
+    sign_in(page, live_server.url)
+    asked: list[str] = []
+    page.on("request", lambda r: "/teacher/class-games/" in r.url and asked.append(r.url))
+    page.goto(f"{live_server.url}/teacher/class-games/{session.pk}/")
+    wait_stream_up(page)
+    section = page.locator(f'section[data-table="{second.pk}"]')
+    expect(section.locator(".phase")).to_contain_text("Anna's turn")
+    page.wait_for_timeout(3000)  # the timer's first tick (the whole view) has gone by
+    asked.clear()
+
+    # Anna announces a wrong operation at table 2: her table shows Bo's turn, alone asked for.
+    submit(second, 0, type="announce", tokens=tokens(card(2), "+", card(5), "=", card(3)))
+    expect(section.locator(".phase")).to_contain_text("Bo's turn", timeout=8000)
+    one = re.compile(rf"/teacher/class-games/{session.pk}/tables/{second.pk}/$")
+    assert asked and all(one.search(url) for url in asked), asked
+    expect(page.locator(f'section[data-table="{first.pk}"] .phase')).to_contain_text("Zed's turn")
+    expect(page.locator("section.live-table")).to_have_count(2)
