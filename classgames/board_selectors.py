@@ -75,10 +75,12 @@ def board_session_tables(session) -> list[dict[str, Any]]:
 
 
 def board_session_fingerprint(tables: list[dict[str, Any]]) -> str:
-    """What the projector's join screen shows, in a word: its poll gets a 204 while it holds."""
+    """What the projector's join screen shows, in a word: its poll gets a 204 while it holds.
+    The tables' labels, statuses and who sits, not their moves (the screen shows none): a move
+    answers the board's fetch with a 204, not the screen again (issue 38)."""
     body = ";".join(
-        f"{t['game'].pk}.{t['game'].version}.{t['game'].status}."
-        + "".join("1" if s["seated"] else "0" for s in t["seats"])
+        f"{t['game'].pk}.{t['game'].status}.{t['label']}.{','.join(t['players'])}."
+        + "".join("b" if s["bot"] else "1" if s["seated"] else "0" for s in t["seats"])
         for t in tables
     )
     return hashlib.blake2b(body.encode(), digest_size=8).hexdigest()

@@ -128,6 +128,82 @@ def session_fingerprint(pulse: list[tuple], now) -> str:
     return hashlib.blake2b(f"{body}|{bucket}".encode(), digest_size=8).hexdigest()
 
 
+def _flag_minutes(now, since, threshold: int) -> int:
+    """The minutes a live-view flag shows for a wait that began at `since` (0: no flag yet)."""
+    if since is None:
+        return 0
+    seconds = (now - since).total_seconds()
+    return _minutes(seconds) if seconds > threshold else 0
+
+
+def table_mark(
+    *,
+    pk: int,
+    version: int,
+    status: str,
+    last_move_at,
+    started_at,
+    phase_started_at,
+    seats: list[tuple[str, object]],
+    now,
+) -> str:
+    """What one table of the live view shows, in a word: its moves (version) and status, its
+    seats' players (a computer for an absent child: `seats`, [(bot, last_seen_at)] in position
+    order) and the minutes its flags show (_live_flags), so the word changes exactly when the
+    table's section would. From columns alone (no game state): the view's poll answers 204
+    with two small queries (issue 38: it re-rendered every table each 15 s while a class
+    played). The "not played for" flag is counted whatever the phase (the phase lives in the
+    state): a word that changes for nothing costs one render, never a stale flag."""
+    flags = ""
+    if status == Game.Status.RUNNING:
+        last = last_move_at or started_at
+        quiet = [_flag_minutes(now, seen, TABLET_QUIET_SECONDS) for bot, seen in seats if not bot]
+        flags = (
+            f"{_flag_minutes(now, last, STUCK_AFTER_SECONDS)}"
+            f".{_flag_minutes(now, phase_started_at or last, IDLE_AFTER_SECONDS)}.{quiet}"
+        )
+    players = ",".join(bot or "-" for bot, _seen in seats)
+    body = f"{pk}.{version}.{status}.{players}.{flags}"
+    return hashlib.blake2b(body.encode(), digest_size=6).hexdigest()
+
+
+def live_shown(session_status: str, marks: list[str]) -> str:
+    """The whole live view in a word: the class game's status and each table's mark, in the
+    page's order. static/js/kavet.js sends the same word made from the page as it stands (the
+    marks of the sections it holds: one-table fetches replace them), so the poll answers 204
+    when the page already shows everything as it is."""
+    return session_status + ":" + ".".join(marks)
+
+
+def live_marks(session, now) -> list[str]:
+    """Every table's mark (table_mark) from the rows, in two queries: the 204 of the view."""
+    games = list(
+        session.games.order_by("pk").values_list(
+            "pk", "version", "status", "last_move_at", "started_at", "phase_started_at"
+        )
+    )
+    seats: dict[int, list[tuple[str, object]]] = {}
+    for game_id, bot, seen in (
+        Seat.objects.filter(game_id__in=[g[0] for g in games])
+        .order_by("game_id", "position")
+        .values_list("game_id", "bot", "last_seen_at")
+    ):
+        seats.setdefault(game_id, []).append((bot, seen))
+    return [
+        table_mark(
+            pk=pk,
+            version=version,
+            status=status,
+            last_move_at=last,
+            started_at=started,
+            phase_started_at=phase,
+            seats=seats.get(pk, []),
+            now=now,
+        )
+        for pk, version, status, last, started, phase in games
+    ]
+
+
 def _card_labels(cards: list[dict]) -> list[dict]:
     return [{"label": c.get("label", "?"), "kind": c.get("kind", "number")} for c in cards]
 
@@ -168,6 +244,16 @@ def live_table(game, now) -> dict:
     # Flags: a table that has not moved for long, a student who has not played for a while.
     if game.status == Game.Status.RUNNING:
         table["flags"] = _live_flags(game, seats, by_position, view, now)
+    table["mark"] = table_mark(
+        pk=game.pk,
+        version=game.version,
+        status=game.status,
+        last_move_at=game.last_move_at,
+        started_at=game.started_at,
+        phase_started_at=game.phase_started_at,
+        seats=[(s.bot, s.last_seen_at) for s in seats],
+        now=now,
+    )
     return table
 
 
@@ -235,49 +321,38 @@ def _live_phase(view: dict, by_position: dict) -> dict:
 
 def _live_flags(game, seats, by_position: dict, view: dict | None, now) -> list[str]:
     """A running table's warnings: no move for long, a child who has not played for a while,
-    a tablet gone quiet."""
+    a tablet gone quiet (their minutes counted as table_mark counts them)."""
     active = view["active"] if view else None
     phase = view["phase"] if view else None
     flags = []
     last = game.last_move_at or game.started_at
-    if last is not None and (now - last).total_seconds() > STUCK_AFTER_SECONDS:
+    stuck = _flag_minutes(now, last, STUCK_AFTER_SECONDS)
+    if stuck:
         flags.append(
-            ngettext(
-                "No move for %(n)s minute",
-                "No move for %(n)s minutes",
-                _minutes((now - last).total_seconds()),
-            )
-            % {"n": _minutes((now - last).total_seconds())}
+            ngettext("No move for %(n)s minute", "No move for %(n)s minutes", stuck) % {"n": stuck}
         )
-    phase_start = getattr(game, "phase_started_at", None) or last
-    if (
-        phase == "turn"
-        and active in by_position
-        and not by_position[active].bot
-        and phase_start is not None
-        and (now - phase_start).total_seconds() > IDLE_AFTER_SECONDS
-    ):
-        seconds = (now - phase_start).total_seconds()
+    idle = _flag_minutes(now, game.phase_started_at or last, IDLE_AFTER_SECONDS)
+    if phase == "turn" and active in by_position and not by_position[active].bot and idle:
         flags.append(
             ngettext(
                 "%(name)s has not played for %(n)s minute",
                 "%(name)s has not played for %(n)s minutes",
-                _minutes(seconds),
+                idle,
             )
-            % {"name": by_position[active].display_name, "n": _minutes(seconds)}
+            % {"name": by_position[active].display_name, "n": idle}
         )
     for seat in seats:
-        if seat.bot or seat.last_seen_at is None:
+        if seat.bot:
             continue
-        quiet = (now - seat.last_seen_at).total_seconds()
-        if quiet > TABLET_QUIET_SECONDS:
+        quiet = _flag_minutes(now, seat.last_seen_at, TABLET_QUIET_SECONDS)
+        if quiet:
             flags.append(
                 ngettext(
                     "%(name)s's tablet has been quiet for %(n)s minute",
                     "%(name)s's tablet has been quiet for %(n)s minutes",
-                    _minutes(quiet),
+                    quiet,
                 )
-                % {"name": seat.display_name, "n": _minutes(quiet)}
+                % {"name": seat.display_name, "n": quiet}
             )
     return flags
 

@@ -212,16 +212,16 @@ def session_live(request: HttpRequest, pk: int) -> HttpResponse:
     # due time limit or computer player that no worker has played is applied here, one service
     # call per due table (found from the pulse already read, no query), so a table nobody's
     # tablet watches still moves on without a worker (the embedded default, or Redis down).
-    applied = False
     for game_id, _version, status, deadline, bot_due in pulse:
         if page_due(status=status, timer_deadline=deadline, bot_due_at=bot_due, now=now):
-            applied = bool(game_tick(game_id=game_id, now=now)) or applied
+            game_tick(game_id=game_id, now=now)
     # The demo's class game plays on while someone looks (demo: games.signals).
-    shown = class_game_shown.send(sender=ClassSession, session=session, now=now)
-    applied = any(moved for _receiver, moved in shown) or applied
-    if applied:
-        pulse = selectors.session_pulse(session)
-    fingerprint = selectors.session_fingerprint(pulse, now)
+    class_game_shown.send(sender=ClassSession, session=session, now=now)
+    # What the page shows, in a word (selectors.live_shown): the poll sends the word of the page
+    # as it stands, one-table fetches included (static/js/kavet.js), and gets a 204 while the
+    # view would show the same.
+    session_mark = session.status
+    fingerprint = selectors.live_shown(session_mark, selectors.live_marks(session, now))
     if request.htmx and request.GET.get("v") == fingerprint:
         return HttpResponse(status=204)
     tables = selectors.live_tables(session, now)
@@ -234,6 +234,7 @@ def session_live(request: HttpRequest, pk: int) -> HttpResponse:
         "classroom": session.classroom,
         "tables": tables,
         "fingerprint": fingerprint,
+        "session_mark": session_mark,
         "strengths": BOT_STRENGTHS,
         "now": now,
         "tab": "play",

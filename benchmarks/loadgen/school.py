@@ -13,6 +13,7 @@ import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from urllib.parse import quote
 
 from benchmarks.loadgen import http
 from benchmarks.loadgen.board import Mix, choose
@@ -24,6 +25,8 @@ STREAM_POLL_EVERY = 15.0
 
 LIVE_GET = re.compile(r'id="live"[^>]*?hx-get="([^"]+)"', re.S)
 LIVE_TABLE_GET = re.compile(r'id="live"[^>]*?data-table-url="([^"]+)"', re.S)
+LIVE_MARK = re.compile(r'id="live"[^>]*?data-mark="([^"]*)"', re.S)
+TABLE_MARK = re.compile(r'data-table="(\d+)" data-mark="([^"]*)"')
 BOARD_GET = re.compile(r'id="board-join-tables"[^>]*?hx-get="([^"]+)"', re.S)
 
 
@@ -69,6 +72,10 @@ class Watcher:
             self.cookies = dict(entry["teacher"])
         self.get = ""
         self.table_get = ""  # the live view's one-table URL (…/tables/0/)
+        # What the live view shows (data-mark: the class game's, each table's in page order),
+        # sent as its poll's v as kavet.js makes it (None: the page has no marks).
+        self.mark: str | None = None
+        self.marks: dict[int, str] = {}
         self.tables_busy: set[int] = set()
         self.tables_again: set[int] = set()
         self.busy = False
@@ -86,6 +93,22 @@ class Watcher:
         self.get = http.unescape(m.group(1)) if m else ""
         m = LIVE_TABLE_GET.search(r.body.decode()) if self.kind == "live" else None
         self.table_get = http.unescape(m.group(1)) if m else ""
+        self.read_marks(r.body.decode())
+
+    def read_marks(self, page: str) -> None:
+        """The marks of the live view as it was swapped in whole."""
+        if self.kind != "live":
+            return
+        m = LIVE_MARK.search(page)
+        self.mark = http.unescape(m.group(1)) if m else None
+        self.marks = {int(g): http.unescape(v) for g, v in TABLE_MARK.findall(page)}
+
+    def shown_get(self) -> str:
+        """The poll's URL with v made from what the page shows (static/js/kavet.js)."""
+        if self.mark is None or "v=" not in self.get:
+            return self.get
+        shown = self.mark + ":" + ".".join(self.marks.values())
+        return re.sub(r"([?&]v=)[^&#]*", lambda m: m.group(1) + quote(shown, safe=""), self.get)
 
     async def fetch_table(self, game: int) -> None:
         """htmx.ajax for one table's section: one at a time per table, the newest kept."""
@@ -103,6 +126,10 @@ class Watcher:
                     headers={**self.headers, "HX-Request": "true"},
                 )
                 self.school.count(f"{self.kind} table {r.status}")
+                if r.status == 200:
+                    for g, v in TABLE_MARK.findall(r.body.decode()):
+                        if int(g) in self.marks:
+                            self.marks[int(g)] = http.unescape(v)
                 if game not in self.tables_again or not self.school.running:
                     break
         except (OSError, TimeoutError, http.HTTPError, asyncio.IncompleteReadError) as exc:
@@ -123,7 +150,7 @@ class Watcher:
                 self.asked = time.monotonic()
                 r = await self.school.pool.request(
                     "GET",
-                    self.get,
+                    self.shown_get(),
                     cookies=self.cookies,
                     headers={**self.headers, "HX-Request": "true"},
                 )
@@ -132,6 +159,7 @@ class Watcher:
                     m = self.pattern.search(r.body.decode())
                     if m:
                         self.get = http.unescape(m.group(1))
+                    self.read_marks(r.body.decode())
                 if not self.again or not self.school.running:
                     break
         except (OSError, TimeoutError, http.HTTPError, asyncio.IncompleteReadError) as exc:

@@ -13,6 +13,9 @@
                                          messages ("The game has started…") are taken away
      <div hx-get=… data-stream=…>  while the push stream is up (static/js/live.js), its timer
                                    poll asks only about every 15 s instead of every 2.5 s
+     <div hx-get=…?v=… data-stream=… data-mark=…>  its poll's v is made from the page as it
+                                   stands: its data-mark and each [data-table]'s (the live
+                                   class view: 204 while it shows everything as it is)
      <button data-speaker data-say="…">  the page's speaker: says its words aloud (games/speech.py)
      <button data-speaker data-say-from="#board" data-say-parts=".ruling,.whose-turn">
                                    says the parts of a live board, each an element with a
@@ -77,6 +80,41 @@
       return;
     }
     if (live) lastPoll = Date.now();
+  });
+
+  // The live class view's poll says what the page shows: the class game's mark and each
+  // table's (data-mark; a one-table fetch brings its table's new one), so the server answers
+  // 204 while the page already shows everything as it is (classgames.selectors.live_shown),
+  // rather than the whole view again each time a table of the class moved.
+  function shownMarks(live) {
+    var marks = [];
+    live.querySelectorAll("[data-table][data-mark]").forEach(function (t) {
+      marks.push(t.dataset.mark);
+    });
+    return live.dataset.mark + ":" + marks.join(".");
+  }
+  document.addEventListener("htmx:configRequest", function (event) {
+    var d = event.detail || {};
+    var el = d.elt;
+    if (!el || !el.dataset || el.dataset.mark === undefined || !el.hasAttribute("data-stream")) {
+      return;
+    }
+    if (typeof d.path === "string" && /[?&]v=/.test(d.path)) {
+      d.path = d.path.replace(/([?&]v=)[^&#]*/, "$1" + encodeURIComponent(shownMarks(el)));
+    }
+  });
+  // ... and on that 204 the page's "updated" time moves on (data-live-clock).
+  function clockTime(now) {
+    function two(n) { return (n < 10 ? "0" : "") + n; }
+    return two(now.getHours()) + ":" + two(now.getMinutes()) + ":" + two(now.getSeconds());
+  }
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var d = event.detail || {};
+    if (!d.xhr || d.xhr.status !== 204 || !d.elt || !d.elt.querySelector) return;
+    var clock = d.elt.querySelector("[data-live-clock]");
+    if (clock) {
+      clock.textContent = clock.textContent.replace(/\d{1,2}:\d{2}:\d{2}/, clockTime(new Date()));
+    }
   });
 
   document.addEventListener("htmx:afterSwap", function (event) {

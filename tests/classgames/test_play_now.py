@@ -3,13 +3,16 @@ projector shows, with the class code, its QR code and each child's name lit as t
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from classgames.models import ClassAttendance, ClassSession
-from classgames.services import class_session_end, class_session_play_now
+from classgames.services import class_session_end, class_session_pause, class_session_play_now
 from classrooms.grouping import tables_propose
 from games import services as game_services
 from games.models import Game, Seat
@@ -161,6 +164,26 @@ def test_the_board_shows_the_code_the_qr_and_lights_up_a_child_who_sits(
     qr = client.get(reverse("games:board_join_qr", args=[classroom.pk]))
     assert qr.status_code == 200 and qr["Content-Type"] == "image/svg+xml"
     assert qr.content.startswith(b"<svg") and b"<path" in qr.content
+
+
+def test_the_class_boards_poll_sends_nothing_for_a_move_and_the_screen_for_a_status(
+    client, teacher, classroom, kids
+):  # issue 38: every move of the class re-rendered the join screen, which shows no move
+    client.force_login(teacher)
+    client.post(reverse("classrooms:play_now", args=[classroom.pk]))
+    session = ClassSession.objects.get()
+    url = reverse("games:board_session", args=[session.pk])
+    page = client.get(url).content.decode()
+    fingerprint = page.split("?v=")[1].split('"')[0]
+    game = session.games.order_by("pk").first()
+    before = game.version
+    game_services.game_tick(game_id=game.pk, now=timezone.now() + timedelta(minutes=5))
+    game.refresh_from_db()
+    assert game.version > before  # a move (the time limit's) was played
+    assert client.get(url, {"v": fingerprint}, HTTP_HX_REQUEST="true").status_code == 204
+    class_session_pause(session=session, by=teacher)
+    r = client.get(url, {"v": fingerprint}, HTTP_HX_REQUEST="true")
+    assert r.status_code == 200 and "Paused" in r.content.decode()
 
 
 def test_the_class_board_is_reachable(client, teacher, classroom, kids, other_school):

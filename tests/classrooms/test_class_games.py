@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -251,6 +252,114 @@ def test_the_live_view_shows_every_table_and_answers_204_when_nothing_moved(
     fresh = client.get(url, {"v": fingerprint}, HTTP_HX_REQUEST="true")
     assert fresh.status_code == 200 and "<html" not in fresh.content.decode()
     assert 'id="live"' in fresh.content.decode()
+
+
+MARKS = re.compile(r'data-table="(\d+)" data-mark="([^"]*)"')
+SESSION_MARK = re.compile(r'id="live"[^>]*?data-mark="([^"]*)"')
+
+
+def _shown(page: str, tables: dict[int, str] | None = None) -> str:
+    """The v static/js/kavet.js sends: the page's marks, as they stand (`tables`: sections
+    swapped in alone since)."""
+    marks = dict((int(g), m) for g, m in MARKS.findall(page))
+    marks.update(tables or {})
+    return SESSION_MARK.search(page).group(1) + ":" + ".".join(marks.values())
+
+
+def _as_the_page_shows(session, now) -> str:
+    return selectors.live_shown(
+        session.status, [t["mark"] for t in selectors.live_tables(session, now)]
+    )
+
+
+def test_the_live_views_word_from_its_rows_is_the_pages_word_in_every_state(
+    teacher, classroom, kids
+):  # the 204 of the poll (issue 38) must never hide a change the page would show
+    session = start_session(classroom, teacher, [kids[:2], kids[2:4]], bots=1)
+    first, second = session.games.order_by("pk")
+    t0 = timezone.now()
+    states = []
+
+    def check(label: str) -> None:
+        session.refresh_from_db()
+        for now in (
+            t0,
+            t0 + timedelta(seconds=59),
+            t0 + timedelta(seconds=61),
+            t0 + timedelta(seconds=100),
+            t0 + timedelta(minutes=4),
+        ):
+            word = selectors.live_shown(session.status, selectors.live_marks(session, now))
+            assert word == _as_the_page_shows(session, now), (label, now)
+            states.append((word, [t["flags"] for t in selectors.live_tables(session, now)]))
+
+    check("started")
+    seat = Seat.objects.filter(game=first, bot="").order_by("position").first()
+    game_services.table_visit(game=first, seat=seat, now=t0)  # a tablet seen, then quiet
+    check("a tablet seen")
+    play(first, 3, start=t0)
+    check("moves")
+    class_game_services.class_seat_replace(game=second, position=0, strength="hard", by=teacher)
+    check("a computer for an absent child")
+    class_game_services.class_session_pause(session=session, by=teacher)
+    check("paused")
+    class_game_services.class_session_resume(session=session, by=teacher)
+    class_game_services.class_session_end(session=session, by=teacher)
+    check("over")
+    # Whenever the page would show other flags, the word is another.
+    by_flags: dict = {}
+    for word, flags in states:
+        by_flags.setdefault(word, flags)
+        assert by_flags[word] == flags
+
+
+def test_a_table_brought_alone_leaves_the_whole_views_poll_nothing_to_send(
+    client, teacher, classroom, kids
+):  # issue 38: the timer poll re-rendered every table once any table of the class moved
+    session = start_session(classroom, teacher, [kids[:2], kids[2:4]])
+    first, second = session.games.order_by("pk")
+    client.force_login(teacher)
+    url = reverse("classrooms:session_live", args=[session.pk])
+    page = client.get(url).content.decode()
+    assert client.get(url, {"v": _shown(page)}, HTTP_HX_REQUEST="true").status_code == 204
+    play(second, 1)  # a move at table 2: the poll of the page as it was has news
+    fresh = client.get(url, {"v": _shown(page)}, HTTP_HX_REQUEST="true")
+    assert fresh.status_code == 200 and "Table 2" in fresh.content.decode()
+    # The push made the page fetch table 2 alone: with that section, the page is up to date.
+    table = client.get(reverse("classrooms:session_live_table", args=[session.pk, second.pk]))
+    mark = dict((int(g), m) for g, m in MARKS.findall(table.content.decode()))
+    assert list(mark) == [second.pk]
+    assert client.get(url, {"v": _shown(page, mark)}, HTTP_HX_REQUEST="true").status_code == 204
+    # A move at table 1 the page missed (a push lost): the poll brings the whole view.
+    play(first, 1)
+    again = client.get(url, {"v": _shown(page, mark)}, HTTP_HX_REQUEST="true")
+    assert again.status_code == 200
+    # The word the page is rendered with is the one it sends from its marks.
+    assert f"?v={_shown(again.content.decode())}" in again.content.decode()
+    # Pausing the class game changes the class game's part of the word.
+    class_game_services.class_session_pause(session=session, by=teacher)
+    paused = client.get(url, {"v": _shown(again.content.decode())}, HTTP_HX_REQUEST="true")
+    assert paused.status_code == 200 and "Resume all tables" in paused.content.decode()
+
+
+def test_a_quiet_tablets_flag_changes_the_word_once_a_minute(teacher, classroom, kids):
+    session = start_session(classroom, teacher, [kids[:2]])
+    game = session.games.get()
+    seat = Seat.objects.filter(game=game, bot="").order_by("position").first()
+    t0 = timezone.now()
+    game_services.table_visit(game=game, seat=seat, now=t0)
+    Game.objects.filter(pk=game.pk).update(last_move_at=t0, phase_started_at=t0)
+
+    def word(seconds: int) -> str:
+        return selectors.live_shown(
+            session.status, selectors.live_marks(session, t0 + timedelta(seconds=seconds))
+        )
+
+    assert word(10) == word(59)  # nothing flagged yet: one word
+    assert word(59) != word(61)  # quiet for a minute (and Anna's turn for 61 s)
+    assert word(95) != word(61)  # "has not played" from 90 s
+    assert word(95) == word(110)  # still "1 minute" everywhere
+    assert word(110) != word(125)  # 2 minutes
 
 
 def test_the_live_view_flags_a_stuck_table_and_a_student_who_has_not_played(

@@ -53,3 +53,16 @@ def test_a_move_brings_its_table_alone(new_context, live_server, settings):  # R
     assert asked and all(one.search(url) for url in asked), asked
     expect(page.locator(f'section[data-table="{first.pk}"] .phase')).to_contain_text("Zed's turn")
     expect(page.locator("section.live-table")).to_have_count(2)
+
+    # The whole view's poll now sends the page's marks, table 2's new one included: the server
+    # has nothing to send (204), and the page's "updated" time moves on.
+    clock = page.locator("[data-live-clock]")
+    page.wait_for_timeout(1100)  # a second later, so the time shown must change
+    shown = clock.inner_text()
+    with page.expect_response(
+        lambda r: re.search(rf"/teacher/class-games/{session.pk}/\?v=", r.url) is not None
+    ) as polled:
+        page.evaluate("document.dispatchEvent(new CustomEvent('kavet:changed', {detail: {}}))")
+    assert polled.value.status == 204, polled.value.url
+    expect(clock).not_to_have_text(shown)
+    expect(section.locator(".phase")).to_contain_text("Bo's turn")
