@@ -107,7 +107,18 @@ async def main(args: list[str]) -> None:
 
     await asyncio.gather(*(attempt() for _ in range(attempts)), return_exceptions=True)
     flood_seconds = time.monotonic() - started
-    await asyncio.sleep(2.0)  # the streams replaced last say bye and end
+    # The streams replaced last say bye and end: at least 2 s, then until no stream has ended
+    # for a second (at most 15 s: on a busy CI box a bye sent in time can take longer than 2 s
+    # to be read, and was once counted as a sixth stream still open).
+    await asyncio.sleep(2.0)
+    settle_until = time.monotonic() + 13.0
+    ended = sum(1 for s in streams if s.ended)
+    while time.monotonic() < settle_until:
+        await asyncio.sleep(1.0)
+        now_ended = sum(1 for s in streams if s.ended)
+        if now_ended == ended:
+            break
+        ended = now_ended
     statuses: dict[str, int] = {}
     for stream in streams:
         statuses[str(stream.status)] = statuses.get(str(stream.status), 0) + 1
