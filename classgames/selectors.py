@@ -136,34 +136,25 @@ def _flag_minutes(now, since, threshold: int) -> int:
     return _minutes(seconds) if seconds > threshold else 0
 
 
-def table_mark(
-    *,
-    pk: int,
-    version: int,
-    status: str,
-    last_move_at,
-    started_at,
-    phase_started_at,
-    seats: list[tuple[str, object]],
-    now,
-) -> str:
+def table_mark(game, seats: list[tuple[str, object]], now) -> str:
     """What one table of the live view shows, in a word: its moves (version) and status, its
     seats' players (a computer for an absent child: `seats`, [(bot, last_seen_at)] in position
     order) and the minutes its flags show (_live_flags), so the word changes exactly when the
-    table's section would. From columns alone (no game state): the view's poll answers 204
-    with two small queries (issue 38: it re-rendered every table each 15 s while a class
-    played). The "not played for" flag is counted whatever the phase (the phase lives in the
-    state): a word that changes for nothing costs one render, never a stale flag."""
+    table's section would. From columns alone (`game` may hold only pk, version, status and
+    its three times; no game state): the view's poll answers 204 with two small queries
+    (issue 38: it re-rendered every table each 15 s while a class played). The "not played
+    for" flag is counted whatever the phase (the phase lives in the state): a word that
+    changes for nothing costs one render, never a stale flag."""
     flags = ""
-    if status == Game.Status.RUNNING:
-        last = last_move_at or started_at
+    if game.status == Game.Status.RUNNING:
+        last = game.last_move_at or game.started_at
         quiet = [_flag_minutes(now, seen, TABLET_QUIET_SECONDS) for bot, seen in seats if not bot]
         flags = (
             f"{_flag_minutes(now, last, STUCK_AFTER_SECONDS)}"
-            f".{_flag_minutes(now, phase_started_at or last, IDLE_AFTER_SECONDS)}.{quiet}"
+            f".{_flag_minutes(now, game.phase_started_at or last, IDLE_AFTER_SECONDS)}.{quiet}"
         )
     players = ",".join(bot or "-" for bot, _seen in seats)
-    body = f"{pk}.{version}.{status}.{players}.{flags}"
+    body = f"{game.pk}.{game.version}.{game.status}.{players}.{flags}"
     return hashlib.blake2b(body.encode(), digest_size=6).hexdigest()
 
 
@@ -178,30 +169,18 @@ def live_shown(session_status: str, marks: list[str]) -> str:
 def live_marks(session, now) -> list[str]:
     """Every table's mark (table_mark) from the rows, in two queries: the 204 of the view."""
     games = list(
-        session.games.order_by("pk").values_list(
+        session.games.order_by("pk").only(
             "pk", "version", "status", "last_move_at", "started_at", "phase_started_at"
         )
     )
     seats: dict[int, list[tuple[str, object]]] = {}
     for game_id, bot, seen in (
-        Seat.objects.filter(game_id__in=[g[0] for g in games])
+        Seat.objects.filter(game__in=games)
         .order_by("game_id", "position")
         .values_list("game_id", "bot", "last_seen_at")
     ):
         seats.setdefault(game_id, []).append((bot, seen))
-    return [
-        table_mark(
-            pk=pk,
-            version=version,
-            status=status,
-            last_move_at=last,
-            started_at=started,
-            phase_started_at=phase,
-            seats=seats.get(pk, []),
-            now=now,
-        )
-        for pk, version, status, last, started, phase in games
-    ]
+    return [table_mark(game, seats.get(game.pk, []), now) for game in games]
 
 
 def _card_labels(cards: list[dict]) -> list[dict]:
@@ -244,16 +223,7 @@ def live_table(game, now) -> dict:
     # Flags: a table that has not moved for long, a student who has not played for a while.
     if game.status == Game.Status.RUNNING:
         table["flags"] = _live_flags(game, seats, by_position, view, now)
-    table["mark"] = table_mark(
-        pk=game.pk,
-        version=game.version,
-        status=game.status,
-        last_move_at=game.last_move_at,
-        started_at=game.started_at,
-        phase_started_at=game.phase_started_at,
-        seats=[(s.bot, s.last_seen_at) for s in seats],
-        now=now,
-    )
+    table["mark"] = table_mark(game, [(s.bot, s.last_seen_at) for s in seats], now)
     return table
 
 

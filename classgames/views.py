@@ -220,8 +220,7 @@ def session_live(request: HttpRequest, pk: int) -> HttpResponse:
     # What the page shows, in a word (selectors.live_shown): the poll sends the word of the page
     # as it stands, one-table fetches included (static/js/kavet.js), and gets a 204 while the
     # view would show the same.
-    session_mark = session.status
-    fingerprint = selectors.live_shown(session_mark, selectors.live_marks(session, now))
+    fingerprint = selectors.live_shown(session.status, selectors.live_marks(session, now))
     if request.htmx and request.GET.get("v") == fingerprint:
         return HttpResponse(status=204)
     tables = selectors.live_tables(session, now)
@@ -234,7 +233,6 @@ def session_live(request: HttpRequest, pk: int) -> HttpResponse:
         "classroom": session.classroom,
         "tables": tables,
         "fingerprint": fingerprint,
-        "session_mark": session_mark,
         "strengths": BOT_STRENGTHS,
         "now": now,
         "tab": "play",

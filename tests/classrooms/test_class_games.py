@@ -263,7 +263,7 @@ def _shown(page: str, tables: dict[int, str] | None = None) -> str:
     swapped in alone since)."""
     marks = dict((int(g), m) for g, m in MARKS.findall(page))
     marks.update(tables or {})
-    return SESSION_MARK.search(page).group(1) + ":" + ".".join(marks.values())
+    return selectors.live_shown(SESSION_MARK.search(page).group(1), list(marks.values()))
 
 
 def _as_the_page_shows(session, now) -> str:
