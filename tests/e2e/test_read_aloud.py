@@ -93,6 +93,9 @@ def test_the_speaker_says_each_page_a_child_sees(live_server, new_context, class
     page.get_by_role("link", name="Anna").click()
     assert "Tap your three pictures, in order." in said_after_tap(page)
     page.locator(".picture-btn[value='0']").click()  # one picture chosen: "Undo" shows too
+    # The pick is a form's post: measure the page it brings, not the one it leaves.
+    expect(page.get_by_role("button", name="Undo")).to_be_visible()
+    page.wait_for_load_state()
     for width, height in ((1024, 768), (768, 1024)):
         page.set_viewport_size({"width": width, "height": height})
         tall = page.evaluate("document.scrollingElement.scrollHeight")
