@@ -15,6 +15,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from classgames import permissions as class_game_permissions
@@ -116,10 +117,24 @@ def board_session(request: HttpRequest, session_id: int) -> HttpResponse:
     tablets to join, and each child's name lit up once they sit at their table. HTMX asks
     again on the push channel's news (or every few seconds); 204 while nothing changed."""
     session = class_game_permissions.session_get(request.user, session_id)
-    for game in session.games.filter(status=Game.Status.RUNNING):
-        _due_moves_applied(game)
     class_game_shown.send(sender=Game, session=session, now=None)
     tables = selectors.board_session_tables(session)
+    # The policy of every page showing a running game (services.due_moves_apply), from the
+    # rows just read (their columns, not each game's whole state read again at every poll:
+    # issue 38): a due time limit or computer player no worker has played is applied here.
+    now = timezone.now()
+    due = [
+        t["game"].pk
+        for t in tables
+        if services.page_due(
+            status=t["game"].status,
+            timer_deadline=t["game"].timer_deadline,
+            bot_due_at=t["game"].bot_due_at,
+            now=now,
+        )
+    ]
+    if sum(services.game_tick(game_id=game_id, now=now) for game_id in due):
+        tables = selectors.board_session_tables(session)
     fingerprint = selectors.board_session_fingerprint(tables)
     if request.htmx and request.GET.get("v") == fingerprint:
         return HttpResponse(status=204)

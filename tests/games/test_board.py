@@ -267,3 +267,25 @@ def test_a_board_plays_a_turn_the_workers_could_not_get_to(teacher_client, table
         assert teacher_client.get(reverse("games:board_table", args=[table.pk])).status_code == 200
     table.refresh_from_db()
     assert table.version == version + 1
+
+
+def test_the_class_boards_poll_plays_a_turn_the_workers_could_not_get_to(
+    teacher_client, table, monkeypatch
+):
+    # R4.9: the class game's board on the projector follows the same policy, from the rows it
+    # reads for its tables (issue 38: it read every running game's whole state at each poll).
+    from games import scheduling
+
+    monkeypatch.setattr(scheduling, "runs_in_process", lambda: False)
+    monkeypatch.setattr(scheduling, "PAGE_DUE_GRACE", 60.0)  # however slow the box
+    url = reverse("games:board_session", args=[table.class_table.session_id])
+    version = table.version
+    _turn_time_ran_out(table, late=15.0)  # due, within the grace: the workers' to play
+    assert teacher_client.get(url).status_code == 200
+    table.refresh_from_db()
+    assert table.version == version
+    _turn_time_ran_out(table, late=scheduling.PAGE_DUE_GRACE + 1)  # no worker came
+    for _ in range(2):
+        assert teacher_client.get(url, HTTP_HX_REQUEST="true").status_code in (200, 204)
+    table.refresh_from_db()
+    assert table.version == version + 1
