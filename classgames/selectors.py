@@ -168,6 +168,11 @@ def live_shown(session_status: str, marks: list[str]) -> str:
 
 def live_marks(session, now) -> list[str]:
     """Every table's mark (table_mark) from the rows, in two queries: the 204 of the view."""
+    return [mark for _game_id, _over, mark in live_table_marks(session, now)]
+
+
+def live_table_marks(session, now) -> list[tuple[int, bool, str]]:
+    """(game id, over, mark) of every table in the page's order, in two queries (live_marks)."""
     games = list(
         session.games.order_by("pk").only(
             "pk", "version", "status", "last_move_at", "started_at", "phase_started_at"
@@ -180,7 +185,31 @@ def live_marks(session, now) -> list[str]:
         .values_list("game_id", "bot", "last_seen_at")
     ):
         seats.setdefault(game_id, []).append((bot, seen))
-    return [table_mark(game, seats.get(game.pk, []), now) for game in games]
+    over = (Game.Status.FINISHED, Game.Status.ABANDONED)
+    return [
+        (game.pk, game.status in over, table_mark(game, seats.get(game.pk, []), now))
+        for game in games
+    ]
+
+
+def live_changed(shown: str, session_status: str, marks) -> list[int] | None:
+    """The tables whose section the page shows out of date, from the word the page sends
+    (`shown`, live_shown's form, as static/js/kavet.js makes it from the page as it stands)
+    and the rows' marks (live_table_marks): then the poll sends those sections alone, not the
+    whole view. None when the whole view is to be sent: the class game's status is not the one
+    shown (its controls, its status line), the page holds other tables than the rows (a word
+    forged, cut or from an older page), every table is over (the view then shows the class
+    game over), or nothing is out of date (a 204)."""
+    status, sep, body = shown.partition(":")
+    page = body.split(".") if body else []
+    if not sep or status != session_status or len(page) != len(marks):
+        return None
+    if marks and all(over for _game_id, over, _mark in marks):
+        return None
+    changed = [
+        game_id for (game_id, _over, mark), seen in zip(marks, page, strict=True) if mark != seen
+    ]
+    return changed or None
 
 
 def _card_labels(cards: list[dict]) -> list[dict]:
@@ -327,16 +356,16 @@ def _live_flags(game, seats, by_position: dict, view: dict | None, now) -> list[
     return flags
 
 
-def live_tables(session, now, *, only: int | None = None) -> list[dict]:
-    """Every table of a class game (or the one `only` names, if it is one of them): two
-    queries whatever the number of tables or moves."""
+def live_tables(session, now, *, only: list[int] | None = None) -> list[dict]:
+    """Every table of a class game (or those of `only` that are among them): two queries
+    whatever the number of tables or moves."""
     games = (
         session.games.order_by("pk")
         .defer("draw_order")
         .prefetch_related(Prefetch("seats", queryset=Seat.objects.order_by("position")))
     )
     if only is not None:
-        games = games.filter(pk=only)
+        games = games.filter(pk__in=only)
     return [live_table(game, now) for game in games]
 
 

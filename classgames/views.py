@@ -219,10 +219,25 @@ def session_live(request: HttpRequest, pk: int) -> HttpResponse:
     class_game_shown.send(sender=ClassSession, session=session, now=now)
     # What the page shows, in a word (selectors.live_shown): the poll sends the word of the page
     # as it stands, one-table fetches included (static/js/kavet.js), and gets a 204 while the
-    # view would show the same.
-    fingerprint = selectors.live_shown(session.status, selectors.live_marks(session, now))
-    if request.htmx and request.GET.get("v") == fingerprint:
+    # view would show the same, or only the tables it shows out of date (a flag's minute that
+    # turned, a move whose one-table fetch was missed), each swapped in its place (htmx's
+    # out-of-band swap) with the "updated" time, rather than every table again.
+    marks = selectors.live_table_marks(session, now)
+    fingerprint = selectors.live_shown(session.status, [mark for *_row, mark in marks])
+    shown = request.GET.get("v", "") if request.htmx else ""
+    if shown == fingerprint:
         return HttpResponse(status=204)
+    changed = selectors.live_changed(shown, session.status, marks) if shown else None
+    if changed:
+        ctx = {
+            "session": session,
+            "tables": selectors.live_tables(session, now, only=changed),
+            "strengths": BOT_STRENGTHS,
+            "now": now,
+        }
+        response = render(request, "classrooms/session_live.html#live_changed", ctx)
+        response["HX-Reswap"] = "none"  # the page keeps #live; the sections come out of band
+        return response
     tables = selectors.live_tables(session, now)
     if tables and all(t["finished"] for t in tables):
         # Shown as over, not saved: a GET only reads. The games service marks the class game
@@ -258,7 +273,7 @@ def session_live_table(request: HttpRequest, pk: int, gid: int) -> HttpResponse:
     _game_id, _version, status, deadline, bot_due = pulse[0]
     if page_due(status=status, timer_deadline=deadline, bot_due_at=bot_due, now=now):
         game_tick(game_id=gid, now=now)
-    (table,) = selectors.live_tables(session, now, only=gid)
+    (table,) = selectors.live_tables(session, now, only=[gid])
     ctx = {"session": session, "t": table, "strengths": BOT_STRENGTHS}
     return render(request, "classrooms/session_live.html#live_table", ctx)
 

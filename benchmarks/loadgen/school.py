@@ -103,6 +103,12 @@ class Watcher:
         self.mark = http.unescape(m.group(1)) if m else None
         self.marks = {int(g): http.unescape(v) for g, v in TABLE_MARK.findall(page)}
 
+    def read_table_marks(self, html: str) -> None:
+        """The marks of sections swapped in alone (a one-table fetch, the poll's sections)."""
+        for g, v in TABLE_MARK.findall(html):
+            if int(g) in self.marks:
+                self.marks[int(g)] = http.unescape(v)
+
     def shown_get(self) -> str:
         """The poll's URL with v made from what the page shows (static/js/kavet.js)."""
         if self.mark is None or "v=" not in self.get:
@@ -127,9 +133,7 @@ class Watcher:
                 )
                 self.school.count(f"{self.kind} table {r.status}")
                 if r.status == 200:
-                    for g, v in TABLE_MARK.findall(r.body.decode()):
-                        if int(g) in self.marks:
-                            self.marks[int(g)] = http.unescape(v)
+                    self.read_table_marks(r.body.decode())
                 if game not in self.tables_again or not self.school.running:
                     break
         except (OSError, TimeoutError, http.HTTPError, asyncio.IncompleteReadError) as exc:
@@ -154,12 +158,19 @@ class Watcher:
                     cookies=self.cookies,
                     headers={**self.headers, "HX-Request": "true"},
                 )
-                self.school.count(f"{self.kind} {r.status}")
-                if r.status == 200:
+                if r.status == 200 and r.header("hx-reswap") == "none":
+                    # The live view's tables out of date alone, each into its section (htmx's
+                    # out-of-band swap; classgames.views.session_live): their new marks.
+                    self.school.count(f"{self.kind} 200, tables")
+                    self.read_table_marks(r.body.decode())
+                elif r.status == 200:
+                    self.school.count(f"{self.kind} {r.status}")
                     m = self.pattern.search(r.body.decode())
                     if m:
                         self.get = http.unescape(m.group(1))
                     self.read_marks(r.body.decode())
+                else:
+                    self.school.count(f"{self.kind} {r.status}")
                 if not self.again or not self.school.running:
                     break
         except (OSError, TimeoutError, http.HTTPError, asyncio.IncompleteReadError) as exc:

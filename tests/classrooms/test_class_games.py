@@ -251,7 +251,10 @@ def test_the_live_view_shows_every_table_and_answers_204_when_nothing_moved(
     play(game, 1)  # a move is played: the next poll gets the fragment
     fresh = client.get(url, {"v": fingerprint}, HTTP_HX_REQUEST="true")
     assert fresh.status_code == 200 and "<html" not in fresh.content.decode()
-    assert 'id="live"' in fresh.content.decode()
+    assert 'id="live"' not in fresh.content.decode()  # that table alone (issue 38)
+    assert f'data-table="{game.pk}"' in fresh.content.decode()
+    whole = client.get(url, {"v": "a word from no page"}, HTTP_HX_REQUEST="true")
+    assert whole.status_code == 200 and 'id="live"' in whole.content.decode()
 
 
 MARKS = re.compile(r'data-table="(\d+)" data-mark="([^"]*)"')
@@ -330,16 +333,113 @@ def test_a_table_brought_alone_leaves_the_whole_views_poll_nothing_to_send(
     mark = dict((int(g), m) for g, m in MARKS.findall(table.content.decode()))
     assert list(mark) == [second.pk]
     assert client.get(url, {"v": _shown(page, mark)}, HTTP_HX_REQUEST="true").status_code == 204
-    # A move at table 1 the page missed (a push lost): the poll brings the whole view.
+    # A move at table 1 the page missed (a push lost): the poll brings that table.
     play(first, 1)
     again = client.get(url, {"v": _shown(page, mark)}, HTTP_HX_REQUEST="true")
     assert again.status_code == 200
+    assert [int(g) for g, _m in MARKS.findall(again.content.decode())] == [first.pk]
     # The word the page is rendered with is the one it sends from its marks.
+    again = client.get(url)
     assert f"?v={_shown(again.content.decode())}" in again.content.decode()
     # Pausing the class game changes the class game's part of the word.
     class_game_services.class_session_pause(session=session, by=teacher)
     paused = client.get(url, {"v": _shown(again.content.decode())}, HTTP_HX_REQUEST="true")
     assert paused.status_code == 200 and "Resume all tables" in paused.content.decode()
+
+
+OOB = re.compile(r'<section [^>]*data-table="(\d+)" data-mark="([^"]*)" hx-swap-oob="([^"]*)"')
+
+
+def test_the_poll_sends_only_the_tables_the_page_shows_out_of_date(
+    client, teacher, classroom, kids
+):  # issue 38: a flag's minute or a missed move re-rendered every table of the class game
+    session = start_session(classroom, teacher, [kids[:2], kids[2:4], kids[4:]], bots=1)
+    first, second, third = session.games.order_by("pk")
+    client.force_login(teacher)
+    url = reverse("classrooms:session_live", args=[session.pk])
+    page = client.get(url).content.decode()
+    play(first, 1)
+    play(third, 2)
+    answer = client.get(url, {"v": _shown(page)}, HTTP_HX_REQUEST="true")
+    body = answer.content.decode()
+    assert answer.status_code == 200 and answer["HX-Reswap"] == "none"  # #live stays
+    assert 'id="live"' not in body and "Pause all tables" not in body
+    # Tables 1 and 3, each swapped into its own section (htmx's out-of-band swap)...
+    sections = OOB.findall(body)
+    assert [int(g) for g, _m, _oob in sections] == [first.pk, third.pk]
+    for game_id, _mark, oob in sections:
+        assert oob == f"outerHTML:#live [data-table='{game_id}']"
+    # ... and the "updated" time into the page's.
+    assert re.search(
+        r'<span data-live-clock hx-swap-oob="outerHTML:#live \[data-live-clock\]">'
+        r"updated \d\d:\d\d:\d\d</span>",
+        body,
+    )
+    # With those sections in, the page shows it all: the next poll is a 204.
+    swapped = {int(g): m for g, m, _oob in sections}
+    assert client.get(url, {"v": _shown(page, swapped)}, HTTP_HX_REQUEST="true").status_code == 204
+    # Each section is the one the whole view holds (the same markup, less the swap's mark;
+    # the CSRF token is masked anew at each render).
+    whole = client.get(url, {"v": "x"}, HTTP_HX_REQUEST="true").content.decode()
+
+    def section(html: str, game) -> str:
+        found = re.search(rf'<section [^>]*data-table="{game.pk}".*?</section>', html, re.S)[0]
+        found = found.replace(f" hx-swap-oob=\"outerHTML:#live [data-table='{game.pk}']\"", "")
+        return re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", found)
+
+    for game in (first, third):
+        assert section(body, game) == section(whole, game)
+    # What the word cannot say in sections brings the whole view: another status of the class
+    # game (its controls), another number of tables than the page holds, a word from no page.
+    status, _sep, marks = _shown(page, swapped).partition(":")
+    for word in (f"paused:{marks}", f"{status}:{marks}.abc", f"{status}:", "running", ""):
+        again = client.get(url, {"v": word}, HTTP_HX_REQUEST="true")
+        assert again.status_code == 200 and 'id="live"' in again.content.decode(), word
+        assert not again.has_header("HX-Reswap")
+    # The class game paused: the whole view, with its controls.
+    class_game_services.class_session_pause(session=session, by=teacher)
+    paused = client.get(url, {"v": _shown(page, swapped)}, HTTP_HX_REQUEST="true")
+    assert 'id="live"' in paused.content.decode() and "Resume all tables" in paused.content.decode()
+    del second
+
+
+def test_a_flags_minute_sends_its_table_alone(client, teacher, classroom, kids):
+    session = start_session(classroom, teacher, [kids[:2], kids[2:4]])
+    first, second = session.games.order_by("pk")
+    client.force_login(teacher)
+    url = reverse("classrooms:session_live", args=[session.pk])
+    page = client.get(url).content.decode()
+    # Table 2 has had no move for four minutes; table 1 has just moved.
+    long_ago = timezone.now() - timedelta(minutes=4)
+    Game.objects.filter(pk=second.pk).update(
+        last_move_at=long_ago, started_at=long_ago, phase_started_at=long_ago
+    )
+    answer = client.get(url, {"v": _shown(page)}, HTTP_HX_REQUEST="true")
+    body = answer.content.decode()
+    assert [int(g) for g, _m, _oob in OOB.findall(body)] == [second.pk]
+    assert "No move for 4 minutes" in body
+    del first
+
+
+def test_the_polls_answer_in_sections_is_read_in_as_many_queries_for_any_number(
+    client, teacher, classroom
+):
+    kids = [factories.student(classroom=classroom, name=f"K{i:02}") for i in range(16)]
+    session = start_session(classroom, teacher, [kids[i : i + 2] for i in range(0, 16, 2)])
+    games = list(session.games.order_by("pk"))
+    client.force_login(teacher)
+    url = reverse("classrooms:session_live", args=[session.pk])
+    page = client.get(url).content.decode()
+    counts = []
+    for later, moved in enumerate((games[:1], games[:3], games[:7]), start=1):
+        for game in moved:  # each round after the last's time limits (play's ticks)
+            play(game, 1, start=timezone.now() + timedelta(minutes=10 * later))
+        with CaptureQueriesContext(connection) as ctx:
+            answer = client.get(url, {"v": _shown(page)}, HTTP_HX_REQUEST="true")
+        assert len(OOB.findall(answer.content.decode())) == len(moved)
+        counts.append(len(ctx.captured_queries))
+        page = client.get(url).content.decode()
+    assert counts[0] == counts[1] == counts[2], counts
 
 
 def test_a_quiet_tablets_flag_changes_the_word_once_a_minute(teacher, classroom, kids):

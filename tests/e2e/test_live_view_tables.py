@@ -1,14 +1,18 @@
 """The teacher's live class view in a real browser: a move at one table brings that table
-alone (issue 38: the view re-rendered every table of the class game on every move of any)."""
+alone, and the timer's poll only the tables the page shows out of date (issue 38: the view
+re-rendered every table of the class game on every move of any)."""
 
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from classgames.models import ClassSession
+from games.models import Game
 from tests import factories
 from tests.e2e.helpers import STREAM_UP, wait_stream_up
 from tests.e2e.test_board import PASSWORD, sign_in, submit
@@ -66,3 +70,33 @@ def test_a_move_brings_its_table_alone(new_context, live_server, settings):  # R
     assert polled.value.status == 204, polled.value.url
     expect(clock).not_to_have_text(shown)
     expect(section.locator(".phase")).to_contain_text("Bo's turn")
+
+    # Table 1 has had no move for four minutes (no push says so: only the clock moved): the
+    # poll brings table 1's section alone, swapped into its place, and the "updated" time.
+    long_ago = timezone.now() - timedelta(minutes=4)
+    Game.objects.filter(pk=first.pk).update(
+        last_move_at=long_ago, started_at=long_ago, phase_started_at=long_ago
+    )
+    page.wait_for_timeout(1100)
+    shown = clock.inner_text()
+    with page.expect_response(
+        lambda r: re.search(rf"/teacher/class-games/{session.pk}/\?v=", r.url) is not None
+    ) as polled:
+        page.evaluate("document.dispatchEvent(new CustomEvent('kavet:changed', {detail: {}}))")
+    assert polled.value.status == 200 and polled.value.headers.get("hx-reswap") == "none"
+    assert f'data-table="{second.pk}"' not in polled.value.text()
+    first_section = page.locator(f'section[data-table="{first.pk}"]')
+    expect(first_section.locator(".flag").first).to_contain_text("No move for 4 minutes")
+    expect(first_section).not_to_have_attribute("hx-swap-oob", re.compile(".*"))
+    expect(page.locator("section.live-table")).to_have_count(2)
+    expect(page.locator("#live")).to_have_count(1)
+    expect(page.locator("[data-live-clock]")).to_have_count(1)
+    expect(clock).not_to_have_text(shown)
+    expect(section.locator(".phase")).to_contain_text("Bo's turn")
+    expect(page.get_by_role("button", name="Pause all tables")).to_be_visible()
+    # The page shows it all again: the next poll is a 204.
+    with page.expect_response(
+        lambda r: re.search(rf"/teacher/class-games/{session.pk}/\?v=", r.url) is not None
+    ) as polled:
+        page.evaluate("document.dispatchEvent(new CustomEvent('kavet:changed', {detail: {}}))")
+    assert polled.value.status == 204, polled.value.url
