@@ -22,6 +22,7 @@ from classrooms.permissions import (
     rules,
     staff_classrooms,
 )
+from kavet_site.prepared import Columns
 
 from .models import Game, Move, Play, PracticeGoal, Seat
 from .signals import table_group
@@ -125,21 +126,14 @@ class _TableRead:
 
     def __init__(self, alias: str) -> None:
         self.alias = alias
-        connection = connections[alias]
-        q = connection.ops.quote_name
-        self.parts = []  # (model, attnames, [(index, converters)], first column, last + 1)
-        columns = []
+        q = connections[alias].ops.quote_name
+        # Each model's columns and where they start in the row.
+        self.parts: list[tuple[Columns, int]] = []
+        columns: list[str] = []
         for name, model in (("s", Seat), ("g", Game), ("c", Classroom), ("st", Student)):
-            fields = model._meta.concrete_fields
-            first = len(columns)
-            converters = []
-            for i, field in enumerate(fields):
-                columns.append(f"{name}.{q(field.column)}")
-                col = field.get_col(name)
-                found = connection.ops.get_db_converters(col) + field.get_db_converters(connection)
-                if found:
-                    converters.append((first + i, found, col))
-            self.parts.append((model, [f.attname for f in fields], converters, first, len(columns)))
+            part = Columns(alias, model, name)
+            self.parts.append((part, len(columns)))
+            columns += part.columns
 
         def table(model) -> str:
             return q(model._meta.db_table)
@@ -162,18 +156,10 @@ class _TableRead:
             f" ORDER BY s.{column(Seat, 'position')}"
         )
 
-    def _instance(self, part, row):
-        model, attnames, converters, first, last = part
-        values = list(row[first:last])
-        if values[0] is None:
-            return None  # the LEFT JOIN found nothing (no class, a computer player's seat)
-        connection = connections[self.alias]
-        for index, found, col in converters:
-            value = values[index - first]
-            for convert in found:
-                value = convert(value, col, connection)
-            values[index - first] = value
-        return model.from_db(self.alias, attnames, values)
+    @staticmethod
+    def _instance(part, row):
+        columns, first = part
+        return columns.instance(row, first)
 
     def seats(self, game_id: int, school_id: int, user_id: int) -> list[Seat]:
         with connections[self.alias].cursor() as cursor:

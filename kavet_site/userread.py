@@ -24,6 +24,8 @@ from django.db.models.manager import BaseManager
 from django.utils.crypto import constant_time_compare
 from django.utils.functional import SimpleLazyObject
 
+from kavet_site.prepared import Columns
+
 MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
 
 
@@ -90,32 +92,15 @@ class _UserRead:
 
     def __init__(self, alias: str, model) -> None:
         self.alias, self.model = alias, model
-        connection = connections[alias]
-        q = connection.ops.quote_name
-        fields = model._meta.concrete_fields
-        self.attnames = [f.attname for f in fields]
-        self.converters = []
-        for i, field in enumerate(fields):
-            col = field.get_col(model._meta.db_table)
-            found = connection.ops.get_db_converters(col) + field.get_db_converters(connection)
-            if found:
-                self.converters.append((i, found, col))
+        q = connections[alias].ops.quote_name
+        self.columns = Columns(alias, model, "")
         self.sql = (
-            f"SELECT {', '.join(q(f.column) for f in fields)} FROM {q(model._meta.db_table)}"
+            f"SELECT {', '.join(self.columns.columns)} FROM {q(model._meta.db_table)}"
             f" WHERE {q(model._meta.pk.column)} = %s"
         )
 
     def get(self, pk):
-        connection = connections[self.alias]
-        with connection.cursor() as cursor:
+        with connections[self.alias].cursor() as cursor:
             cursor.execute(self.sql, [pk])
             row = cursor.fetchone()
-        if row is None:
-            return None
-        values = list(row)
-        for index, found, col in self.converters:
-            value = values[index]
-            for convert in found:
-                value = convert(value, col, connection)
-            values[index] = value
-        return self.model.from_db(self.alias, self.attnames, values)
+        return None if row is None else self.columns.instance(row)
