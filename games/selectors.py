@@ -180,7 +180,7 @@ def table_context(
     if not game.state:
         ctx["view"] = None
         return ctx
-    state = engine.GameState.from_dict(game.state)
+    state = read_state(game)
     view = engine.seat_view(state, position)
     players = player_names(game, seats)
     view["players"] = players
@@ -345,10 +345,24 @@ def operator_keys(rules: dict[str, Any]) -> list[tuple[str, str]]:
     return keys + [("(", "("), (")", ")"), ("=", "=")]
 
 
+def read_state(game: Game) -> engine.GameState:
+    """The game's stored state as the engine's GameState, parsed once per instance and stored
+    state: a move's answer reads it for the table's board and for each seat's own parts (five
+    parses of the same state, a deep copy each: 2-3 % of the web workers' CPU at 30 moves/s,
+    issue 38). For reading only (seat_view, the views): the services parse their own
+    (games.services.base), the one state they change."""
+    cached = game.__dict__.get("_read_state")
+    if cached is not None and cached[0] is game.state:
+        return cached[1]
+    state = engine.GameState.from_dict(game.state)
+    game.__dict__["_read_state"] = (game.state, state)
+    return state
+
+
 def seat_context(*, game: Game, seat: Seat, seats: Sequence[Seat] | None = None) -> dict[str, Any]:
     """What the board's own parts of one seat read (games.table_cache's seat fragments): the
     seat's part, and the few things of the table its "whose turn" line and its form name."""
-    state = engine.GameState.from_dict(game.state)
+    state = read_state(game)
     view = engine.seat_view(state, seat.position)
     players = player_names(game, seats)
     rules = view["rules"]

@@ -239,3 +239,37 @@ def test_wsgi_a_move_and_a_pause_right_after_it_both_reach_the_tablet(
     response.close()
     first, second = (e["data"] for e in table_events(parse(chunks)))
     assert "ANNA-FORM" in first["board"] and second == {"version": moved.version}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_moves_answer_reads_the_new_state_once_for_the_board_and_every_seat(
+    board_caches,  # noqa: F811
+    pushed,
+    make_game,
+    anna,
+    bo,
+    cy,
+    monkeypatch,
+):  # issue 38: the table's board and each seat's own parts each parsed the same state
+    from games import engine, selectors
+
+    game = make_game([{"student": anna}, {"student": bo}, {"student": cy}], challenge_window=30)
+    parsed = []
+    real = engine.GameState.from_dict.__func__
+
+    def counting(cls, data):
+        parsed.append(data.get("version"))
+        return real(cls, data)
+
+    monkeypatch.setattr(engine.GameState, "from_dict", classmethod(counting))
+    move(tablet(anna), game, 0, "nothing")
+    # The service's own (the state it changes), and one for every context of the new version.
+    assert parsed == [0, 1], parsed
+    (change,) = [c for c in pushed if c.version == 1]
+    assert sorted(change.board["seats"]) == ["0", "1", "2"]
+    # A state replaced on the instance (a refresh after another move) is parsed again.
+    game.refresh_from_db()
+    first = selectors.read_state(game)
+    assert selectors.read_state(game) is first
+    game.state = dict(game.state)
+    assert selectors.read_state(game) is not first
