@@ -10,6 +10,10 @@ renders the live view with Django's test client, as a browser's poll would.
 
 Target (issue 4): the view for 30 students at 8 tables renders in < 100 ms, and its number of
 queries does not grow with the number of tables or moves.
+
+    .venv/bin/python benchmarks/bench_live_view.py --polls [--runs 200]
+
+The teachers' polls' CPU per request beside a yardstick, and their permission read (issue 38).
 """
 
 from __future__ import annotations
@@ -118,10 +122,97 @@ def measure(client, url: str, runs: int, **headers) -> tuple[float, float, int, 
     )
 
 
+def cpu_ms(call, runs: int) -> float:
+    """Median CPU time (this process, every thread) of one call, in ms, after one warm-up."""
+    call()
+    times = []
+    for _ in range(runs):
+        began = time.process_time()
+        call()
+        times.append((time.process_time() - began) * 1000)
+    return statistics.median(times)
+
+
+def polls(client, teacher, classroom, runs: int) -> None:
+    """What the teachers' polls cost in CPU (issue 38), at a class game of 8 tables with moves:
+    the permission read, the ORM's query compiled each time against session_get's prepared
+    statement, taken in turns; the live view's poll answers (nothing new: 204; one table out
+    of date: that section alone, out of band; the whole view, as every poll that found a
+    change sent before); the one-table fetch; the class board's poll. Beside them the
+    yardstick: the bare view of benchmarks/urls.py (the whole middleware stack, the teacher's
+    session and user read, no view's work)."""
+    import re
+
+    from classgames.models import ClassSession
+    from classgames.permissions import session_get
+    from classrooms.permissions import get_manageable_or_404
+    from games.services import game_tick
+
+    session = start(classroom, teacher, 8)
+    play(session, 20)
+    url = f"/teacher/class-games/{session.pk}/"
+
+    def orm():
+        return get_manageable_or_404(
+            teacher, ClassSession.objects.select_related("classroom"), pk=session.pk
+        )
+
+    def prepared():
+        return session_get(teacher, session.pk)
+
+    orm_ms, prepared_ms = [], []
+    for _ in range(5):  # in turns: the box's noise falls on both
+        orm_ms.append(cpu_ms(orm, runs))
+        prepared_ms.append(cpu_ms(prepared, runs))
+    orm_med, prep_med = statistics.median(orm_ms), statistics.median(prepared_ms)
+    print(
+        f"permission read: ORM {orm_med:.3f} ms, prepared {prep_med:.3f} ms of CPU "
+        f"({orm_med / prep_med:.1f}x)"
+    )
+    page = client.get(url).content.decode()
+    marks = re.findall(r'data-table="(\d+)" data-mark="([^"]*)"', page)
+    status = re.search(r'id="live"[^>]*?data-mark="([^"]*)"', page).group(1)
+    shown = status + ":" + ".".join(m for _g, m in marks)
+    first = int(marks[0][0])
+    htmx = {"HTTP_HX_REQUEST": "true"}
+    from django.test.utils import override_settings
+    from django.urls import clear_url_caches
+
+    with override_settings(ROOT_URLCONF="benchmarks.urls"):  # the site's, and the bare view
+        clear_url_caches()
+        yard = cpu_ms(lambda: client.get("/bench/bare"), runs)
+    clear_url_caches()
+    nothing = cpu_ms(lambda: client.get(url, {"v": shown}, **htmx), runs)
+    # One table out of date: the page's first mark is not the table's any more.
+    from django.utils import timezone
+
+    game_tick(game_id=first, now=timezone.now() + timedelta(hours=3))
+    one = client.get(url, {"v": shown}, **htmx)
+    assert one.status_code == 200 and one["HX-Reswap"] == "none", one.status_code
+    sections = cpu_ms(lambda: client.get(url, {"v": shown}, **htmx), runs)
+    whole = cpu_ms(lambda: client.get(url, {"v": "a word from no page"}, **htmx), runs)
+    table = cpu_ms(lambda: client.get(f"{url}tables/{first}/", **htmx), runs)
+    board = client.get(f"/board/session/{session.pk}/")
+    word = re.search(r"\?v=([0-9a-f]+)", board.content.decode()).group(1)
+    board_poll = cpu_ms(lambda: client.get(f"/board/session/{session.pk}/?v={word}", **htmx), runs)
+    print(f"CPU per request, median of {runs} (the yardstick, the bare view: {yard:.2f} ms):")
+    for label, value in (
+        ("live view poll, nothing new (204)", nothing),
+        ("live view poll, one table out of date: its section", sections),
+        ("live view poll, the whole view (8 tables)", whole),
+        ("one-table fetch", table),
+        ("class board poll, nothing new (204)", board_poll),
+    ):
+        print(f"  {label:<52} {value:6.2f} ms  {value / yard:5.1f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=40, help="renders per line")
     parser.add_argument("--moves", type=int, default=60, help="moves per table for 'many'")
+    parser.add_argument(
+        "--polls", action="store_true", help="only the teachers' polls' CPU (issue 38)"
+    )
     args = parse_args(parser, quick={"runs": 5, "moves": 10})
 
     from django.conf import settings
@@ -142,6 +233,10 @@ def main() -> None:
         client = Client()
         client.force_login(teacher)
         vendor = connection.vendor
+        if args.polls:
+            print(f"database: {vendor}; a class game of 8 tables, 20 moves each")
+            polls(client, teacher, classroom, args.runs)
+            return
         print(f"database: {vendor}; class of {STUDENTS} students; {args.runs} renders a line")
         print(
             f"{'tables':>6} {'moves':>6} {'median ms':>10} {'p95 ms':>8} {'queries':>8}   "
