@@ -8,7 +8,7 @@ from django.http import Http404
 
 from classrooms.models import Classroom, User
 from classrooms.permissions import STAFF_ROLES, in_classroom, rules
-from kavet_site.prepared import Columns
+from kavet_site.prepared import Columns, Statement
 
 from .models import ClassSession
 
@@ -45,19 +45,10 @@ def session_get(user, pk: int) -> ClassSession:
     return session
 
 
-class _SessionRead:
+class _SessionRead(Statement):
     """The class game and its class, where the user may manage it: one SELECT written once per
     database alias (classrooms.permissions.staff_classrooms: the class in the user's school,
     and a teacher of it unless a school admin)."""
-
-    _made: dict[str, _SessionRead] = {}
-
-    @classmethod
-    def of(cls, alias: str) -> _SessionRead:
-        made = cls._made.get(alias)
-        if made is None:
-            made = cls._made[alias] = cls(alias)
-        return made
 
     def __init__(self, alias: str) -> None:
         self.alias = alias

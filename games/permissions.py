@@ -22,7 +22,7 @@ from classrooms.permissions import (
     rules,
     staff_classrooms,
 )
-from kavet_site.prepared import Columns
+from kavet_site.prepared import Columns, Statement
 
 from .models import Game, Move, Play, PracticeGoal, Seat
 from .signals import table_group
@@ -110,19 +110,10 @@ def table_for_seat(*, user, game_id: int) -> tuple[Game, Seat, list[Seat]]:
     return seat.game, seat, seats
 
 
-class _TableRead:
+class _TableRead(Statement):
     """The seats of one table with their game, its class and their students: one SELECT,
     written once per database connection's vendor, its rows made into model instances as
     Django's select_related would (the fields' converters, Model.from_db, related caches)."""
-
-    _made: dict[str, _TableRead] = {}
-
-    @classmethod
-    def of(cls, alias: str) -> _TableRead:
-        made = cls._made.get(alias)
-        if made is None:
-            made = cls._made[alias] = cls(alias)
-        return made
 
     def __init__(self, alias: str) -> None:
         self.alias = alias

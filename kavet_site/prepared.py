@@ -44,3 +44,21 @@ class Columns:
                 value = convert(value, col, connection)
             values[index] = value
         return self.model.from_db(self.alias, self.attnames, values)
+
+
+class Statement:
+    """A hand-written statement made once per database alias: `Subclass.of(alias)` builds it
+    (`Subclass(alias)`: its SQL and Columns) the first time and keeps it."""
+
+    _made: dict
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._made = {}
+
+    @classmethod
+    def of(cls, alias: str):
+        made = cls._made.get(alias)
+        if made is None:
+            made = cls._made[alias] = cls(alias)
+        return made
