@@ -123,17 +123,7 @@ def board_session(request: HttpRequest, session_id: int) -> HttpResponse:
     # rows just read (their columns, not each game's whole state read again at every poll:
     # issue 38): a due time limit or computer player no worker has played is applied here.
     now = timezone.now()
-    due = [
-        t["game"].pk
-        for t in tables
-        if services.page_due(
-            status=t["game"].status,
-            timer_deadline=t["game"].timer_deadline,
-            bot_due_at=t["game"].bot_due_at,
-            now=now,
-        )
-    ]
-    if sum(services.game_tick(game_id=game_id, now=now) for game_id in due):
+    if any([services.due_moves_apply(game=t["game"], now=now) for t in tables]):
         tables = selectors.board_session_tables(session)
     fingerprint = selectors.board_session_fingerprint(tables)
     if request.htmx and request.GET.get("v") == fingerprint:

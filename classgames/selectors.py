@@ -166,13 +166,9 @@ def live_shown(session_status: str, marks: list[str]) -> str:
     return session_status + ":" + ".".join(marks)
 
 
-def live_marks(session, now) -> list[str]:
-    """Every table's mark (table_mark) from the rows, in two queries: the 204 of the view."""
-    return [mark for _game_id, _over, mark in live_table_marks(session, now)]
-
-
 def live_table_marks(session, now) -> list[tuple[int, bool, str]]:
-    """(game id, over, mark) of every table in the page's order, in two queries (live_marks)."""
+    """(game id, over, mark: table_mark) of every table in the page's order, from the rows in
+    two queries: what the view's poll compares with the page's word (a 204, or sections)."""
     games = list(
         session.games.order_by("pk").only(
             "pk", "version", "status", "last_move_at", "started_at", "phase_started_at"

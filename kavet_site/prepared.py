@@ -47,8 +47,9 @@ class Columns:
 
 
 class Statement:
-    """A hand-written statement made once per database alias: `Subclass.of(alias)` builds it
-    (`Subclass(alias)`: its SQL and Columns) the first time and keeps it."""
+    """A hand-written statement made once per database alias (and whatever else its SQL
+    depends on): `Subclass.of(alias, ...)` builds it (`Subclass(alias, ...)`: its SQL and
+    Columns) the first time and keeps it."""
 
     _made: dict
 
@@ -57,8 +58,8 @@ class Statement:
         cls._made = {}
 
     @classmethod
-    def of(cls, alias: str):
-        made = cls._made.get(alias)
+    def of(cls, *key):
+        made = cls._made.get(key)
         if made is None:
-            made = cls._made[alias] = cls(alias)
+            made = cls._made[key] = cls(*key)
         return made

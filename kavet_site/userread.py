@@ -24,7 +24,7 @@ from django.db.models.manager import BaseManager
 from django.utils.crypto import constant_time_compare
 from django.utils.functional import SimpleLazyObject
 
-from kavet_site.prepared import Columns
+from kavet_site.prepared import Columns, Statement
 
 MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
 
@@ -78,17 +78,8 @@ def get_user(request):
     return AnonymousUser()
 
 
-class _UserRead:
+class _UserRead(Statement):
     """SELECT of the user model's row by its primary key, written once per alias and model."""
-
-    _made: dict[tuple[str, type], _UserRead] = {}
-
-    @classmethod
-    def of(cls, alias: str, model) -> _UserRead:
-        made = cls._made.get((alias, model))
-        if made is None:
-            made = cls._made[(alias, model)] = cls(alias, model)
-        return made
 
     def __init__(self, alias: str, model) -> None:
         self.alias, self.model = alias, model
