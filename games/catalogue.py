@@ -21,9 +21,12 @@ developer's pages at /dev/table-states/ (games.catalogue_views).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import cache
+from typing import Any
 
 from django.db import transaction
 from django.http import HttpRequest
@@ -299,25 +302,36 @@ class _Rollback(Exception):
     pass
 
 
-def render(name: str, position: int, request: HttpRequest) -> str:
-    """The whole table page of `name` as the tablet in seat `position` sees it (KeyError for
-    a state or a seat that is not in the catalogue)."""
+@contextmanager
+def rows(name: str) -> Iterator[tuple[Any, list[Any]]]:
+    """The game and seats of state `name`, made for it in a transaction that is rolled back
+    when the block ends (KeyError for a state that is not in the catalogue): what the table
+    reads, for `render` and for the tests and benchmarks of the board's renders."""
     entry = _catalogue()[name]
-    if position not in entry.tablets():
-        raise KeyError(position)
-    html = ""
     try:
         with transaction.atomic():
-            html = _render_in_rows(entry, position, request)
+            yield _rows(entry)
             raise _Rollback
     except _Rollback:
         pass
-    return html
 
 
-def _render_in_rows(entry: CatalogueState, position: int, request: HttpRequest) -> str:
-    from classrooms.models import School
+def render(name: str, position: int, request: HttpRequest) -> str:
+    """The whole table page of `name` as the tablet in seat `position` sees it (KeyError for
+    a state or a seat that is not in the catalogue)."""
     from games import selectors
+
+    entry = _catalogue()[name]
+    if position not in entry.tablets():
+        raise KeyError(position)
+    with rows(name) as (game, seats):
+        ctx = selectors.table_context(game=game, seat=seats[position], seats=seats)
+        ctx["poll_token"] = "catalogue"
+        return render_to_string("games/table.html", ctx, request)
+
+
+def _rows(entry: CatalogueState) -> tuple[Any, list[Any]]:
+    from classrooms.models import School
     from games.models import Game, Move, Seat
 
     school = School.objects.create(slug=f"catalogue-{timezone.now().timestamp()}", name="Catalogue")
@@ -337,7 +351,7 @@ def _render_in_rows(entry: CatalogueState, position: int, request: HttpRequest) 
         timer_deadline=now + timedelta(seconds=timer["seconds"] - 3) if timer else None,
         started_at=now,
     )
-    seats = Seat.objects.bulk_create(
+    Seat.objects.bulk_create(
         Seat(game=game, position=i, bot=entry.bots.get(i, ""), name=entry.names[i])
         for i in range(state.n_seats)
     )
@@ -345,8 +359,4 @@ def _render_in_rows(entry: CatalogueState, position: int, request: HttpRequest) 
         Move(game=game, number=i, seat=move.get("seat"), payload=move, events=events)
         for i, (move, events) in enumerate(entry.moves, start=1)
     )
-    seats = list(Seat.objects.filter(game=game))
-    seat = seats[position]
-    ctx = selectors.table_context(game=game, seat=seat, seats=seats)
-    ctx["poll_token"] = "catalogue"
-    return render_to_string("games/table.html", ctx, request)
+    return game, list(Seat.objects.filter(game=game).order_by("position"))
