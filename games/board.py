@@ -27,20 +27,22 @@ read .jinja files, so a new one is added to locale/*/LC_MESSAGES/django.po by ha
 from __future__ import annotations
 
 from decimal import Decimal
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
 import jinja2
 from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from django.template.context_processors import csrf
 from django.template.defaultfilters import urlencode
 from django.templatetags.static import static
-from django.urls import reverse
+from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.formats import localize
 from django.utils.html import conditional_escape, format_html
-from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext, ngettext, pgettext
+from django.utils.safestring import SafeData, SafeString, mark_safe
+from django.utils.translation import get_language, gettext, ngettext, pgettext
 
 from classrooms.templatetags.kavet_pictures import picture
 from games import speech
@@ -71,16 +73,58 @@ def _value(value: Any) -> str:
     return conditional_escape(value)
 
 
-def _t(message: str) -> SafeString:
-    """{% translate "message" %}: the translation as it is (a literal is safe in Django)."""
-    if "%" in message:
-        return mark_safe(gettext(message.replace("%", "%%")).replace("%%", "%"))
-    return mark_safe(gettext(message))
+class _Words:
+    """Django's translation tags in one language, each message looked up once per process
+    (the catalogues do not change while it runs; a test that changes the languages' settings
+    clears them: `_forget`)."""
 
+    def __init__(self) -> None:
+        self.said: dict[Any, str] = {}
 
-def _p(context: str, message: str) -> SafeString:
-    """{% translate "message" context "context" %}."""
-    return mark_safe(pgettext(context, message))
+    def _t(self, message: str) -> SafeString:
+        """{% translate "message" %}: the translation as it is (a literal is safe in Django)."""
+        try:
+            return self.said[message]
+        except KeyError:
+            if "%" in message:
+                said = gettext(message.replace("%", "%%")).replace("%%", "%")
+            else:
+                said = gettext(message)
+            said = self.said[message] = mark_safe(said)
+            return said
+
+    def _p(self, context: str, message: str) -> SafeString:
+        """{% translate "message" context "context" %}."""
+        key = ("p", context, message)
+        try:
+            return self.said[key]
+        except KeyError:
+            said = self.said[key] = mark_safe(pgettext(context, message))
+            return said
+
+    def _b(self, message: str, **values: Any) -> SafeString:
+        """{% blocktranslate with name=value %}...{{ name }}...{% endblocktranslate %}, the
+        message written with %(name)s: the translation as it is, the values escaped."""
+        key = ("b", message)
+        try:
+            translated = self.said[key]
+        except KeyError:
+            translated = self.said[key] = gettext(message)
+        return _fill(translated, message, {k: _value(v) for k, v in values.items()})
+
+    def _n(self, singular: str, plural: str, n: Any) -> SafeString:
+        """{% blocktranslate count n=value %}{{ n }} ...{% plural %}{{ n }} ...
+        {% endblocktranslate %}."""
+        if not isinstance(n, (Decimal, float, int)):
+            raise TypeError(f"the count of {singular!r} is not a number: {n!r}")
+        key = (singular, plural, n)
+        try:
+            translated = self.said[key]
+        except KeyError:
+            translated = ngettext(singular, plural, n)
+            if len(self.said) < 10_000:
+                self.said[key] = translated
+        return _fill(translated, singular, {"n": _value(n)})
 
 
 def _fill(translated: str, message: str, data: dict[str, str]) -> SafeString:
@@ -90,25 +134,53 @@ def _fill(translated: str, message: str, data: dict[str, str]) -> SafeString:
         return mark_safe(message % data)
 
 
-def _b(message: str, **values: Any) -> SafeString:
-    """{% blocktranslate with name=value %}...{{ name }}...{% endblocktranslate %}, the
-    message written with %(name)s: the translation as it is, the values escaped."""
-    return _fill(gettext(message), message, {k: _value(v) for k, v in values.items()})
+_words: dict[str | None, dict[str, Any]] = {}
 
 
-def _n(singular: str, plural: str, n: Any) -> SafeString:
-    """{% blocktranslate count n=value %}{{ n }} ...{% plural %}{{ n }} ...{% endblocktranslate %}."""
-    if not isinstance(n, (Decimal, float, int)):
-        raise TypeError(f"the count of {singular!r} is not a number: {n!r}")
-    return _fill(ngettext(singular, plural, n), singular, {"n": _value(n)})
+def _in_language() -> dict[str, Any]:
+    """The translation tags of the active language, for one render's context."""
+    language = get_language()
+    try:
+        return _words[language]
+    except KeyError:
+        words = _Words()
+        made = _words[language] = {"_t": words._t, "_p": words._p, "_b": words._b, "_n": words._n}
+        return made
+
+
+@receiver(setting_changed)
+def _forget(*, setting: str, **kwargs: Any) -> None:
+    if setting in ("LANGUAGES", "LANGUAGE_CODE", "LOCALE_PATHS", "STATIC_URL", "STORAGES"):
+        _words.clear()
+        _picture.cache_clear()
+        _urls.clear()
+
+
+_urls: dict[tuple, str] = {}
 
 
 def _url(name: str, *args: Any) -> str:
-    return reverse(name, args=args)
+    """{% url name args %}: reverse(), kept per URL (and script prefix and URLconf)."""
+    key = (name, args, get_script_prefix(), get_urlconf())
+    try:
+        return _urls[key]
+    except KeyError:
+        if len(_urls) > 4096:  # the game's id is in most: a long-running process sees many
+            _urls.clear()
+        url = _urls[key] = reverse(name, args=args)
+        return url
+
+
+@lru_cache(maxsize=2048)
+def _picture(key: Any, size: Any, alt: Any, css: str, safe: bool, language: str | None) -> str:
+    return picture(key, size=size, alt=alt, **{"class": css})
 
 
 def _pic(key: Any, size: Any = 64, alt: Any = None, css: str = "") -> str:
-    return picture(key, size=size, alt=alt, **{"class": css})
+    """{% picture key size=... alt=... class=... %}: its <img>, made once per process for
+    each set of arguments (the language too, when the word of the picture is its alt)."""
+    safe = isinstance(alt, SafeData)
+    return _picture(key, size, alt, css, safe, get_language() if alt is None else None)
 
 
 def _csrf_input(token: Any) -> str:
@@ -128,25 +200,22 @@ def _say(*parts: Any) -> str:
     return speech.say(*(str(p or "") for p in parts))
 
 
+class _Environment(jinja2.Environment):
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        """`a.b` as Django's templates look it up: a dictionary's key first, then an attribute
+        (Jinja2's own order is the other way round, an exception raised per dictionary key)."""
+        if type(obj) is dict and attribute in obj:
+            return obj[attribute]
+        return super().getattr(obj, attribute)
+
+
 def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(
+    env = _Environment(
         loader=jinja2.FileSystemLoader(FOLDER),
         autoescape=False,  # every {{ }} goes through _value: Django's escaping, not markupsafe's
         finalize=_value,
         auto_reload=settings.DEBUG,
         undefined=jinja2.Undefined,  # a missing value prints nothing, as Django's does
-    )
-    env.globals.update(
-        _t=_t,
-        _p=_p,
-        _b=_b,
-        _n=_n,
-        url=_url,
-        static=static,
-        pic=_pic,
-        csrf_input=_csrf_input,
-        spoken=_spoken,
-        say=_say,
     )
     env.filters["durl"] = urlencode
     return env
@@ -157,45 +226,64 @@ def environment() -> jinja2.Environment:
     return _environment()
 
 
-def _template(name: str) -> jinja2.Template:
-    return environment().get_template(name)
+# What the templates call, given in each render's context (not as the environment's globals:
+# Jinja2 would copy those into every render's context, a third of a small part's render).
+HELPERS = {
+    "url": _url,
+    "static": static,
+    "pic": _pic,
+    "csrf_input": _csrf_input,
+    "spoken": _spoken,
+    "say": _say,
+}
 
 
-def _with_request(ctx: dict, request) -> dict:
-    """What Django's RequestContext adds that the board reads: the request (request.htmx) and
+def _render(name: str, ctx: dict, request=None) -> SafeString:
+    """Template `name` with `ctx`, the helpers and the translation tags of the active language,
+    and what Django's RequestContext adds that the board reads: the request (request.htmx) and
     the CSRF token (lazy, as its context processor's: read only where a form prints it)."""
-    if request is None:
-        return ctx
-    ctx = {"request": request, **csrf(request), **ctx}
-    return ctx
+    env = environment()
+    template = env.get_template(name)
+    values = {**HELPERS, **_in_language()}
+    if request is not None:
+        values["request"] = request
+        values.update(csrf(request))
+    values.update(ctx)
+    try:
+        return SafeString(
+            env.concat(template.root_render_func(template.new_context(values, shared=True)))
+        )
+    except Exception:
+        env.handle_exception()  # raises it again, its traceback in the template's lines
+        raise
 
 
 def render_board(ctx: dict, request=None) -> str:
     """The HTMX board (`#board`): what templates/games/table.html's partial "board" was."""
-    return SafeString(_template(BOARD).render(_with_request(ctx, request)))
+    return _render(BOARD, ctx, request)
 
 
 def render_news(ctx: dict, request=None) -> str:
     """The screen reader's lines of news (the page's #table-news and the board's copy)."""
-    return SafeString(_template(NEWS).render(_with_request(ctx, request)))
+    return _render(NEWS, ctx, request)
 
 
 def render_whose_turn(ctx: dict) -> str:
     """One seat's "whose turn" line (games.table_cache: its own part of the board)."""
-    return SafeString(_template(WHOSE_TURN).render(ctx))
+    return _render(WHOSE_TURN, ctx)
 
 
 def render_actions(ctx: dict) -> str:
     """One seat's held cards and move form (games.table_cache: its own part of the board)."""
-    return SafeString(_template(ACTIONS).render(ctx))
+    return _render(ACTIONS, ctx)
 
 
 def render_ruling(ctx: dict) -> str:
     """The ruling panel (the board's, and the class board's: templates/games/board_table.html)."""
-    return SafeString(_template(RULING).render(ctx))
+    return _render(RULING, ctx)
 
 
 def warm_up() -> None:
     """Compile the board's templates (kavet_site.warmup, before the first request)."""
     for name in (BOARD, NEWS, WHOSE_TURN, ACTIONS, RULING):
-        _template(name)
+        environment().get_template(name)
