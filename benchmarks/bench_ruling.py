@@ -8,7 +8,7 @@ browser) are signed in as the three seats (the session of a real login, as tests
 tap: on the active player's page the cards and signs of an operation the solver finds are
 tapped, then "Say it!" (or "Nothing to do" when there is none). In every page an init script
 stamps the tap (a capture listener on the button) and, with a MutationObserver, the moment
-#board first shows a `.ruling[data-ruling-key]` at a newer version (templates/games/_ruling.html,
+#board first shows a `.ruling[data-ruling-key]` at a newer version (templates/games/board/ruling.jinja,
 static/js/table.js swapping #board). Clocks: performance.timeOrigin + performance.now(), one
 browser on one machine. Yardstick: `fetch('/healthz')` (database, cache and broker checks) and
 `fetch('/bench/bare')` (a bare Django view) from the same pages, interleaved with the taps.

@@ -19,9 +19,10 @@ goldens made by Django's templates before they moved here):
 - `url`, `static`, `pic` ({% picture %}), `csrf_input` ({% csrf_token %}), `spoken` and `say`
   (games/templatetags/kavet_speech.py), `durl` (Django's urlencode filter) are Django's own.
 
-The msgids are written as `_t("...")`, `_b("... %(n)s ...", n=...)`: `makemessages` does not
-read .jinja files, so a new one is added to locale/*/LC_MESSAGES/django.po by hand (or with
-`xgettext -L Python --keyword=_t --keyword=_p:1c,2 --keyword=_b --keyword=_n:1,2`).
+The messages are written `_t("...")`, `_b("... %(n)s ...", n=...)`: `makemessages` does not
+read .jinja files, so a new one is added to locale/*/LC_MESSAGES/django.po by hand, and one that
+`makemessages` marks obsolete (#~) is kept: tests/games/test_board_precompiled.py checks that
+every message of templates/games/board/ is in the French and German catalogues.
 """
 
 from __future__ import annotations
@@ -287,3 +288,8 @@ def warm_up() -> None:
     """Compile the board's templates (kavet_site.warmup, before the first request)."""
     for name in (BOARD, NEWS, WHOSE_TURN, ACTIONS, RULING):
         environment().get_template(name)
+
+
+# Compiled once the module is imported: with the views, before gunicorn forks its workers
+# (kavet_site.warmup loads the URLconf), as the cached loader holds Django's templates.
+warm_up()

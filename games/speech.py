@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from django.utils.translation import pgettext
 
-# The parts of a live board a speaker says (templates/games/table.html, each with a data-speech
+# The parts of a live board a speaker says (templates/games/board/, each with a data-speech
 # attribute), in this order: what went wrong with a tap, a pause, the coach, the end, the
 # ruling, whose turn it is.
 BOARD_PARTS = (".news-flash", ".banner", "#coach", ".end-screen", ".ruling", ".whose-turn")

@@ -41,10 +41,10 @@ from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.template.defaultfilters import urlencode
-from django.template.loader import render_to_string
 from django.utils.html import escape
 from django.utils.translation import get_language
 
+from . import board as boards
 from . import push
 from .models import Game, Move, Seat
 
@@ -269,9 +269,10 @@ def cacheable(game: Game) -> bool:
 renders: dict[str, int] = {"shared": 0, "seat": 0, "whole": 0}
 
 
-def _render(kind: str, template: str, ctx: dict, request: HttpRequest | None) -> str:
+def _render(kind: str, render, ctx: dict, *request: HttpRequest) -> str:
+    """`render` (games.board's: the board's markup in Jinja2) of `ctx`, counted by `kind`."""
     renders[kind] += 1
-    return str(render_to_string(template, ctx, request))
+    return str(render(ctx, *request))
 
 
 def board_response(
@@ -296,9 +297,8 @@ def board_response(
     `others`: for that answer, [(seat, its selectors.seat_context)] of the table's other
     tablets: their own parts are made here too, and the board goes out with the move's push
     (`push_board`), so none of them fetches it."""
-    template = "games/table.html#board"
     if not cacheable(game):
-        return HttpResponse(_render("whole", template, build(), request))
+        return HttpResponse(_render("whole", boards.render_board, build(), request))
     board_k, seat_k = shared_board_key(game), seat_key(game, seat)
     language = get_language()
     parts = [_moves_key(game, HISTORY_MOVES)] + [
@@ -419,7 +419,7 @@ def _shared_board(
     countdown = ctx.get("countdown")
     if countdown is not None:
         ctx["countdown"] = _marked_countdown(countdown)
-    html = _render("shared", "games/table.html#board", ctx, request)
+    html = _render("shared", boards.render_board, ctx, request)
     told_key = _shared_key(game, told_name(language))
     told = (batch["put"].get(told_key) or got.get(told_key) or (None, []))[1]
     # The news of the table, each line with its move, so "new since" is told per tablet.
@@ -436,8 +436,8 @@ def _seat_parts(ctx: dict) -> dict:
     # these parts, and are most of what rendering two small parts would cost.
     ctx["csrf_token"] = CSRF_MARK
     return {
-        "whose_turn": _render("seat", "games/table.html#whose_turn", ctx, None),
-        "actions": _render("seat", "games/table.html#actions", ctx, None),
+        "whose_turn": _render("seat", boards.render_whose_turn, ctx),
+        "actions": _render("seat", boards.render_actions, ctx),
         "my_turn": "1" if ctx["my_turn"] else "0",
         "disabled": "" if ctx["can_build"] else "disabled",
     }

@@ -8,6 +8,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from games import board as boards
 from games import permissions as game_permissions
 from games import push, selectors, services, table_cache
 from games.forms import MoveRefused, PracticeForm, parse_move, seen_version
@@ -186,8 +187,9 @@ def _table_move(request: HttpRequest, game_id: int) -> HttpResponse:
             ],
         )
     ctx = _move_context(game, seat, seen if outcome.applied else None, outcome, request)
-    template = "games/table.html#board" if request.htmx else "games/table.html"
-    return render(request, template, ctx, status=status)
+    if request.htmx:
+        return HttpResponse(boards.render_board(ctx, request), status=status)
+    return render(request, "games/table.html", ctx, status=status)
 
 
 def _board(

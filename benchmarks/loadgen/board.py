@@ -1,4 +1,4 @@
-"""What a tablet reads on its board (templates/games/table.html): the version, the poll's URL,
+"""What a tablet reads on its board (games.board): the version, the poll's URL,
 the cards, and the moves its form offers; and the move a child makes from there.
 
 Read with regular expressions, lazily: a board pushed to a tablet is only looked at for its
