@@ -34,6 +34,7 @@ NEEDS = {
     "bench_healthz.py": ["postgres", "redis", "wrk"],
     "bench_table_load.py": ["postgres", "redis"],
     "bench_move_cpu.py": ["postgres", "redis"],
+    "bench_board_render.py": ["postgres", "redis"],  # and the git history (3f20347's templates)
     "bench_push.py": ["postgres", "redis"],
     "bench_reports.py": ["postgres"],
     "bench_live_view.py": [],  # PostgreSQL when there is one (its target), else SQLite
