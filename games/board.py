@@ -19,10 +19,12 @@ goldens made by Django's templates before they moved here):
 - `url`, `static`, `pic` ({% picture %}), `csrf_input` ({% csrf_token %}), `spoken` and `say`
   (games/templatetags/kavet_speech.py), `durl` (Django's urlencode filter) are Django's own.
 
-The messages are written `_t("...")`, `_b("... %(n)s ...", n=...)`: `makemessages` does not
-read .jinja files, so a new one is added to locale/*/LC_MESSAGES/django.po by hand, and one that
-`makemessages` marks obsolete (#~) is kept: tests/games/test_board_precompiled.py checks that
-every message of templates/games/board/ is in the French and German catalogues.
+The messages are written `_t("...")`, `_p("context", "...")`, `_b("... %(n)s ...", n=...)`,
+`_n("%(n)s point", "%(n)s points", n)`: `manage.py makemessages` extracts them from the .jinja
+files with their context, plural and line (games/management/commands/makemessages.py parses the
+templates with this module's environment), as it does Django's templates' messages;
+tests/games/test_board_messages.py checks the extraction and tests/games/test_board_precompiled.py
+that every message of templates/games/board/ is in the French and German catalogues.
 """
 
 from __future__ import annotations
