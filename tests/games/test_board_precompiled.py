@@ -65,7 +65,7 @@ def test_the_board_renders_as_django_rendered_it(name):
 
 
 def test_every_message_of_the_board_is_in_the_french_and_german_catalogues():
-    # makemessages reads no .jinja file: a message it would mark obsolete is caught here.
+    # A new message of the board that is not translated yet is caught here.
     text = "".join(p.read_text() for p in sorted(board.FOLDER.glob("games/board/*.jinja")))
     quoted = r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')"""
     wanted = [(None, m) for m in re.findall(rf"_[tb]\({quoted}", text)]
