@@ -1,9 +1,9 @@
 """The table's board in Jinja2: the hot fragments of the tablet (templates/games/board/).
 
-A move's answer renders the table's board once per version (games.table_cache, with its
-stand-in marks for each seat's own parts) and each seat's own parts ("whose turn", the held
-cards and the move form) once per version and seat: Django's template engine spent 3-4 ms of a
-move's ~19 ms in process on them. The same markup compiled by Jinja2 is several times quicker
+A move's answer renders the table's board and its history once per version
+(games.table_cache, with its stand-in marks for each seat's own parts) and each seat's own
+parts ("whose turn", the held cards and the move form) once per version and seat: Django's
+template engine spent 3-4 ms of a move's ~19 ms in process on them. The same markup compiled by Jinja2 is several times quicker
 (benchmarks/bench_board_render.py, issue 38), and is the one home of it: the page
 (templates/games/table.html, `{% board %}` of games/templatetags/kavet_board.py), the HTMX
 board and the class board's ruling (templates/games/board_table.html) all render through here.
@@ -56,6 +56,7 @@ NEWS = "games/board/news.jinja"
 WHOSE_TURN = "games/board/whose_turn.jinja"
 ACTIONS = "games/board/actions.jinja"
 RULING = "games/board/ruling.jinja"
+HISTORY = "games/board/history.jinja"
 
 _ESCAPES = str.maketrans(
     {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;"}
@@ -286,9 +287,15 @@ def render_ruling(ctx: dict) -> str:
     return _render(RULING, ctx)
 
 
+def render_history(ctx: dict) -> str:
+    """The table's history (`history`: [(move number, [line...])], newest first), the same on
+    every tablet: rendered once per version (games.selectors, games.table_cache)."""
+    return _render(HISTORY, ctx)
+
+
 def warm_up() -> None:
     """Compile the board's templates (kavet_site.warmup, before the first request)."""
-    for name in (BOARD, NEWS, WHOSE_TURN, ACTIONS, RULING):
+    for name in (BOARD, NEWS, WHOSE_TURN, ACTIONS, RULING, HISTORY):
         environment().get_template(name)
 
 
