@@ -3,10 +3,11 @@
 A move's answer renders the table's board and its history once per version
 (games.table_cache, with its stand-in marks for each seat's own parts) and each seat's own
 parts ("whose turn", the held cards and the move form) once per version and seat: Django's
-template engine spent 3-4 ms of a move's ~19 ms in process on them. The same markup compiled by Jinja2 is several times quicker
-(benchmarks/bench_board_render.py, issue 38), and is the one home of it: the page
-(templates/games/table.html, `{% board %}` of games/templatetags/kavet_board.py), the HTMX
-board and the class board's ruling (templates/games/board_table.html) all render through here.
+template engine spent 3-4 ms of a move's ~19 ms in process on them. The same markup compiled
+by Jinja2 is several times quicker (benchmarks/bench_board_render.py, issue 38), and is the
+one home of it: the page (templates/games/table.html, `{% board %}` of
+games/templatetags/kavet_board.py), the HTMX board and the class board's ruling
+(templates/games/board_table.html) all render through here.
 
 What the page would print is printed byte for byte (tests/games/test_board_precompiled.py, the
 goldens made by Django's templates before they moved here):

@@ -9,14 +9,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import connections, router
-from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 
 from classrooms import permissions
 from classrooms.models import Student, User
-from games import engine, scheduling, table_cache
+from games import board, engine, scheduling, table_cache
 from games.engine import events as ev
 from games.engine.operations import OPERATOR_SYMBOLS
 from games.engine.state import card_dict
@@ -264,7 +263,7 @@ def table_context(
             table_cache.shared_value(
                 game,
                 f"history.{get_language()}",
-                lambda: str(render_to_string("games/_history.html", {"history": history})),
+                lambda: str(board.render_history({"history": history})),
             )
         ),
         ruled_cards=set(ruling["cards"]) if ruling else set(),
