@@ -69,7 +69,9 @@ def spoken(text: str) -> str:
     words = sign_words()
     text = _X_GROUP.sub(lambda m: ", " + m.group(1).replace(",", ", ") + ",", text)
     # "Tap 4, +, 5, =, 9": the key "=" by its name; in an operation "=" is said "is".
-    text = _KEY_EQUALS.sub(f" {pgettext('spoken key', 'equals')}", text)
+    # (Out of the f-string: xgettext does not read calls inside one.)
+    equals = pgettext("spoken key", "equals")
+    text = _KEY_EQUALS.sub(f" {equals}", text)
     text = _TOKEN.sub(lambda m: f" {words[_SIGNS[m.group(0)]]} ", text)
     # Brackets: around part of an operation a pause, around words a pause too.
     text = text.replace("(", ", ").replace(")", ", ")

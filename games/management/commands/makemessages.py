@@ -21,6 +21,13 @@ told on stderr. Jinja2 comments ({# #}) are not carried to the translators.
 
 "jinja" is always among the extensions read for the 'django' domain (`-e` adds to it), so that
 no run of the command marks the board's messages obsolete.
+
+The project's own spellings of Django's translation functions are xgettext keywords too
+(`KEYWORDS`: `gettext_lazy as _lazy`, in classrooms/services.py and reports/services.py), else
+their messages would be marked obsolete. And the folders that are not the site's code are not
+read (`IGNORED`, beside Django's own defaults; `--no-default-ignore` reads them): tests/, whose
+calls only check the site's messages (a message only a test marks is no message of the site),
+benchmarks/, node_modules/ and .venv/.
 """
 
 from __future__ import annotations
@@ -33,6 +40,12 @@ from django.core.management.commands import makemessages
 from jinja2.ext import extract_from_ast
 
 JINJA = ".jinja"
+
+# Aliases of Django's translation functions the project imports, as xgettext keywords (Django
+# gives it gettext_lazy, ngettext_lazy, pgettext, pgettext_lazy, ... under their own names).
+KEYWORDS = ["--keyword=_lazy"]
+# Folders that hold no message of the site, skipped by default (as Django skips ".*", "CVS").
+IGNORED = ["tests", "benchmarks", "node_modules", ".venv"]
 
 # games.board's translation tags: the gettext function each one calls, and its number of
 # written-out strings (the message, or the context and message, or the singular and plural).
@@ -100,8 +113,11 @@ class Command(makemessages.Command):
         "\n\nThe board's Jinja2 templates (.jinja) are read too (games.board's _t, _p, _b, _n)."
     )
     build_file_class = BuildFile
+    xgettext_options = [*makemessages.Command.xgettext_options, *KEYWORDS]
 
     def handle(self, *args, **options):
         if options["domain"] == "django":
             options["extensions"] = [*(options["extensions"] or ["html,txt,py"]), "jinja"]
+        if options["use_default_ignore_patterns"]:
+            options["ignore_patterns"] = [*options["ignore_patterns"], *IGNORED]
         return super().handle(*args, **options)
