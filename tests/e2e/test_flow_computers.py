@@ -7,13 +7,11 @@ tablet's own request at the moment its board names (data-due) plays the computer
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 import pytest
 from playwright.sync_api import expect
 
 from games import engine, services
-from games.engine import bots
 from games.engine.flow import player_operation
 from games.forms import PracticeForm
 from games.models import Game, Move
@@ -103,25 +101,15 @@ def _home_practice(student, seed: int) -> Game:
     return services.game_start(game=game)
 
 
-def test_a_practice_game_of_ten_child_turns_against_the_computers(
-    new_context, live_server, monkeypatch
-):
+def test_a_practice_game_of_ten_child_turns_against_the_computers(new_context, live_server):
     # Issue 40: a child alone against the two computers the home page offers, answering at
     # once (the solver's operation when there is one, else "Nothing to do"; OK to every check
     # window), plays 10 turns in Chromium; no window ever runs out with only computers left to
     # answer (R5.1). The waiting itself is measured on a held clock, not here: the simulated
     # seconds of benchmarks/bench_flow_waiting.py (tests/games/test_flow_waiting.py holds it
     # under 90 s). Each wait below is for the page to show what the computers did.
-    # The computers play at a quarter of their pauses here (what a game of ten turns waits for
-    # is that held clock's; the test above keeps the real pauses): the same moves and windows,
-    # in about a quarter of the time.
     from tests.flow_clock import Waiting, _count_windows
 
-    easy = bots.PROFILES["easy"]
-    quick = [round(s / 4, 3) for s in (*easy.delay, *easy.answer)]
-    monkeypatch.setitem(
-        bots.PROFILES, "easy", replace(easy, delay=tuple(quick[:2]), answer=tuple(quick[2:]))
-    )
     classroom = factories.classroom(school=factories.school())
     anna = factories.student(classroom=classroom, name="Anna", picture_code="0-1-2")
     context = new_context(viewport={"width": 1024, "height": 768})
