@@ -18,7 +18,12 @@ goldens made by Django's templates before they moved here):
   `_b` ({% blocktranslate with %}), `_n` ({% blocktranslate count %}), each as Django's tag
   does it (the translation as it is, the values in it escaped);
 - `url`, `static`, `pic` ({% picture %}), `csrf_input` ({% csrf_token %}), `spoken` and `say`
-  (games/templatetags/kavet_speech.py), `durl` (Django's urlencode filter) are Django's own.
+  (games/templatetags/kavet_speech.py), `durl` (Django's urlencode filter) and `time` (Django's
+  time filter, in the current time zone) are Django's own.
+
+`render(name, ctx, request)` renders any template of templates/ with this machinery: the
+teacher's live class view's tables are rendered through it too (classgames.live,
+templates/classrooms/live/).
 
 The messages are written `_t("...")`, `_p("context", "...")`, `_b("... %(n)s ...", n=...)`,
 `_n("%(n)s point", "%(n)s points", n)`: `manage.py makemessages` extracts them from the .jinja
@@ -40,12 +45,14 @@ from django.conf import settings
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.template.context_processors import csrf
+from django.template.defaultfilters import time as time_filter
 from django.template.defaultfilters import urlencode
 from django.templatetags.static import static
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.formats import localize
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeData, SafeString, mark_safe
+from django.utils.timezone import template_localtime
 from django.utils.translation import get_language, gettext, ngettext, pgettext
 
 from classrooms.templatetags.kavet_pictures import picture
@@ -197,6 +204,12 @@ def _csrf_input(token: Any) -> str:
     return ""
 
 
+def _time(value: Any, arg: str | None = None) -> str:
+    """Django's `|time:"H:i:s"` filter, the datetime in the current time zone first as Django's
+    templates give it to that filter (expects_localtime)."""
+    return time_filter(template_localtime(value), arg)
+
+
 def _spoken(text: Any) -> str:
     return speech.spoken(str(text or ""))
 
@@ -223,6 +236,7 @@ def _environment() -> jinja2.Environment:
         undefined=jinja2.Undefined,  # a missing value prints nothing, as Django's does
     )
     env.filters["durl"] = urlencode
+    env.filters["time"] = _time
     return env
 
 
@@ -243,7 +257,7 @@ HELPERS = {
 }
 
 
-def _render(name: str, ctx: dict, request=None) -> SafeString:
+def render(name: str, ctx: dict, request=None) -> SafeString:
     """Template `name` with `ctx`, the helpers and the translation tags of the active language,
     and what Django's RequestContext adds that the board reads: the request (request.htmx) and
     the CSRF token (lazy, as its context processor's: read only where a form prints it)."""
@@ -265,33 +279,33 @@ def _render(name: str, ctx: dict, request=None) -> SafeString:
 
 def render_board(ctx: dict, request=None) -> str:
     """The HTMX board (`#board`): what templates/games/table.html's partial "board" was."""
-    return _render(BOARD, ctx, request)
+    return render(BOARD, ctx, request)
 
 
 def render_news(ctx: dict, request=None) -> str:
     """The screen reader's lines of news (the page's #table-news and the board's copy)."""
-    return _render(NEWS, ctx, request)
+    return render(NEWS, ctx, request)
 
 
 def render_whose_turn(ctx: dict) -> str:
     """One seat's "whose turn" line (games.table_cache: its own part of the board)."""
-    return _render(WHOSE_TURN, ctx)
+    return render(WHOSE_TURN, ctx)
 
 
 def render_actions(ctx: dict) -> str:
     """One seat's held cards and move form (games.table_cache: its own part of the board)."""
-    return _render(ACTIONS, ctx)
+    return render(ACTIONS, ctx)
 
 
 def render_ruling(ctx: dict) -> str:
     """The ruling panel (the board's, and the class board's: templates/games/board_table.html)."""
-    return _render(RULING, ctx)
+    return render(RULING, ctx)
 
 
 def render_history(ctx: dict) -> str:
     """The table's history (`history`: [(move number, [line...])], newest first), the same on
     every tablet: rendered once per version (games.selectors, games.table_cache)."""
-    return _render(HISTORY, ctx)
+    return render(HISTORY, ctx)
 
 
 def warm_up() -> None:

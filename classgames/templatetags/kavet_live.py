@@ -1,0 +1,31 @@
+"""The live class view's parts, from their one home (classgames.live, Jinja2) into its page.
+
+{% load kavet_live %}
+{% live_table %}   the section of table `t` (templates/classrooms/session_live.html's loop)
+{% live_clock %}   the "updated" time of the status line
+"""
+
+from __future__ import annotations
+
+from django import template
+from django.utils.safestring import SafeString
+
+from classgames import live
+
+register = template.Library()
+
+
+@register.simple_tag(takes_context=True)
+def live_table(context) -> SafeString:
+    ctx = {
+        "t": context.get("t"),
+        "session": context.get("session"),
+        "strengths": context.get("strengths"),
+        "oob": context.get("oob"),
+    }
+    return live.render_table(ctx, context.get("request"))
+
+
+@register.simple_tag(takes_context=True)
+def live_clock(context) -> SafeString:
+    return live.render_clock({"now": context.get("now"), "oob": context.get("oob")})
