@@ -35,8 +35,8 @@ from games.selectors import name_seats
 from games.services import game_tick, page_due
 from games.signals import class_game_shown
 
+from . import live, selectors, services
 from . import permissions as class_game_permissions
-from . import selectors, services
 from .models import ClassSession, session_id_of
 
 
@@ -235,7 +235,7 @@ def session_live(request: HttpRequest, pk: int) -> HttpResponse:
             "strengths": BOT_STRENGTHS,
             "now": now,
         }
-        response = render(request, "classrooms/session_live.html#live_changed", ctx)
+        response = HttpResponse(live.render_changed(ctx, request))
         response["HX-Reswap"] = "none"  # the page keeps #live; the sections come out of band
         return response
     tables = selectors.live_tables(session, now)
@@ -275,7 +275,7 @@ def session_live_table(request: HttpRequest, pk: int, gid: int) -> HttpResponse:
         game_tick(game_id=gid, now=now)
     (table,) = selectors.live_tables(session, now, only=[gid])
     ctx = {"session": session, "t": table, "strengths": BOT_STRENGTHS}
-    return render(request, "classrooms/session_live.html#live_table", ctx)
+    return HttpResponse(live.render_table(ctx, request))
 
 
 @permissions.staff_required

@@ -23,6 +23,11 @@ def live_table(context) -> SafeString:
         "strengths": context.get("strengths"),
         "oob": context.get("oob"),
     }
+    # The page's one token (its context processor's, lazy: masked once), as every form of the
+    # page printed it, rather than one made per table.
+    token = context.get("csrf_token")
+    if token is not None:
+        ctx["csrf_token"] = token
     return live.render_table(ctx, context.get("request"))
 
 

@@ -10,15 +10,15 @@ band or not, alone (the one-table fetch) and with the "updated" time (the poll's
 en, fr and de.
 
 The goldens (tests/classgames/golden/live.json) are digests of Django's renders, written by
-`KAVET_WRITE_GOLDENS=1 pytest tests/classgames/test_live_jinja.py` while the partials were
-still there (commit of the port), where both renders were also compared side by side."""
+this file's `test_jinja_and_django_side_by_side` at commit 90bf100, where the partials were
+still there and both renders were compared side by side; the partials are gone since (the
+markup's one home is templates/classrooms/live/)."""
 
 from __future__ import annotations
 
 import copy
 import hashlib
 import json
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
@@ -182,26 +182,5 @@ def test_the_live_tables_render_as_django_rendered_them(made):
     got = renders(made, jinja)
     assert "Zoé &lt;b&gt;&quot;Lou&quot; &amp; &#x27;Ana&#x27;" in got["en/odd/in"]
     assert "csrfmiddlewaretoken" in got["fr/turn/in"]
-    if os.environ.get("KAVET_WRITE_GOLDENS"):
-        GOLDEN.write_text(json.dumps({k: digest(v) for k, v in got.items()}, indent=1) + "\n")
     golden = json.loads(GOLDEN.read_text())
     assert {k: digest(v) for k, v in got.items()} == golden
-
-
-def django(kind: str, ctx: dict) -> str:
-    from django.template.loader import render_to_string
-
-    if kind == "page":
-        return page(ctx)
-    name = {"table": "live_table", "clock": "live_clock", "changed": "live_changed"}[kind]
-    return render_to_string(f"classrooms/session_live.html#{name}", ctx, request())
-
-
-def test_jinja_and_django_side_by_side(made):
-    theirs = renders(made, django)
-    ours = renders(made, jinja)
-    assert theirs.keys() == ours.keys()
-    for key in theirs:
-        assert ours[key] == theirs[key], key
-    if os.environ.get("KAVET_WRITE_GOLDENS"):
-        GOLDEN.write_text(json.dumps({k: digest(v) for k, v in theirs.items()}, indent=1) + "\n")
