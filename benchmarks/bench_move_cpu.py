@@ -97,7 +97,9 @@ class Split:
 
     def wrap(self, owner, name: str, label) -> None:
         """`label`: a name, or a function of the call's arguments that names it."""
-        original = getattr(owner, name)
+        original = getattr(owner, name, None)
+        if original is None:  # gone from the code (a render moved to Jinja2, ...): not a part
+            return
 
         def wrapped(*args, **kwargs):
             if not self.on:
