@@ -128,6 +128,15 @@ class Split:
         self.wrap(games.permissions, "table_for_seat", "permission read (table_for_seat)")
         self.wrap(games.services, "move_submit", "move_submit (lock, engine, writes)")
         self.wrap(games.engine, "apply_move", "  engine.apply_move")
+        from games.models import Game, Move
+        from games.services import moves
+
+        # The move's writes: the ORM's (before issue 38's prepared writes) or the prepared ones.
+        self.wrap(Move.objects, "create", "  Move INSERT")
+        self.wrap(moves, "move_insert", "  Move INSERT")
+        self.wrap(Game, "save", "  game UPDATE")
+        self.wrap(moves, "game_update", "  game UPDATE")
+        self.wrap(moves, "_record_plays", "  Play rows (_record_plays)")
         self.wrap(CursorWrapper, "_execute", "SQL statements (driver)")
         self.wrap(games.selectors, "table_context", "table context (no seat)")
         self.wrap(games.selectors, "seat_context", "seat contexts")
