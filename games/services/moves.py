@@ -15,7 +15,7 @@ from classrooms.models import User
 from games import engine, scheduling
 from games.wording import refusal_message
 
-from ..models import Game, Move, Seat
+from ..models import Game, Seat
 from .base import (
     MAX_TICK_MOVES,
     PLAYER_MOVES,
@@ -28,6 +28,7 @@ from .base import (
 )
 from .plays import _record_plays
 from .timers import _stamp_deadlines, bots_due
+from .writes import game_update, move_insert
 
 # --- moves ------------------------------------------------------------------------------------
 
@@ -126,8 +127,10 @@ def _apply_locked(
     before = _state(game)
     after, events = engine.apply_move(before, move)
     number = after.version
-    move_row = Move.objects.create(
-        game=game, number=number, seat=move.get("seat"), payload=move, events=events, by_user=by
+    # R9.2: a move is appended once; a doubled number is refused by the (game, number)
+    # constraint (IntegrityError, nothing written).
+    move_row = move_insert(
+        game, number=number, seat=move.get("seat"), payload=move, events=events, by=by
     )
     _record_plays(game, before, after, move, events, move_row, seats, now)
     game.state = after.to_dict()
@@ -137,7 +140,7 @@ def _apply_locked(
     if after.is_over:
         _finish(game, after, seats, now)
         pause = None
-    game.save()
+    game_update(game)  # the columns a move changes (writes.GAME_MOVE_FIELDS)
     scheduling.schedule_bot(game_id=game.pk, pause=pause)
     return events
 
