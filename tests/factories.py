@@ -99,3 +99,18 @@ def class_table(
     )
     ClassTable.objects.create(game=game, session=session)  # as classgames.services links it
     return game_services.game_start(game=game)
+
+
+def tick_to_end(game: Game, now, *, step_seconds: int = 6, most: int = 2000) -> Game:
+    """Let the clock run on a started game, `step_seconds` at a time from `now`, applying what
+    falls due at each step (game_tick: time limits, computer players), until it is no longer
+    running; `game` refreshed. AssertionError if it still runs after `most` steps."""
+    from datetime import timedelta
+
+    for _ in range(most):
+        now += timedelta(seconds=step_seconds)
+        game_services.game_tick(game_id=game.pk, now=now)
+        game.refresh_from_db()
+        if game.status != Game.Status.RUNNING:
+            return game
+    raise AssertionError(f"game {game.pk} still runs after {most} steps")

@@ -45,7 +45,7 @@ def bo(classroom):
 def make_game(school, classroom):
     """A started game with the given players; by default the table opens with 2 3 5."""
 
-    def make(players, *, draw=TABLE_2_3_5, start=True, **settings):
+    def make(players, *, draw=TABLE_2_3_5, start=True, seed=None, **settings):
         settings.setdefault("turn_time", 120)
         settings.setdefault("challenge_window", 10)
         game = services.game_create(
@@ -55,6 +55,7 @@ def make_game(school, classroom):
             settings=settings,
             draw_order=list(draw),
             label="T1",
+            seed=seed,
         )
         if start:
             game = services.game_start(game=game)

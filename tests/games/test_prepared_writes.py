@@ -12,8 +12,6 @@ suite's database (PostgreSQL in CI); SQLite's is tests/site/test_sqlite_class.py
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
 from django.db import IntegrityError
 from django.forms.models import model_to_dict
@@ -22,6 +20,7 @@ from django.utils import timezone
 from games import services
 from games.models import Game, Move, Play
 from games.services import moves, writes
+from tests.factories import tick_to_end
 
 SKIP = {"id", "created_at"}  # each row's own
 CLOCKS = ("started_at", "timer_deadline", "bot_due_at", "phase_started_at", "last_move_at")
@@ -38,41 +37,22 @@ def _row(obj, skip=()) -> dict:
     return {k: v for k, v in values.items() if k not in SKIP and k not in skip}
 
 
-def _game(school, classroom, anna, seed):
-    game = services.game_create(
-        school=school,
-        classroom=classroom,
-        players=[{"student": anna}, {"bot": "medium"}, {"bot": "hard"}],
-        settings={"turn_time": 5, "challenge_window": 3},
-        draw_order=[],
-        label="T1",
-        seed=seed,
-    )
-    return services.game_start(game=game)
-
-
-def _play(game, start) -> None:
-    now = start
-    for _ in range(2000):
-        now += timedelta(seconds=6)
-        services.game_tick(game_id=game.pk, now=now)
-        game.refresh_from_db()
-        if game.status != Game.Status.RUNNING:
-            return
-    raise AssertionError("the game did not end")
+def _game(make_game, anna, seed):
+    players = [{"student": anna}, {"bot": "medium"}, {"bot": "hard"}]
+    return make_game(players, draw=[], seed=seed, turn_time=5, challenge_window=3)
 
 
 @pytest.mark.django_db
-def test_prepared_writes_leave_the_orms_rows(school, classroom, anna, monkeypatch):
-    orm = _game(school, classroom, anna, seed=4242)
-    prepared = _game(school, classroom, anna, seed=4242)
+def test_prepared_writes_leave_the_orms_rows(make_game, anna, monkeypatch):
+    orm = _game(make_game, anna, seed=4242)
+    prepared = _game(make_game, anna, seed=4242)
     Game.objects.filter(pk=prepared.pk).update(**{c: getattr(orm, c) for c in CLOCKS})
     start = timezone.now()
 
     with monkeypatch.context() as m:
         m.setattr(moves, "move_insert", _orm_insert)
         m.setattr(moves, "game_update", lambda game: game.save())
-        _play(orm, start)
+        tick_to_end(orm, start)
 
     updates = []
     real_update = writes.game_update
@@ -84,7 +64,7 @@ def test_prepared_writes_leave_the_orms_rows(school, classroom, anna, monkeypatc
         updates.append(game.version)
 
     monkeypatch.setattr(moves, "game_update", checked_update)
-    _play(prepared, start)
+    tick_to_end(prepared, start)
 
     assert len(updates) > 10 and prepared.status == Game.Status.FINISHED
     assert _row(prepared, {"seed"}) != {} and orm.finished_at is not None

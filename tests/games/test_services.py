@@ -247,13 +247,7 @@ def test_a_whole_game_between_one_student_and_bots_ends_with_places(make_game, a
         turn_time=5,
         challenge_window=3,
     )
-    now = timezone.now()
-    for _ in range(2000):
-        now += timedelta(seconds=6)
-        services.game_tick(game_id=game.pk, now=now)
-        game.refresh_from_db()
-        if game.status != Game.Status.RUNNING:
-            break
+    factories.tick_to_end(game, timezone.now())
     assert game.status == Game.Status.FINISHED and game.finished_at
     seats = list(Seat.objects.filter(game=game))
     assert all(s.score is not None and s.place >= 1 for s in seats)
