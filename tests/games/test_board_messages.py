@@ -16,36 +16,16 @@ from django.core.management import CommandError, call_command, get_commands
 from django.test import override_settings
 
 from games import board
+from tests.catalogues import Entry, read_po
 
 BOARD = board.FOLDER / "games" / "board"
 LOCALE = Path(board.FOLDER).parent / "locale"
 QUOTED = r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')"""
 
 
-def read_pot(path: Path) -> dict[tuple[str | None, str], dict]:
-    """The entries of a .pot file: (context, message) -> its plural and references."""
-    entries: dict[tuple[str | None, str], dict] = {}
-    for block in path.read_text(encoding="utf-8").split("\n\n"):
-        fields: dict[str, str] = {}
-        refs: list[str] = []
-        key = None
-        for line in block.splitlines():
-            if line.startswith("#:"):
-                refs += line[2:].split()
-            elif line.startswith('"') and key:
-                fields[key] += ast.literal_eval(line)
-            elif line.startswith(("msgctxt ", "msgid ", "msgid_plural ")):
-                key, _, value = line.partition(" ")
-                fields[key] = ast.literal_eval(value)
-            elif not line.startswith("#"):
-                key = None
-        if fields.get("msgid"):
-            entry = {"plural": fields.get("msgid_plural"), "refs": refs}
-            entries[(fields.get("msgctxt"), fields["msgid"])] = entry
-    return entries
-
-
-def make_messages(tmp_path: Path, monkeypatch, templates: dict[str, str], stderr=None) -> dict:
+def make_messages(
+    tmp_path: Path, monkeypatch, templates: dict[str, str], stderr=None
+) -> dict[tuple[str | None, str], Entry]:
     """Run the project's makemessages over `templates` (name -> source) in tmp_path and read
     the .pot it made."""
     folder = tmp_path / "templates" / "games" / "board"
@@ -57,7 +37,7 @@ def make_messages(tmp_path: Path, monkeypatch, templates: dict[str, str], stderr
     with override_settings(LOCALE_PATHS=[str(tmp_path / "locale")]):
         call_command("makemessages", locale=["fr"], keep_pot=True, verbosity=0, stderr=stderr)
     assert not list(folder.glob("*.py"))  # the files xgettext read are gone
-    return read_pot(tmp_path / "locale" / "django.pot")
+    return read_po(tmp_path / "locale" / "django.pot")
 
 
 @pytest.fixture
@@ -103,8 +83,8 @@ def test_every_message_of_the_board_is_extracted_with_its_context_plural_and_lin
 
     assert set(pot) == set(wanted)  # every message, and nothing else
     for key, plural in wanted.items():
-        assert pot[key]["plural"] == plural, key
-        assert where[key] <= set(pot[key]["refs"]), key
+        assert pot[key].plural == plural, key
+        assert where[key] <= set(pot[key].refs), key
 
 
 def test_an_apostrophe_in_the_html_hides_no_message(tmp_path, monkeypatch, untouched):
@@ -120,7 +100,7 @@ def test_an_apostrophe_in_the_html_hides_no_message(tmp_path, monkeypatch, untou
     told = io.StringIO()
     pot = make_messages(tmp_path, monkeypatch, {"snippet.jinja": snippet}, stderr=told)
     ref = "templates/games/board/snippet.jinja"
-    assert pot == {
+    assert {key: {"plural": e.plural, "refs": e.refs} for key, e in pot.items()} == {
         (None, "Say it!"): {"plural": None, "refs": [f"{ref}:1"]},
         ("seconds", "s"): {"plural": None, "refs": [f"{ref}:2"]},
         (None, "%(name)s's turn."): {"plural": None, "refs": [f"{ref}:2"]},
