@@ -35,6 +35,9 @@ def test_sign_in_with_three_pictures_found_by_their_word(
     page.fill("#class-code", classroom.code)
     page.click("button[type=submit]")
     page.click("a.name-btn:has-text('Anna')")
+    # The name is a link: wait for the pictures' page, not the names' page being left (an empty
+    # list of images on the old page is "all loaded").
+    expect(page.locator("button.picture-btn img")).to_have_count(16)
     images = _loaded(page, "button.picture-btn img")
     assert len(images) == 16 and all(ok for _src, ok in images), images
     page.screenshot(path=str(tmp_path / f"signin-{viewport['width']}.png"))
