@@ -15,6 +15,7 @@ from django.db.models import Q, QuerySet
 from django.http import Http404
 from django.utils import timezone
 
+from classgames import reads
 from classgames.models import ClassTable, session_id_of
 from classrooms import permissions
 from classrooms.models import Classroom
@@ -52,9 +53,9 @@ def seated(seat: Seat, game: Game) -> bool:
 def board_session_tables(session) -> list[dict[str, Any]]:
     """The tables of a class game, for the board's chooser: label, status, players, and which
     children sit at their table already (their names light up as they do)."""
-    games = list(session.games.order_by("pk").defer("draw_order", "state"))
+    games = reads.session_games(session, reads.BOARD_FIELDS)
     seats: dict[int, list[Seat]] = {}
-    for seat in Seat.objects.filter(game__in=games).order_by("game", "position"):
+    for seat in reads.session_seats(session, reads.SEAT_FIELDS):
         seats.setdefault(seat.game_id, []).append(seat)
     tables = []
     for g in games:

@@ -24,6 +24,7 @@ from games.wording import (
     verdict_message,
 )
 
+from . import reads
 from .models import ClassAttendance, ClassSession
 
 
@@ -113,13 +114,10 @@ TABLET_QUIET_SECONDS = 60
 LIVE_REFRESH_BUCKET_SECONDS = 20
 
 
-def session_pulse(session) -> list[tuple]:
-    """One small query: what changes between two polls (id, version, status, deadlines)."""
-    return list(
-        session.games.order_by("pk").values_list(
-            "pk", "version", "status", "timer_deadline", "bot_due_at"
-        )
-    )
+def session_pulse(session, *, only=None) -> list[tuple]:
+    """One small query: what changes between two polls (id, version, status, deadlines), of
+    every table or of those of `only` (classgames.reads)."""
+    return reads.session_pulse(session, only=only)
 
 
 def session_fingerprint(pulse: list[tuple], now) -> str:
@@ -166,21 +164,26 @@ def live_shown(session_status: str, marks: list[str]) -> str:
     return session_status + ":" + ".".join(marks)
 
 
-def live_table_marks(session, now) -> list[tuple[int, bool, str]]:
+def live_marked_games(session) -> list[Game]:
+    """The class game's tables with what their marks read (reads.MARK_FIELDS: the pulse's
+    columns among them), in the page's order: one query."""
+    return reads.session_games(session, reads.MARK_FIELDS)
+
+
+def pulse_of(games: list[Game]) -> list[tuple]:
+    """session_pulse's rows from games read with their marks' fields (live_marked_games)."""
+    return [(g.pk, g.version, g.status, g.timer_deadline, g.bot_due_at) for g in games]
+
+
+def live_table_marks(session, now, games: list[Game] | None = None) -> list[tuple[int, bool, str]]:
     """(game id, over, mark: table_mark) of every table in the page's order, from the rows in
-    two queries: what the view's poll compares with the page's word (a 204, or sections)."""
-    games = list(
-        session.games.order_by("pk").only(
-            "pk", "version", "status", "last_move_at", "started_at", "phase_started_at"
-        )
-    )
+    two queries (one when `games` were read already: live_marked_games): what the view's poll
+    compares with the page's word (a 204, or sections)."""
+    if games is None:
+        games = live_marked_games(session)
     seats: dict[int, list[tuple[str, object]]] = {}
-    for game_id, bot, seen in (
-        Seat.objects.filter(game__in=games)
-        .order_by("game_id", "position")
-        .values_list("game_id", "bot", "last_seen_at")
-    ):
-        seats.setdefault(game_id, []).append((bot, seen))
+    for seat in reads.session_seats(session, reads.SEAT_MARK_FIELDS):
+        seats.setdefault(seat.game_id, []).append((seat.bot, seat.last_seen_at))
     over = (Game.Status.FINISHED, Game.Status.ABANDONED)
     return [
         (game.pk, game.status in over, table_mark(game, seats.get(game.pk, []), now))
@@ -355,13 +358,7 @@ def _live_flags(game, seats, by_position: dict, view: dict | None, now) -> list[
 def live_tables(session, now, *, only: list[int] | None = None) -> list[dict]:
     """Every table of a class game (or those of `only` that are among them): two queries
     whatever the number of tables or moves."""
-    games = (
-        session.games.order_by("pk")
-        .defer("draw_order")
-        .prefetch_related(Prefetch("seats", queryset=Seat.objects.order_by("position")))
-    )
-    if only is not None:
-        games = games.filter(pk__in=only)
+    games = reads.session_games(session, reads.LIVE_FIELDS, only=only, with_seats=reads.SEAT_FIELDS)
     return [live_table(game, now) for game in games]
 
 

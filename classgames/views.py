@@ -207,14 +207,17 @@ def session_live(request: HttpRequest, pk: int) -> HttpResponse:
     """Every table of a class game on one screen; HTMX polls it and gets 204 when nothing moved."""
     session = class_game_permissions.session_get(request.user, pk)
     now = timezone.now()
-    pulse = selectors.session_pulse(session)
+    # The tables' rows as the marks below read them (the pulse's columns among them): read
+    # again below only if a table moved meanwhile.
+    games = selectors.live_marked_games(session)
     # The policy of every page showing a running game (games.services.due_moves_apply): a
     # due time limit or computer player that no worker has played is applied here, one service
-    # call per due table (found from the pulse already read, no query), so a table nobody's
+    # call per due table (found from the rows already read, no query), so a table nobody's
     # tablet watches still moves on without a worker (the embedded default, or Redis down).
-    for game_id, _version, status, deadline, bot_due in pulse:
+    for game_id, _version, status, deadline, bot_due in selectors.pulse_of(games):
         if page_due(status=status, timer_deadline=deadline, bot_due_at=bot_due, now=now):
             game_tick(game_id=game_id, now=now)
+            games = None
     # The demo's class game plays on while someone looks (demo: games.signals).
     class_game_shown.send(sender=ClassSession, session=session, now=now)
     # What the page shows, in a word (selectors.live_shown): the poll sends the word of the page
@@ -222,7 +225,7 @@ def session_live(request: HttpRequest, pk: int) -> HttpResponse:
     # view would show the same, or only the tables it shows out of date (a flag's minute that
     # turned, a move whose one-table fetch was missed), each swapped in its place (htmx's
     # out-of-band swap) with the "updated" time, rather than every table again.
-    marks = selectors.live_table_marks(session, now)
+    marks = selectors.live_table_marks(session, now, games)
     fingerprint = selectors.live_shown(session.status, [mark for *_row, mark in marks])
     shown = request.GET.get("v", "") if request.htmx else ""
     if shown == fingerprint:
@@ -266,7 +269,7 @@ def session_live_table(request: HttpRequest, pk: int, gid: int) -> HttpResponse:
     controls)."""
     session = class_game_permissions.session_get(request.user, pk)
     now = timezone.now()
-    pulse = [row for row in selectors.session_pulse(session) if row[0] == gid]
+    pulse = selectors.session_pulse(session, only=[gid])
     if not pulse:
         raise Http404("not a table of this class game")
     # The live view's policy for a due time limit or computer player (session_live).

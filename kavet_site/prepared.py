@@ -15,13 +15,17 @@ from django.db import connections
 
 
 class Columns:
-    """The concrete columns of `model` in a SELECT, under the table alias `name`."""
+    """The concrete columns of `model` in a SELECT, under the table alias `name`: all of them,
+    or those of `fields` (names, the primary key among them; the others are deferred in the
+    instances, as the ORM's only() and defer() leave them), in the model's order."""
 
-    def __init__(self, alias: str, model, name: str) -> None:
+    def __init__(self, alias: str, model, name: str, fields: tuple[str, ...] = ()) -> None:
         self.alias, self.model = alias, model
         connection = connections[alias]
         q = connection.ops.quote_name
-        fields = model._meta.concrete_fields
+        wanted = {model._meta.get_field(f) for f in fields}
+        # In the model's order, as Model.from_db takes the values of some of its fields.
+        fields = [f for f in model._meta.concrete_fields if not wanted or f in wanted]
         self.attnames = [f.attname for f in fields]
         self.columns = [f"{name}.{q(f.column)}" if name else q(f.column) for f in fields]
         self.converters = []
@@ -31,19 +35,24 @@ class Columns:
             if found:
                 self.converters.append((i, found, col))
 
+    def values(self, row, first: int = 0) -> list:
+        """The values at row[first:] as the fields hold them (each field's converters run)."""
+        values = list(row[first : first + len(self.attnames)])
+        if self.converters:
+            connection = connections[self.alias]
+            for index, found, col in self.converters:
+                value = values[index]
+                for convert in found:
+                    value = convert(value, col, connection)
+                values[index] = value
+        return values
+
     def instance(self, row, first: int = 0):
         """The instance of the values at row[first:], or None where they are NULL (a LEFT JOIN
         that found nothing)."""
-        values = list(row[first : first + len(self.attnames)])
-        if values[0] is None:
+        if row[first] is None:
             return None
-        connection = connections[self.alias]
-        for index, found, col in self.converters:
-            value = values[index]
-            for convert in found:
-                value = convert(value, col, connection)
-            values[index] = value
-        return self.model.from_db(self.alias, self.attnames, values)
+        return self.model.from_db(self.alias, self.attnames, self.values(row, first))
 
 
 class Statement:

@@ -1,0 +1,145 @@
+"""A class game's tables and seats as statements written once per database alias (issue 38).
+
+The teacher's live view reads its class game's tables at every poll, and again for each table
+that moved (the one-table fetch a push makes the page send), the class board at each of its
+polls: Django building and compiling those querysets (the prefetch of the seats, a filter per
+call) was 6-9 % of the web workers' CPU at 30 moves/s with 10,000 tablets, several times what
+PostgreSQL spent running them. Here each read is one SELECT made once (kavet_site.prepared), its
+rows made into the instances the ORM would have given: the same fields (the others deferred),
+the same converters, the games' seats in their prefetch cache and each seat's game set, so
+`game.seats.all()` and `seat.game` ask nothing more.
+tests/classgames/test_reads.py compares them with the ORM's querysets.
+"""
+
+from __future__ import annotations
+
+from django.db import connections, router
+
+from games.models import Game, Seat
+from kavet_site.prepared import Columns, Statement
+
+from .models import ClassTable
+
+# What the pulse and the marks of the live view read of a table (its moves, status and times).
+PULSE_FIELDS = ("id", "version", "status", "timer_deadline", "bot_due_at")
+MARK_FIELDS = (*PULSE_FIELDS, "last_move_at", "started_at", "phase_started_at")
+
+
+def _names(model, *, without: tuple[str, ...] = ()) -> tuple[str, ...]:
+    return tuple(f.name for f in model._meta.concrete_fields if f.name not in without)
+
+
+# The live view's tables: every column but the shuffled draw pile; the class board's: nor the
+# state (R1.5: the pile is no page's; the board's chooser shows no card).
+LIVE_FIELDS = _names(Game, without=("draw_order",))
+BOARD_FIELDS = _names(Game, without=("draw_order", "state"))
+SEAT_FIELDS = _names(Seat)
+SEAT_MARK_FIELDS = ("id", "game", "bot", "last_seen_at")
+
+
+def _in(q, column: str, count: int) -> str:
+    return f" AND {column} IN ({', '.join(['%s'] * count)})" if count else ""
+
+
+class _SessionGames(Statement):
+    """The games of a class game (of `count` of them, when counted), in the order of their ids."""
+
+    def __init__(self, alias: str, fields: tuple[str, ...], count: int) -> None:
+        self.alias = alias
+        q = connections[alias].ops.quote_name
+        self.columns = Columns(alias, Game, "g", fields)
+        link = ClassTable._meta
+        game_pk = f"g.{q(Game._meta.pk.column)}"
+        self.sql = (
+            f"SELECT {', '.join(self.columns.columns)} FROM {q(Game._meta.db_table)} g"
+            f" INNER JOIN {q(link.db_table)} t ON t.{q(link.get_field('game').column)} = {game_pk}"
+            f" WHERE t.{q(link.get_field('session').column)} = %s{_in(q, game_pk, count)}"
+            f" ORDER BY {game_pk}"
+        )
+
+    def rows(self, session_id: int, only: list[int]) -> list:
+        with connections[self.alias].cursor() as cursor:
+            cursor.execute(self.sql, [session_id, *only])
+            return cursor.fetchall()
+
+
+class _SessionSeats(Statement):
+    """The seats of a class game's tables (of `count` of them), by table and position."""
+
+    def __init__(self, alias: str, fields: tuple[str, ...], count: int) -> None:
+        self.alias = alias
+        q = connections[alias].ops.quote_name
+        self.columns = Columns(alias, Seat, "s", fields)
+        link = ClassTable._meta
+        seat_game = f"s.{q(Seat._meta.get_field('game').column)}"
+        self.sql = (
+            f"SELECT {', '.join(self.columns.columns)} FROM {q(Seat._meta.db_table)} s"
+            f" INNER JOIN {q(link.db_table)} t ON t.{q(link.get_field('game').column)} = {seat_game}"
+            f" WHERE t.{q(link.get_field('session').column)} = %s{_in(q, seat_game, count)}"
+            f" ORDER BY {seat_game}, s.{q(Seat._meta.get_field('position').column)}"
+        )
+
+    def rows(self, session_id: int, only: list[int]) -> list:
+        with connections[self.alias].cursor() as cursor:
+            cursor.execute(self.sql, [session_id, *only])
+            return cursor.fetchall()
+
+
+def _only(only) -> list[int]:
+    return sorted({int(pk) for pk in only}) if only is not None else []
+
+
+def session_games(
+    session, fields: tuple[str, ...], *, only=None, with_seats: tuple[str, ...] = ()
+) -> list[Game]:
+    """session.games.order_by("pk").only(*fields) (`only`: of those game ids alone), and with
+    `with_seats` (the seats' fields) each game's seats as prefetch_related("seats") leaves them,
+    by position, each with its game."""
+    ids = _only(only)
+    if only is not None and not ids:
+        return []
+    read = _SessionGames.of(router.db_for_read(Game), tuple(fields), len(ids))
+    games = [read.columns.instance(row) for row in read.rows(session.pk, ids)]
+    if with_seats:
+        by_game: dict[int, list[Seat]] = {game.pk: [] for game in games}
+        for seat in session_seats(session, with_seats, only=only):
+            if seat.game_id in by_game:
+                by_game[seat.game_id].append(seat)
+        game_field = Seat._meta.get_field("game")
+        for game in games:
+            seats = by_game[game.pk]
+            for seat in seats:
+                game_field.set_cached_value(seat, game)
+            _prefetched(game, "seats", seats)
+    return games
+
+
+def session_seats(session, fields: tuple[str, ...], *, only=None) -> list[Seat]:
+    """Seat.objects.filter(game__in=session.games).only(*fields), by table and position."""
+    ids = _only(only)
+    if only is not None and not ids:
+        return []
+    read = _SessionSeats.of(router.db_for_read(Seat), tuple(fields), len(ids))
+    return [read.columns.instance(row) for row in read.rows(session.pk, ids)]
+
+
+def session_pulse(session, *, only=None) -> list[tuple]:
+    """(id, version, status, timer_deadline, bot_due_at) of each table, in the order of ids."""
+    ids = _only(only)
+    if only is not None and not ids:
+        return []
+    read = _SessionGames.of(router.db_for_read(Game), PULSE_FIELDS, len(ids))
+    order = [read.columns.attnames.index(Game._meta.get_field(f).attname) for f in PULSE_FIELDS]
+    pulse = []
+    for row in read.rows(session.pk, ids):
+        values = read.columns.values(row)
+        pulse.append(tuple(values[i] for i in order))
+    return pulse
+
+
+def _prefetched(instance, name: str, objects: list) -> None:
+    """`objects` as what prefetch_related(name) leaves in `instance` (manager.all() reads it)."""
+    queryset = getattr(instance, name).all()
+    queryset._result_cache = objects
+    queryset._prefetch_done = True
+    instance.__dict__.setdefault("_prefetched_objects_cache", {})[name] = queryset
