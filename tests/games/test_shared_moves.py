@@ -42,6 +42,9 @@ def test_each_version_from_the_last_is_the_full_read(board_caches, make_game, an
         assert cache.get(table_cache._moves_key(game, limit, game.version - 1)) is not None
         got = table_cache.shared_moves(game, limit)
         assert [(m.number, m.events) for m in got] == full(game, limit)
+        # The full read itself (one statement made once), at every version.
+        got = table_cache._moves_last(game.pk, limit)
+        assert [(m.number, m.events) for m in got] == full(game, limit)
     # Without the previous version's list (expired, another status): the full read.
     cache.clear()
     game = play_one(game)
