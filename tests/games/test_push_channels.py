@@ -166,3 +166,31 @@ def test_an_older_publishers_message_on_the_site_channel_is_delivered(redis_url,
         assert _decode(_encode(Change(5, 6))) == Change(5, 6)
     finally:
         listening.stop()
+
+
+def test_between_whole_checks_the_subscriber_drops_exactly_the_channels_left(bridges, monkeypatch):
+    """The subscriber looks at the channels asked for and left since its last look, and checks
+    every channel against every stream only now and then (RedisBridge.FULL_RECONCILE): a
+    table whose last stream closed is dropped, one with a stream left or opened again is
+    kept, whatever the order of the closing and the opening."""
+    hub, listening, sender = bridges
+    monkeypatch.setattr(listening, "FULL_RECONCILE", 3600.0)  # no whole check in this test
+    watchers = {n: hub.watch(table_channel(n)) for n in range(10, 20)}
+    second = hub.watch(table_channel(15))  # table 15 has two streams
+    names = {n: listening.redis_channel(table_channel(n)) for n in range(10, 20)}
+    assert set(names.values()) <= listening.channels()
+    for n in range(10, 16):
+        hub.unwatch(watchers[n])
+    again = hub.watch(table_channel(12))  # closed and opened again at once: still heard
+    _until(lambda: not ({names[n] for n in (10, 11, 13, 14)} & listening.channels()))
+    time.sleep(RedisBridge.RECONCILE + 0.3)
+    kept = {names[n] for n in (12, 15, 16, 17, 18, 19)}
+    assert kept <= listening.channels()
+    heard = list(listening.heard)
+    assert sender.publish(Change(12, 1)) and sender.publish(Change(10, 1))
+    _until(lambda: listening.heard[0] == heard[0] + 1)  # table 12's message, not table 10's
+    time.sleep(0.3)
+    assert listening.heard[0] == heard[0] + 1
+    for w in (again, second, *(watchers[n] for n in range(16, 20))):
+        hub.unwatch(w)
+    _until(lambda: not (set(names.values()) & listening.channels()))
