@@ -15,6 +15,7 @@ from games.engine import events as ev
 from games.wording import TIMEOUT_CODE
 
 from ..models import Game, Move, Play, Seat
+from .writes import plays_insert
 
 # --- what each student did, for the reports ----------------------------------------------------
 
@@ -152,7 +153,7 @@ def _record_plays(
         elif isinstance(event, ev.ChallengeCalled):
             plays.append(Play(kind=Play.Kind.CHALLENGE, text="Kavet 'm eus!", **base))
     if plays:
-        Play.objects.bulk_create(plays)
+        plays_insert(plays)  # Play.objects.bulk_create(plays), a statement made once
     for event in events:
         if isinstance(event, ev.ChallengeRuled):
             outcome = event.outcome[:10]

@@ -1,13 +1,15 @@
-"""A move's two writes as statements written once per database alias (issue 38).
+"""A move's writes as statements written once per database alias (issue 38).
 
-The Move row and the game's row were written through the ORM, compiled on every move
-(Move.objects.create; game.save(), an UPDATE of every column of the game). `move_insert` is the
-same INSERT (RETURNING the new id, on PostgreSQL and SQLite alike) and `game_update` an UPDATE
-of the columns a move changes (GAME_MOVE_FIELDS: what _apply_locked, _stamp_deadlines, _finish
-and _tick_locked set), each value taken through its field's get_db_prep_save as the ORM does.
-R9.2: moves are append-only; the (game, number) constraint still refuses a doubled move with
-the same IntegrityError, the transaction marked for rollback as the ORM's save marks it.
-tests/games/test_prepared_writes.py compares the rows with the ORM's.
+The Move row, the game's row and the plays' rows were written through the ORM, compiled on
+every move (Move.objects.create; game.save(), an UPDATE of every column of the game;
+Play.objects.bulk_create). `move_insert` is the same INSERT (RETURNING the new id, on
+PostgreSQL and SQLite alike), `plays_insert` the plays' INSERT (one statement per number of
+rows), and `game_update` an UPDATE of the columns a move changes (GAME_MOVE_FIELDS: what
+_apply_locked, _stamp_deadlines, _finish and _tick_locked set), each value taken through its
+field's get_db_prep_save as the ORM does. R9.2: moves are append-only; the (game, number)
+constraint still refuses a doubled move with the same IntegrityError, the transaction marked
+for rollback as the ORM's save marks it. tests/games/test_prepared_writes.py compares the rows
+with the ORM's.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from django.utils import timezone
 from classrooms.models import User
 from kavet_site.prepared import Statement
 
-from ..models import Game, Move
+from ..models import Game, Move, Play
 
 # Every column of the game's row a move (or the due moves before it) may change.
 GAME_MOVE_FIELDS = (
@@ -77,6 +79,36 @@ def move_insert(
     row._state.adding = False
     row._state.db = alias
     return row
+
+
+class _PlaysInsert(Statement):
+    def __init__(self, alias: str, count: int) -> None:
+        q = connections[alias].ops.quote_name
+        meta = Play._meta
+        self.fields = [f for f in meta.concrete_fields if not f.primary_key]
+        columns = ", ".join(q(f.column) for f in self.fields)
+        row = "(" + ", ".join(["%s"] * len(self.fields)) + ")"
+        self.sql = f"INSERT INTO {q(meta.db_table)} ({columns}) VALUES {', '.join([row] * count)}"
+
+
+def plays_insert(plays: list[Play]) -> None:
+    """Play.objects.bulk_create(plays) in a statement made once per database and number of
+    rows (one, most moves; nothing reads their ids back)."""
+    if not plays:
+        return
+    alias = router.db_for_write(Play)
+    made = _PlaysInsert.of(alias, len(plays))
+    connection = connections[alias]
+    params = [
+        f.get_db_prep_save(f.pre_save(play, True), connection)
+        for play in plays
+        for f in made.fields
+    ]
+    with transaction.mark_for_rollback_on_error(alias), connection.cursor() as cursor:
+        cursor.execute(made.sql, params)
+    for play in plays:
+        play._state.adding = False
+        play._state.db = alias
 
 
 def game_update(game: Game) -> None:

@@ -3,7 +3,8 @@
 The same game is played twice from the same seed and clocks, once through the ORM's writes
 (Move.objects.create, game.save() of every column) and once through the prepared statements,
 to its end (R6.3: the finish sets status, finished_at and clears the deadlines): the game's,
-the moves' and the plays' rows are compared field by field. After every prepared UPDATE the
+the moves' and the plays' rows are compared field by field (the plays written by bulk_create
+there, by plays_insert here). After every prepared UPDATE the
 stored row is the instance in memory, column for column (what game.save() would have stored):
 a column a move changes but GAME_MOVE_FIELDS misses fails here. R9.2: moves are append-only;
 a doubled move number is still refused by the constraint, nothing changed. This runs on the
@@ -19,7 +20,7 @@ from django.utils import timezone
 
 from games import services
 from games.models import Game, Move, Play
-from games.services import moves, writes
+from games.services import moves, plays, writes
 from tests.factories import tick_to_end
 
 SKIP = {"id", "created_at"}  # each row's own
@@ -52,6 +53,7 @@ def test_prepared_writes_leave_the_orms_rows(make_game, anna, monkeypatch):
     with monkeypatch.context() as m:
         m.setattr(moves, "move_insert", _orm_insert)
         m.setattr(moves, "game_update", lambda game: game.save())
+        m.setattr(plays, "plays_insert", Play.objects.bulk_create)
         tick_to_end(orm, start)
 
     updates = []
@@ -75,10 +77,10 @@ def test_prepared_writes_leave_the_orms_rows(make_game, anna, monkeypatch):
     for a, b in zip(mine, theirs, strict=True):
         assert _row(a, {"game_id"}) == _row(b, {"game_id"})
         assert a.created_at is not None
-    plays = [list(Play.objects.filter(game=g).order_by("at", "pk")) for g in (prepared, orm)]
-    assert len(plays[0]) == len(plays[1]) > 0
+    rows = [list(Play.objects.filter(game=g).order_by("at", "pk")) for g in (prepared, orm)]
+    assert len(rows[0]) == len(rows[1]) > 0
     numbers = [{m.pk: m.number for m in ms} for ms in (mine, theirs)]
-    for a, b in zip(*plays, strict=True):
+    for a, b in zip(*rows, strict=True):
         assert _row(a, {"game_id", "move_id"}) == _row(b, {"game_id", "move_id"})
         assert numbers[0][a.move_id] == numbers[1][b.move_id]
 
@@ -111,3 +113,39 @@ def test_a_doubled_move_number_is_still_refused_with_nothing_changed(make_game, 
     assert _row(Game.objects.get(pk=game.pk)) == before
     after = Move.objects.filter(game=game).count(), Play.objects.filter(game=game).count()
     assert after == counts
+
+
+@pytest.mark.django_db
+def test_the_plays_insert_writes_several_rows_as_bulk_create(make_game, anna, bo):
+    game = make_game([{"student": anna}, {"student": bo}])
+    now = timezone.now()
+
+    def made():
+        return [
+            Play(
+                student=student,
+                game=game,
+                kind=kind,
+                at=now,
+                text=text,
+                ok=ok,
+                operation={"cards": [3, 4], "value": 7} if ok else None,
+                skills=["add"] if ok else [],
+                tier=1,
+                number_range=10,
+                reaction_ms=None if ok is None else 1200,
+            )
+            for student, kind, text, ok in (
+                (anna, Play.Kind.ANNOUNCE, "3 + 4 = 7", True),
+                (bo, Play.Kind.CHALLENGE, "Kavet 'm eus!", None),
+                (anna, Play.Kind.NOTHING, "", False),
+            )
+        ]
+
+    for count in (1, 3):
+        writes.plays_insert(made()[:count])
+        Play.objects.bulk_create(made()[:count])
+    written = list(Play.objects.filter(game=game).order_by("pk"))
+    assert len(written) == 8
+    ours, theirs = written[:1] + written[2:5], written[1:2] + written[5:]
+    assert [_row(p) for p in ours] == [_row(p) for p in theirs]
