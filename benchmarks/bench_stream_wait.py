@@ -3,7 +3,7 @@ heartbeat) and per wait woken by a change, for thousands of streams on one event
 what the Redis subscriber's look at the streams opened and closed costs (RedisBridge._reconcile),
 beside its whole check of every channel (as it looked at every turn before), in the same run.
 
-    .venv/bin/python benchmarks/bench_stream_wait.py [--streams 5000] [--waits 20]
+    .venv/bin/python benchmarks/bench_stream_wait.py [--streams 5000] [--waits 20] [--quick]
 
 The yardstick, in the same run: the same waits made as they were before 952ef51, with
 asyncio.wait_for over an asyncio.Event (a task per wait on Python 3.11). Compare the ratio; on a
@@ -22,6 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kavet_site.settings")
+
+from benchmarks.quick import parse_args  # noqa: E402
 
 
 class EventWaiter:
@@ -85,7 +87,7 @@ def main() -> None:
     parser.add_argument("--streams", type=int, default=5000)
     parser.add_argument("--waits", type=int, default=20)
     parser.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args()
+    args = parse_args(parser, quick={"streams": 500, "waits": 5, "runs": 1})
     import django
 
     django.setup()
