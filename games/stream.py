@@ -68,7 +68,11 @@ from kavet_site.clientip import client_bucket
 
 log = logging.getLogger(__name__)
 
-HEARTBEAT = 15.0  # seconds between keep-alive events (push_events.Heartbeat)
+# Seconds between keep-alive events (push_events.Heartbeat). 25, not 15: 10,000 open streams
+# sent 667 a second, each a wait, a write through uvicorn and a read by the tablet (issue 38);
+# proxies' read timeouts are 60 s by default, and a tablet gives a stream up after 60 s of
+# silence (static/js/live.js: SILENT_AFTER, over two heartbeats).
+HEARTBEAT = 25.0
 # Seconds before the server closes a stream (the browser reconnects, so the streams spread
 # again over the processes behind a load balancer, within half an hour of a new one). Each
 # reconnect costs a stream's opening (the session, its permission read, its cap's ticket) and

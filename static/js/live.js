@@ -14,7 +14,7 @@
    (a proxy that buffers) counts as failed. After a reconnect the page gets kavet:changed with
    resync: true, so whatever was missed while the connection was down is fetched once.
 
-   The server sends an `hb` event every 15 s while it has nothing else to say: a stream silent
+   The server sends an `hb` event every 25 s while it has nothing else to say: a stream silent
   for SILENT_AFTER has stalled without an error (a connection dropped on the way without a
   word), and is given up as a failed one (the page polls, and opens another later).
 
@@ -31,7 +31,7 @@
   var MAX_FAILURES = 3;     // failures in a row before the page is told to poll again
   var HELLO_WITHIN = 5000;  // ms after opening for the first event
   var RETRY_AFTER = 30000;  // ms before trying again once the stream was given up
-  var SILENT_AFTER = 50000; // ms without any event (hb every 15 s) before the stream counts as stalled
+  var SILENT_AFTER = 60000; // ms without any event (hb every 25 s) before the stream counts as stalled
   var source = null, url = null, failures = 0, state = "", heard = false, watched = false;
   var helloTimer = null, retryTimer = null, silentTimer = null;
 
