@@ -37,46 +37,30 @@ SEAT_FIELDS = _names(Seat)
 SEAT_MARK_FIELDS = ("id", "game", "bot", "last_seen_at")
 
 
-def _in(q, column: str, count: int) -> str:
+def _in(column: str, count: int) -> str:
     return f" AND {column} IN ({', '.join(['%s'] * count)})" if count else ""
 
 
-class _SessionGames(Statement):
-    """The games of a class game (of `count` of them, when counted), in the order of their ids."""
+class _SessionRows(Statement):
+    """The rows of `model` (Game or Seat) of a class game's tables (of `count` of them, when
+    counted), by table (and position)."""
 
-    def __init__(self, alias: str, fields: tuple[str, ...], count: int) -> None:
+    def __init__(self, alias: str, model, fields: tuple[str, ...], count: int) -> None:
         self.alias = alias
         q = connections[alias].ops.quote_name
-        self.columns = Columns(alias, Game, "g", fields)
+        self.columns = Columns(alias, model, "r", fields)
         link = ClassTable._meta
-        game_pk = f"g.{q(Game._meta.pk.column)}"
+        if model is Game:
+            game = f"r.{q(Game._meta.pk.column)}"
+            order = game
+        else:
+            game = f"r.{q(model._meta.get_field('game').column)}"
+            order = f"{game}, r.{q(model._meta.get_field('position').column)}"
         self.sql = (
-            f"SELECT {', '.join(self.columns.columns)} FROM {q(Game._meta.db_table)} g"
-            f" INNER JOIN {q(link.db_table)} t ON t.{q(link.get_field('game').column)} = {game_pk}"
-            f" WHERE t.{q(link.get_field('session').column)} = %s{_in(q, game_pk, count)}"
-            f" ORDER BY {game_pk}"
-        )
-
-    def rows(self, session_id: int, only: list[int]) -> list:
-        with connections[self.alias].cursor() as cursor:
-            cursor.execute(self.sql, [session_id, *only])
-            return cursor.fetchall()
-
-
-class _SessionSeats(Statement):
-    """The seats of a class game's tables (of `count` of them), by table and position."""
-
-    def __init__(self, alias: str, fields: tuple[str, ...], count: int) -> None:
-        self.alias = alias
-        q = connections[alias].ops.quote_name
-        self.columns = Columns(alias, Seat, "s", fields)
-        link = ClassTable._meta
-        seat_game = f"s.{q(Seat._meta.get_field('game').column)}"
-        self.sql = (
-            f"SELECT {', '.join(self.columns.columns)} FROM {q(Seat._meta.db_table)} s"
-            f" INNER JOIN {q(link.db_table)} t ON t.{q(link.get_field('game').column)} = {seat_game}"
-            f" WHERE t.{q(link.get_field('session').column)} = %s{_in(q, seat_game, count)}"
-            f" ORDER BY {seat_game}, s.{q(Seat._meta.get_field('position').column)}"
+            f"SELECT {', '.join(self.columns.columns)} FROM {q(model._meta.db_table)} r"
+            f" INNER JOIN {q(link.db_table)} t ON t.{q(link.get_field('game').column)} = {game}"
+            f" WHERE t.{q(link.get_field('session').column)} = %s{_in(game, count)}"
+            f" ORDER BY {order}"
         )
 
     def rows(self, session_id: int, only: list[int]) -> list:
@@ -98,7 +82,7 @@ def session_games(
     ids = _only(only)
     if only is not None and not ids:
         return []
-    read = _SessionGames.of(router.db_for_read(Game), tuple(fields), len(ids))
+    read = _SessionRows.of(router.db_for_read(Game), Game, tuple(fields), len(ids))
     games = [read.columns.instance(row) for row in read.rows(session.pk, ids)]
     if with_seats:
         by_game: dict[int, list[Seat]] = {game.pk: [] for game in games}
@@ -119,7 +103,7 @@ def session_seats(session, fields: tuple[str, ...], *, only=None) -> list[Seat]:
     ids = _only(only)
     if only is not None and not ids:
         return []
-    read = _SessionSeats.of(router.db_for_read(Seat), tuple(fields), len(ids))
+    read = _SessionRows.of(router.db_for_read(Seat), Seat, tuple(fields), len(ids))
     return [read.columns.instance(row) for row in read.rows(session.pk, ids)]
 
 
@@ -128,7 +112,7 @@ def session_pulse(session, *, only=None) -> list[tuple]:
     ids = _only(only)
     if only is not None and not ids:
         return []
-    read = _SessionGames.of(router.db_for_read(Game), PULSE_FIELDS, len(ids))
+    read = _SessionRows.of(router.db_for_read(Game), Game, PULSE_FIELDS, len(ids))
     order = [read.columns.attnames.index(Game._meta.get_field(f).attname) for f in PULSE_FIELDS]
     pulse = []
     for row in read.rows(session.pk, ids):
