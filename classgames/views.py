@@ -218,8 +218,11 @@ def session_live(request: HttpRequest, pk: int) -> HttpResponse:
         if page_due(status=status, timer_deadline=deadline, bot_due_at=bot_due, now=now):
             game_tick(game_id=game_id, now=now)
             games = None
-    # The demo's class game plays on while someone looks (demo: games.signals).
-    class_game_shown.send(sender=ClassSession, session=session, now=now)
+    # The demo's class game plays on while someone looks (demo: games.signals); a receiver
+    # answers how many moves it applied (then the rows are read again for the marks).
+    played = class_game_shown.send(sender=ClassSession, session=session, now=now)
+    if any(applied for _receiver, applied in played):
+        games = None
     # What the page shows, in a word (selectors.live_shown): the poll sends the word of the page
     # as it stands, one-table fetches included (static/js/kavet.js), and gets a 204 while the
     # view would show the same, or only the tables it shows out of date (a flag's minute that

@@ -69,3 +69,23 @@ def test_the_live_view_plays_a_turn_the_workers_could_not_get_to(
     game.refresh_from_db()
     assert game.version == version + 1
     assert Move.objects.filter(game=game, payload__type="timeout").count() == 1
+
+
+def test_the_view_that_moved_a_due_turn_on_shows_the_table_as_it_now_stands(
+    client, teacher, classroom, anna, bo
+):
+    """The poll reads the tables' rows once for the due turns and the marks; when it applied a
+    move it reads them again, so the page's word is the tables' after the move: the next poll
+    with that word answers 204, nothing to fetch again (R4.9)."""
+    from classgames import selectors
+
+    session, game = _due_table(classroom, teacher, [anna, bo], late=0.01)
+    client.force_login(teacher)
+    page = client.get(reverse("classrooms:session_live", args=[session.pk]))
+    game.refresh_from_db()
+    assert game.version == 1  # the turn timed out here
+    marks = selectors.live_table_marks(session, timezone.now())
+    word = selectors.live_shown(session.status, [mark for *_row, mark in marks])
+    assert f"?v={word}" in page.content.decode()
+    url = reverse("classrooms:session_live", args=[session.pk]) + f"?v={word}"
+    assert client.get(url, headers={"HX-Request": "true"}).status_code == 204
