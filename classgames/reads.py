@@ -109,16 +109,12 @@ def session_seats(session, fields: tuple[str, ...], *, only=None) -> list[Seat]:
 
 def session_pulse(session, *, only=None) -> list[tuple]:
     """(id, version, status, timer_deadline, bot_due_at) of each table, in the order of ids."""
-    ids = _only(only)
-    if only is not None and not ids:
-        return []
-    read = _SessionRows.of(router.db_for_read(Game), Game, PULSE_FIELDS, len(ids))
-    order = [read.columns.attnames.index(Game._meta.get_field(f).attname) for f in PULSE_FIELDS]
-    pulse = []
-    for row in read.rows(session.pk, ids):
-        values = read.columns.values(row)
-        pulse.append(tuple(values[i] for i in order))
-    return pulse
+    return pulse_of(session_games(session, PULSE_FIELDS, only=only))
+
+
+def pulse_of(games: list[Game]) -> list[tuple]:
+    """session_pulse's rows of games read with the pulse's fields (PULSE_FIELDS or more)."""
+    return [(g.pk, g.version, g.status, g.timer_deadline, g.bot_due_at) for g in games]
 
 
 def _prefetched(instance, name: str, objects: list) -> None:

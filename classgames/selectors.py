@@ -170,11 +170,6 @@ def live_marked_games(session) -> list[Game]:
     return reads.session_games(session, reads.MARK_FIELDS)
 
 
-def pulse_of(games: list[Game]) -> list[tuple]:
-    """session_pulse's rows from games read with their marks' fields (live_marked_games)."""
-    return [(g.pk, g.version, g.status, g.timer_deadline, g.bot_due_at) for g in games]
-
-
 def live_table_marks(session, now, games: list[Game] | None = None) -> list[tuple[int, bool, str]]:
     """(game id, over, mark: table_mark) of every table in the page's order, from the rows in
     two queries (one when `games` were read already: live_marked_games): what the view's poll

@@ -35,7 +35,7 @@ from games.selectors import name_seats
 from games.services import game_tick, page_due
 from games.signals import class_game_shown
 
-from . import live, selectors, services
+from . import live, reads, selectors, services
 from . import permissions as class_game_permissions
 from .models import ClassSession, session_id_of
 
@@ -214,7 +214,7 @@ def session_live(request: HttpRequest, pk: int) -> HttpResponse:
     # due time limit or computer player that no worker has played is applied here, one service
     # call per due table (found from the rows already read, no query), so a table nobody's
     # tablet watches still moves on without a worker (the embedded default, or Redis down).
-    for game_id, _version, status, deadline, bot_due in selectors.pulse_of(games):
+    for game_id, _version, status, deadline, bot_due in reads.pulse_of(games):
         if page_due(status=status, timer_deadline=deadline, bot_due_at=bot_due, now=now):
             game_tick(game_id=game_id, now=now)
             games = None

@@ -133,4 +133,4 @@ def test_the_live_views_rows_give_its_pulse_in_one_read(session):
     with CaptureQueriesContext(connection) as asked:
         games = selectors.live_marked_games(session)
     assert len(asked.captured_queries) == 1
-    assert selectors.pulse_of(games) == reads.session_pulse(session)
+    assert reads.pulse_of(games) == reads.session_pulse(session)
