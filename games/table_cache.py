@@ -38,11 +38,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.cache import cache
+from django.db import connections, router
 from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.template.defaultfilters import urlencode
 from django.utils.html import escape
 from django.utils.translation import get_language
+
+from kavet_site.prepared import Columns, Statement
 
 from . import board as boards
 from . import push
@@ -151,43 +154,40 @@ def shared_moves(game: Game, limit: int) -> list[RecentMove]:
     return _cached(_moves_key(game, limit), read, TTL)
 
 
-_MOVES_READ: dict[tuple[str, str], str] = {}
+class _MovesRead(Statement):
+    """The number and events of some of a game's moves, one statement written once per
+    database, not an ORM query compiled per call: "after" (game, number), the moves after that
+    number, oldest first; "last" (game, limit), the last `limit` moves, newest first."""
+
+    def __init__(self, alias: str, kind: str) -> None:
+        self.alias = alias
+        q = connections[alias].ops.quote_name
+        self.columns = Columns(alias, Move, "", ("number", "events"))
+        self.number = self.columns.attnames.index("number")
+        self.events = self.columns.attnames.index("events")
+        number = q(Move._meta.get_field("number").column)
+        self.sql = (
+            f"SELECT {', '.join(self.columns.columns)} FROM {q(Move._meta.db_table)}"
+            f" WHERE {q(Move._meta.get_field('game').column)} = %s"
+        )
+        if kind == "after":
+            self.sql += f" AND {number} > %s ORDER BY {number}"
+        else:
+            self.sql += f" ORDER BY {number} DESC LIMIT %s"
+
+    def read(self, params: list) -> list[RecentMove]:
+        with connections[self.alias].cursor() as cursor:
+            cursor.execute(self.sql, params)
+            rows = cursor.fetchall()
+        moves = []
+        for row in rows:
+            values = self.columns.values(row)  # (the events' JSON decoded as the field does)
+            moves.append(RecentMove(number=values[self.number], events=values[self.events]))
+        return moves
 
 
 def _moves_read(kind: str, params: list) -> list[RecentMove]:
-    """The number and events of some of a game's moves, by one statement written once per
-    database, not an ORM query compiled per call: "after" (game, number), the moves after that
-    number, oldest first; "last" (game, limit), the last `limit` moves, newest first."""
-    from django.db import connections, router
-
-    alias = router.db_for_read(Move)
-    sql = _MOVES_READ.get((alias, kind))
-    connection = connections[alias]
-    if sql is None:
-        q = connection.ops.quote_name
-        column = Move._meta.get_field
-        number = q(column("number").column)
-        sql = (
-            f"SELECT {number}, {q(column('events').column)}"
-            f" FROM {q(Move._meta.db_table)} WHERE {q(column('game').column)} = %s"
-        )
-        if kind == "after":
-            sql += f" AND {number} > %s ORDER BY {number}"
-        else:
-            sql += f" ORDER BY {number} DESC LIMIT %s"
-        _MOVES_READ[(alias, kind)] = sql
-    field = Move._meta.get_field("events")
-    col = field.get_col(Move._meta.db_table)
-    converters = connection.ops.get_db_converters(col) + field.get_db_converters(connection)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
-    moves = []
-    for number, events in rows:
-        for convert in converters:
-            events = convert(events, col, connection)
-        moves.append(RecentMove(number=number, events=events))
-    return moves
+    return _MovesRead.of(router.db_for_read(Move), kind).read(params)
 
 
 def _moves_after(game_id: int, after: int) -> list[RecentMove]:
