@@ -550,13 +550,10 @@ class RedisBridge:
             )
             return name in self._confirmed
 
-    def changed(self, channel: str | None = None) -> None:
-        """The last stream of `channel` closed (None: some stream): the subscriber checks what
-        it still needs at its next turn (that channel, or every one)."""
-        if channel is None:
-            self._leaving.append("")  # (no channel: a whole check)
-        else:
-            self._leaving.append(channel)
+    def changed(self, channel: str) -> None:
+        """The last stream of `channel` closed: the subscriber checks at its next turn whether
+        it still needs that channel."""
+        self._leaving.append(channel)
         self._dirty = True
 
     def channels(self) -> set[str]:
@@ -607,7 +604,7 @@ class RedisBridge:
             leaving = set()
             while self._leaving:
                 leaving.add(self._leaving.popleft())
-            if full or "" in leaving:
+            if full:
                 wanted = self._wanted()
                 add = wanted - self._requested
                 drop = self._requested - wanted
