@@ -35,16 +35,19 @@ GAME_MOVE_FIELDS = (
 )
 
 
-class _MoveInsert(Statement):
-    def __init__(self, alias: str) -> None:
+class _Insert(Statement):
+    """INSERT of `rows` rows of `model` (every column but the id); with `returning`, the id
+    of the (one) row comes back where the database can say it."""
+
+    def __init__(self, alias: str, model, rows: int, returning: bool) -> None:
         connection = connections[alias]
         q = connection.ops.quote_name
-        meta = Move._meta
+        meta = model._meta
         self.fields = [f for f in meta.concrete_fields if not f.primary_key]
-        self.returning = connection.features.can_return_columns_from_insert
         columns = ", ".join(q(f.column) for f in self.fields)
-        marks = ", ".join(["%s"] * len(self.fields))
-        self.sql = f"INSERT INTO {q(meta.db_table)} ({columns}) VALUES ({marks})"
+        row = "(" + ", ".join(["%s"] * len(self.fields)) + ")"
+        self.sql = f"INSERT INTO {q(meta.db_table)} ({columns}) VALUES {', '.join([row] * rows)}"
+        self.returning = returning and connection.features.can_return_columns_from_insert
         if self.returning:
             self.sql += f" RETURNING {q(meta.pk.column)}"
 
@@ -66,7 +69,7 @@ def move_insert(
     alias = router.db_for_write(Move, instance=game)
     row = Move(game=game, number=number, seat=seat, payload=payload, events=events, by_user=by)
     row.created_at = timezone.now()  # auto_now_add
-    made = _MoveInsert.of(alias)
+    made = _Insert.of(alias, Move, 1, True)
     connection = connections[alias]
     params = [f.get_db_prep_save(getattr(row, f.attname), connection) for f in made.fields]
     with transaction.mark_for_rollback_on_error(alias), connection.cursor() as cursor:
@@ -81,23 +84,13 @@ def move_insert(
     return row
 
 
-class _PlaysInsert(Statement):
-    def __init__(self, alias: str, count: int) -> None:
-        q = connections[alias].ops.quote_name
-        meta = Play._meta
-        self.fields = [f for f in meta.concrete_fields if not f.primary_key]
-        columns = ", ".join(q(f.column) for f in self.fields)
-        row = "(" + ", ".join(["%s"] * len(self.fields)) + ")"
-        self.sql = f"INSERT INTO {q(meta.db_table)} ({columns}) VALUES {', '.join([row] * count)}"
-
-
 def plays_insert(plays: list[Play]) -> None:
     """Play.objects.bulk_create(plays) in a statement made once per database and number of
     rows (one, most moves; nothing reads their ids back)."""
     if not plays:
         return
     alias = router.db_for_write(Play)
-    made = _PlaysInsert.of(alias, len(plays))
+    made = _Insert.of(alias, Play, len(plays), False)
     connection = connections[alias]
     params = [
         f.get_db_prep_save(f.pre_save(play, True), connection)
