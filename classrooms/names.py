@@ -27,6 +27,7 @@ where text leaves the site as a file (the CSV export).
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -75,6 +76,8 @@ def _tag_run_ok(text: str, start: int) -> tuple[bool, int]:
 
 def name_unsafe_characters(text: str) -> list[str]:
     """The characters of `text` that no name may hold, each once, in order of appearance."""
+    if text.isascii() and text.isprintable():
+        return []  # letters, digits, punctuation and the space: none refused, no marks
     found: dict[str, None] = {}  # ordered, each once
     i, marks = 0, 0
     while i < len(text):
@@ -106,8 +109,12 @@ def character_label(ch: str) -> str:
     return f"U+{ord(ch):04X} {unicodedata.name(ch, '').strip()}".strip()
 
 
+@functools.lru_cache(maxsize=4096)
 def name_for_display(text: str | None) -> str:
-    """The name without any character `name_unsafe_characters` finds (for files sent out)."""
+    """The name without any character `name_unsafe_characters` finds (for files sent out).
+
+    Remembered (a pure function of the text): every board names its players, a busy box draws
+    hundreds of boards a second, and the names at its tables are a few thousand."""
     text = text or ""
     unsafe = set(name_unsafe_characters(text))
     if not unsafe:

@@ -104,6 +104,16 @@ def test_hidden_and_control_characters_are_refused_with_the_culprit_named(name, 
     assert name_unsafe_characters(name_for_display(name)) == []
 
 
+@pytest.mark.parametrize("code", range(128))
+def test_each_ascii_character_is_judged_as_the_whole_check_judges_it(code):
+    # The printable-ASCII shortcut of name_unsafe_characters: a control character (U+007F,
+    # U+001B...) still goes through the whole check and is named; a tab or line end is a blank.
+    ch = chr(code)
+    refused = unicodedata.category(ch) == "Cc" and ch not in "\t\n\r"
+    assert name_unsafe_characters(f"An{ch}na") == ([ch] if refused else [])
+    assert name_for_display(f"An{ch}na") == ("Anna" if refused else f"An{ch}na")
+
+
 def test_the_refusal_names_the_character_in_the_readers_language():
     with translation.override("fr"):
         with pytest.raises(ValidationError, match="U\\+202E RIGHT-TO-LEFT OVERRIDE") as fr:
