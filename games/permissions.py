@@ -97,17 +97,48 @@ def table_for_seat(*, user, game_id: int) -> tuple[Game, Seat, list[Seat]]:
     this, and Django compiling the same query each time was a quarter of a fetch's CPU.
     tests/games/test_table_for_seat.py checks it against the ORM's own_seats for every kind of
     user."""
+    school_id, user_id = player(user)
+    seats = _TableRead.of(router.db_for_read(Seat)).seats(game_id, school_id, user_id)
+    seat = own_seat(seats, user_id)
+    if seat is None:
+        raise Http404("no such game")
+    return seat.game, seat, seats
+
+
+def player(user) -> tuple[int, int]:
+    """The school and the user a student's table reads are checked with (own_table_where);
+    404 for anyone else: own_seats(user) is NOTHING for them, and no game has no school."""
     if (
         not getattr(user, "is_authenticated", False)
         or getattr(user, "role", "") != User.Role.STUDENT
         or not user.school_id
     ):
-        raise Http404("no such game")  # own_seats(user) is NOTHING, or no game has no school
-    seats = _TableRead.of(router.db_for_read(Seat)).seats(game_id, user.school_id, user.pk)
-    seat = next((s for s in seats if s.student is not None and s.student.user_id == user.pk), None)
-    if seat is None:
         raise Http404("no such game")
-    return seat.game, seat, seats
+    return user.school_id, user.pk
+
+
+def own_seat(seats, user_id: int) -> Seat | None:
+    """The player's seat among a table's seats (by position): their first, as game_for_seat."""
+    return next((s for s in seats if s.student is not None and s.student.user_id == user_id), None)
+
+
+def own_table_where(alias: str, game: str) -> str:
+    """own_seats' rule as SQL for the game `game` of a statement (table_for_seat's, and the
+    move's locked read: games.services.locked): a game of the player's school where one seat is
+    theirs. Two parameters, player(user)'s: the school's id, the user's id."""
+    q = connections[alias].ops.quote_name
+
+    def column(model, name: str) -> str:
+        return q(model._meta.get_field(name).column)
+
+    seat_student = column(Seat, "student")
+    return (
+        f"{game}.{column(Game, 'school')} = %s AND EXISTS ("
+        f"SELECT 1 FROM {q(Seat._meta.db_table)} m INNER JOIN {q(Student._meta.db_table)} ms"
+        f" ON ms.{q(Student._meta.pk.column)} = m.{seat_student}"
+        f" WHERE m.{column(Seat, 'game')} = {game}.{q(Game._meta.pk.column)}"
+        f" AND ms.{column(Student, 'user')} = %s)"
+    )
 
 
 class _TableRead(Statement):
@@ -140,10 +171,7 @@ class _TableRead(Statement):
             f" ON c.{q(Classroom._meta.pk.column)} = g.{column(Game, 'classroom')}"
             f" LEFT JOIN {table(Student)} st"
             f" ON st.{q(Student._meta.pk.column)} = s.{seat_student}"
-            f" WHERE s.{seat_game} = %s AND g.{column(Game, 'school')} = %s AND EXISTS ("
-            f"SELECT 1 FROM {table(Seat)} m INNER JOIN {table(Student)} ms"
-            f" ON ms.{q(Student._meta.pk.column)} = m.{seat_student}"
-            f" WHERE m.{seat_game} = s.{seat_game} AND ms.{column(Student, 'user')} = %s)"
+            f" WHERE s.{seat_game} = %s AND {own_table_where(alias, 'g')}"
             f" ORDER BY s.{column(Seat, 'position')}"
         )
 

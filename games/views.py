@@ -141,34 +141,39 @@ def table_move(request: HttpRequest, game_id: int) -> HttpResponse:
 
 
 def _table_move(request: HttpRequest, game_id: int) -> HttpResponse:
-    # The table's one prepared read (as the board fetch), not an ORM query compiled per move.
-    game, seat, _seats = game_permissions.table_for_seat(user=request.user, game_id=game_id)
     seen = seen_version(request.POST)
     status = 200
     try:
         move = parse_move(request.POST)
     except MoveRefused as refused:
-        outcome = services.MoveOutcome(
-            applied=False,
-            game=game,
-            refusal_code=refused.code,
-            message=refusal_message(refused.code),
-        )
-        status = 422
+        move, code, status = None, refused.code, 422
     else:
-        if move.pop("empty", False):
-            outcome = services.MoveOutcome(
-                applied=False, game=game, refusal_code="empty", message=refusal_message("empty")
-            )
-        else:
+        code = "empty" if move.pop("empty", False) else None
+    if move is None or code is not None:
+        # Nothing to apply: the table's one prepared read (as the board fetch), for its board.
+        game, seat, _seats = game_permissions.table_for_seat(user=request.user, game_id=game_id)
+        outcome = services.MoveOutcome(
+            applied=False, game=game, refusal_code=code, message=refusal_message(code)
+        )
+    else:
+        # The player's seat is checked in the move's one locked read (own_seats' rule): a
+        # game they do not sit at is not read, not locked, and answers 404 as a fetch does.
+        try:
             outcome = services.move_submit(
-                game_id=game.pk, seat=seat.position, move=move, seen_version=seen, by=request.user
+                game_id=game_id,
+                move=move,
+                seen_version=seen,
+                by=request.user,
+                player=game_permissions.player(request.user),
             )
+        except Game.DoesNotExist:
+            raise Http404("no such game") from None
+        seat = outcome.seat
+    game = outcome.game
     if not request.htmx and status == 200:
         if outcome.message:
             messages.warning(request, outcome.message)
         return redirect("games:table", game_id=game.pk)
-    game = outcome.game
     if request.htmx and outcome.applied and not outcome.message:
         # The mover's new board: the table's board of the new version, sent with the move's
         # push to the other seats with their own parts (games.table_cache.push_board).

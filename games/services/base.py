@@ -10,7 +10,7 @@ from typing import Any
 
 from django.conf import settings as django_settings
 
-from games import engine, push, signals
+from games import engine, permissions, push, signals
 
 from ..models import Game, Seat
 
@@ -51,6 +51,8 @@ class MoveOutcome:
     # The table as read under the lock and as the move left it (scores and places at the end):
     # the board the answer shows needs no second read. None where the seats were not read.
     seats: list[Seat] | None = None
+    # The player's own seat, as the locked read found it (move_submit given a player).
+    seat: Seat | None = None
 
 
 def _locked(game: Game | int) -> Game:
@@ -73,17 +75,25 @@ def _locked_in(game: Game, status: str, code: str, message: str) -> Game:
     return game
 
 
-def _locked_table(game_id: int) -> tuple[Game, dict[int, Seat]]:
+def _locked_table(
+    game_id: int, player: tuple[int, int] | None = None
+) -> tuple[Game, dict[int, Seat]]:
     """`_locked` and `_seats` in one statement (games.services.locked): the game row locked
     first, its class, its group and its seats with their students read beside it. A move's
-    one locked read."""
+    one locked read. Given a player (games.permissions.player), only a game they sit at:
+    Game.DoesNotExist for any other, as for no game."""
     from .locked import locked_table
 
-    made = locked_table(game_id)
-    if made is None:
-        game = _locked(game_id)
-        return game, _seats(game)
-    return made
+    made = locked_table(game_id, player)
+    if made is not None:
+        return made
+    game = _locked(game_id)
+    seats = _seats(game)
+    if player is not None and (
+        game.school_id != player[0] or permissions.own_seat(seats.values(), player[1]) is None
+    ):
+        raise Game.DoesNotExist(f"no game {game_id} for this player")
+    return game, seats
 
 
 def _seats(game: Game) -> dict[int, Seat]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from django.db import connections, router
 
 from classrooms.models import Classroom, Student
-from games import signals
+from games import permissions, signals
 
 from ..models import Game, Seat
 
@@ -116,16 +116,26 @@ class LockedTable:
             )
             if connection.features.has_select_for_update_of:
                 lock += " OF g"
-        self.sql = (
-            f"SELECT {', '.join(columns)} FROM {table(Game)} g{''.join(joins)}"
-            f" WHERE g.{q(Game._meta.pk.column)} = %s"
-            f" ORDER BY s.{column(Seat, 'position')}{lock}"
+        select = f"SELECT {', '.join(columns)} FROM {table(Game)} g{''.join(joins)}"
+        where = f" WHERE g.{q(Game._meta.pk.column)} = %s"
+        order = f" ORDER BY s.{column(Seat, 'position')}{lock}"
+        self.sql = select + where + order
+        # A player's move: the game only if they sit at it (own_seats' rule), so a move from
+        # anyone else locks nothing and reads nothing of it.
+        self.sql_for_player = (
+            f"{select}{where} AND {permissions.own_table_where(alias, 'g')}{order}"
         )
 
-    def read(self, game_id: int) -> tuple[Game, dict[int, Seat]]:
-        """The game (locked) and its seats by position; Game.DoesNotExist when there is none."""
+    def read(
+        self, game_id: int, player: tuple[int, int] | None = None
+    ) -> tuple[Game, dict[int, Seat]]:
+        """The game (locked) and its seats by position; Game.DoesNotExist when there is none,
+        or, given a player (games.permissions.player: their school and user), none they sit at."""
         with connections[self.alias].cursor() as cursor:
-            cursor.execute(self.sql, [game_id])
+            if player is None:
+                cursor.execute(self.sql, [game_id])
+            else:
+                cursor.execute(self.sql_for_player, [game_id, *player])
             rows = cursor.fetchall()
         if not rows:
             raise Game.DoesNotExist(f"no game {game_id}")
@@ -155,8 +165,10 @@ class _Unsupported(Exception):
     pass
 
 
-def locked_table(game_id: int) -> tuple[Game, dict[int, Seat]] | None:
-    """The game locked and its seats by position, in one statement; None where it cannot be
-    (the caller then reads with _locked and _seats)."""
+def locked_table(
+    game_id: int, player: tuple[int, int] | None = None
+) -> tuple[Game, dict[int, Seat]] | None:
+    """The game locked and its seats by position, in one statement (only a game the player sits
+    at, given one); None where it cannot be (the caller then reads with _locked and _seats)."""
     made = LockedTable.of(router.db_for_write(Game))
-    return None if made is None else made.read(game_id)
+    return None if made is None else made.read(game_id, player)

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from classrooms.models import User
 from games import engine, scheduling
+from games.permissions import own_seat
 from games.wording import refusal_message
 
 from ..models import Game, Seat
@@ -42,66 +43,99 @@ def _stale_outcome(game: Game, move: dict) -> MoveOutcome:
 
 
 def move_submit(
-    *, game_id: int, seat: int, move: dict, seen_version: int, by: User | None = None
+    *,
+    game_id: int,
+    seat: int | None = None,
+    move: dict,
+    seen_version: int,
+    by: User | None = None,
+    player: tuple[int, int] | None = None,
 ) -> MoveOutcome:
-    """A player's move, applied at most once: a stale or doubled tap changes nothing."""
-    if not isinstance(move, dict) or move.get("type") not in PLAYER_MOVES:
+    """A player's move, applied at most once: a stale or doubled tap changes nothing.
+
+    `seat` is the player's position; or, given `player` (games.permissions.player: a student's
+    school and user), their own seat found in the move's one locked read, which reads only a
+    game they sit at (Game.DoesNotExist for any other: nothing read, nothing locked). The
+    outcome then carries that seat."""
+    valid = isinstance(move, dict) and move.get("type") in PLAYER_MOVES
+    if not valid and player is None:
         game = Game.objects.get(pk=game_id)
         return MoveOutcome(
             applied=False, game=game, refusal_code="bad_move", message=refusal_message("bad_move")
         )
-    move = {**move, "seat": seat}
     with transaction.atomic():
-        game, seats = _locked_table(game_id)  # one locked read: the game, its table
-        if game.status != Game.Status.RUNNING:
-            code = {Game.Status.PAUSED: "paused", Game.Status.SETUP: "not_started"}.get(
-                game.status, "game_over"
-            )
-            return MoveOutcome(
-                applied=False, game=game, refusal_code=code, message=refusal_message(code)
-            )
-        seat_row = seats.get(seat)
-        if seat_row is None:
-            return MoveOutcome(
-                applied=False,
-                game=game,
-                refusal_code="not_your_seat",
-                message=refusal_message("not_your_seat"),
-            )
-        if seat_row.bot:
-            return MoveOutcome(
-                applied=False,
-                game=game,
-                refusal_code="bot_seat",
-                message=refusal_message("bot_seat"),
-            )
-        now = timezone.now()
-        # What fell due before this move came goes first (R4.9: a turn whose time ran out is
-        # over; R5.1: a computer player's call due earlier was first), whether or not a
-        # worker has got to it yet: the outcome never depends on Redis being up.
-        if _tick_locked(game, seats, now):
-            _changed(game)
-            if game.status != Game.Status.RUNNING:
-                return MoveOutcome(
+        game, seats = _locked_table(game_id, player)  # one locked read: the game, its table
+        if player is None:
+            outcome = _submit_locked(game, seats, seat, move, seen_version, by)
+        else:
+            own = own_seat(seats.values(), player[1])
+            if valid:
+                outcome = _submit_locked(game, seats, own.position, move, seen_version, by)
+            else:
+                outcome = MoveOutcome(
                     applied=False,
                     game=game,
-                    refusal_code="game_over",
-                    message=refusal_message("game_over"),
-                    seats=list(seats.values()),
+                    refusal_code="bad_move",
+                    message=refusal_message("bad_move"),
                 )
-        if seen_version != game.version and not _same_window(game, move, seen_version):
-            return replace(_stale_outcome(game, move), seats=list(seats.values()))
-        try:
-            events = _apply_locked(game, move, by=by, now=now, seats=seats)
-        except engine.Refusal as refusal:
+            outcome.seat = own
+    return outcome
+
+
+def _submit_locked(
+    game: Game, seats: dict[int, Seat], seat: int, move: dict, seen_version: int, by
+) -> MoveOutcome:
+    """move_submit under the game's lock: what is due first, then the move or its refusal."""
+    if game.status != Game.Status.RUNNING:
+        code = {Game.Status.PAUSED: "paused", Game.Status.SETUP: "not_started"}.get(
+            game.status, "game_over"
+        )
+        return MoveOutcome(
+            applied=False, game=game, refusal_code=code, message=refusal_message(code)
+        )
+    seat_row = seats.get(seat)
+    if seat_row is None:
+        return MoveOutcome(
+            applied=False,
+            game=game,
+            refusal_code="not_your_seat",
+            message=refusal_message("not_your_seat"),
+        )
+    if seat_row.bot:
+        return MoveOutcome(
+            applied=False,
+            game=game,
+            refusal_code="bot_seat",
+            message=refusal_message("bot_seat"),
+        )
+    move = {**move, "seat": seat}
+    now = timezone.now()
+    # What fell due before this move came goes first (R4.9: a turn whose time ran out is
+    # over; R5.1: a computer player's call due earlier was first), whether or not a
+    # worker has got to it yet: the outcome never depends on Redis being up.
+    if _tick_locked(game, seats, now):
+        _changed(game)
+        if game.status != Game.Status.RUNNING:
             return MoveOutcome(
                 applied=False,
                 game=game,
-                refusal_code=refusal.code,
-                message=refusal_message(refusal.code, refusal.params),
+                refusal_code="game_over",
+                message=refusal_message("game_over"),
                 seats=list(seats.values()),
             )
-        _changed(game)
+    if seen_version != game.version and not _same_window(game, move, seen_version):
+        return replace(_stale_outcome(game, move), seats=list(seats.values()))
+    try:
+        events = _apply_locked(game, move, by=by, now=now, seats=seats)
+    except engine.Refusal as refusal:
+        return MoveOutcome(
+            applied=False,
+            game=game,
+            refusal_code=refusal.code,
+            message=refusal_message(refusal.code, refusal.params),
+            seats=list(seats.values()),
+        )
+    _changed(game)
     return MoveOutcome(applied=True, game=game, events=events, seats=list(seats.values()))
 
 

@@ -22,10 +22,11 @@ HX = {"HTTP_HX_REQUEST": "true"}
 # the plays, save the game. (Issue 11 asked for 6 at most; the seat's own "last moved" stamp
 # went, its latest Move row says it.)
 MOVE_BUDGET = 5
-# Around it the view reads the session (the cache in production), the user and the user's seat,
-# and the board it answers with reads the recent moves and the class's lowest level (reading
-# aloud); the seats are the ones the move read under its lock, the class came with the game.
-VIEW_READS = 3 + 2
+# Around it the view reads the session (the cache in production) and the user, and the board it
+# answers with reads the recent moves and the class's lowest level (reading aloud); the user's
+# seat is checked in the move's locked read, the seats are the ones it read, the class came
+# with the game.
+VIEW_READS = 2 + 2
 # The board a tablet fetches when the push channel says its table changed: the poll's check,
 # the session, the user, the whole table with its game and class (one statement), the recent
 # moves, the class's lowest level.
