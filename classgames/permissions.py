@@ -8,6 +8,7 @@ from django.http import Http404
 
 from classrooms.models import Classroom, User
 from classrooms.permissions import STAFF_ROLES, in_classroom, rules
+from kavet_site import prepared
 from kavet_site.prepared import Columns, Statement
 
 from .models import ClassSession
@@ -69,7 +70,7 @@ class _SessionRead(Statement):
         )
 
     def get(self, pk: int, *, school_id: int, user_id: int, whole_school: bool):
-        with connections[self.alias].cursor() as cursor:
+        with prepared.cursor(self.alias) as cursor:
             cursor.execute(self.sql, [pk, school_id, whole_school, user_id])
             row = cursor.fetchone()
         if row is None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from django.db import connections, router
 
 from games.models import Game, Seat
+from kavet_site import prepared
 from kavet_site.prepared import Columns, Statement
 
 from .models import ClassTable
@@ -64,7 +65,7 @@ class _SessionRows(Statement):
         )
 
     def rows(self, session_id: int, only: list[int]) -> list:
-        with connections[self.alias].cursor() as cursor:
+        with prepared.cursor(self.alias) as cursor:
             cursor.execute(self.sql, [session_id, *only])
             return cursor.fetchall()
 

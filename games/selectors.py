@@ -30,6 +30,7 @@ from games.wording import (
     settlement_sentence,
     settlement_steps,
 )
+from kavet_site import prepared
 
 from .models import Game, Seat
 
@@ -421,10 +422,9 @@ def _lowest_tier(classroom_id: int) -> int | None:
     """The class's lowest tier, asked on every board: one plain statement (the ORM's aggregate
     compiled per board was a tenth of a busy web worker's samples, benchmarks/README.md)."""
     alias = router.db_for_read(Student)
-    connection = connections[alias]
-    q = connection.ops.quote_name
+    q = connections[alias].ops.quote_name
     meta = Student._meta
-    with connection.cursor() as cursor:
+    with prepared.cursor(alias) as cursor:
         cursor.execute(
             f"SELECT MIN({q(meta.get_field('tier').column)}) FROM {q(meta.db_table)} "
             f"WHERE {q(meta.get_field('classroom').column)} = %s",

@@ -45,6 +45,7 @@ from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.utils.translation import get_language
 
+from kavet_site import prepared
 from kavet_site.prepared import Columns, Statement
 
 from . import board as boards
@@ -176,7 +177,7 @@ class _MovesRead(Statement):
             self.sql += f" ORDER BY {number} DESC LIMIT %s"
 
     def read(self, params: list) -> list[RecentMove]:
-        with connections[self.alias].cursor() as cursor:
+        with prepared.cursor(self.alias) as cursor:
             cursor.execute(self.sql, params)
             rows = cursor.fetchall()
         moves = []

@@ -11,6 +11,8 @@ the one the ORM would have given.
 
 from __future__ import annotations
 
+import functools
+
 from django.db import connections
 
 
@@ -72,3 +74,53 @@ class Statement:
         if made is None:
             made = cls._made[key] = cls(*key)
         return made
+
+
+def cursor(alias: str):
+    """A cursor of `alias` for the hand-written hot statements (the Statements, the move's
+    locked read and writes): on PostgreSQL one whose statements the server prepares, once per
+    connection, and then only binds and runs.
+
+    Django's cursors bind parameters on the client (psycopg's ClientCursor: the statement is
+    sent as text with its values in it, parsed and planned by the server every time) and
+    prepare nothing (prepare_threshold None, for connection poolers in transaction mode). For
+    these few statements, written once and run on every move and every board fetch, the
+    planning was most of PostgreSQL's work: a tablet's table read (four tables joined) cost
+    0.74-0.78 ms of the server's CPU as text, 0.16-0.21 ms prepared (benchmarks/README.md).
+    The connections stay Django's (its pool keeps them, and their prepared statements, between
+    requests); the cursor is Django's wrapper around psycopg's server-binding cursor, so errors,
+    query logging and the tests' query counts are as for any other cursor. Other databases, or
+    PostgreSQL with DB_PREPARE=0 (settings): the connection's own cursor.
+    """
+    connection = connections[alias]
+    if connection.vendor != "postgresql":
+        return connection.cursor()
+    connection.ensure_connection()
+    raw = connection.connection
+    if raw.prepare_threshold is None:  # DB_PREPARE=0 (settings): as every other statement
+        return connection.cursor()
+    made = raw.cursor_factory
+    raw.cursor_factory = _preparing_cursor()
+    try:
+        return connection.cursor()  # Django's create_cursor: its time zone, its wrapper
+    finally:
+        raw.cursor_factory = made
+
+
+@functools.cache
+def _preparing_cursor():
+    """Django's server-binding cursor class (its PostgreSQL backend's, for psycopg 3) whose
+    every statement is prepared (psycopg keeps each connection's prepared statements)."""
+    from django.db.backends.postgresql.base import ServerBindingCursor
+
+    class PreparingCursor(ServerBindingCursor):
+        def execute(self, query, params=None, *, prepare=None, binary=None):
+            return super().execute(query, params, prepare=True, binary=binary)
+
+        def _send_query_prepared(self, name, pgq, *, binary=None):
+            # The statement Django's query log reads (last_executed_query: cursor._query),
+            # which psycopg keeps only for a statement it does not prepare.
+            self._query = pgq
+            return super()._send_query_prepared(name, pgq, binary=binary)
+
+    return PreparingCursor

@@ -141,6 +141,13 @@ if DATABASE_URL:
     DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = int(
         os.environ.get("DB_CONNECT_TIMEOUT", "3")
     )
+    if "postgresql" in DATABASES["default"]["ENGINE"] and env_bool("DB_PREPARE", True):
+        # The hand-written hot statements (kavet_site.prepared.cursor) are prepared by the
+        # server once per connection; nothing else is (Django's cursors bind on the client and
+        # never prepare, whatever this says; psycopg prepares a server-binding cursor's
+        # statement only when asked, or after this many runs: never). DB_PREPARE=0 behind a
+        # pooler in transaction mode older than PgBouncer 1.21, which cannot keep them.
+        DATABASES["default"]["OPTIONS"]["prepare_threshold"] = 2**31
     # DB_POOL=1 (set by gunicorn.conf.py under ASGI): psycopg's connection pool, so the short
     # threads that run each ASGI request's sync code borrow a connection instead of opening one.
     if env_bool("DB_POOL", False):

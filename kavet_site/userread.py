@@ -24,6 +24,7 @@ from django.db.models.manager import BaseManager
 from django.utils.crypto import constant_time_compare
 from django.utils.functional import SimpleLazyObject
 
+from kavet_site import prepared
 from kavet_site.prepared import Columns, Statement
 
 MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
@@ -91,7 +92,7 @@ class _UserRead(Statement):
         )
 
     def get(self, pk):
-        with connections[self.alias].cursor() as cursor:
+        with prepared.cursor(self.alias) as cursor:
             cursor.execute(self.sql, [pk])
             row = cursor.fetchone()
         return None if row is None else self.columns.instance(row)

@@ -15,6 +15,7 @@ from django.db import connections, router
 
 from classrooms.models import Classroom, Student
 from games import permissions, signals
+from kavet_site import prepared
 
 from ..models import Game, Seat
 
@@ -131,7 +132,7 @@ class LockedTable:
     ) -> tuple[Game, dict[int, Seat]]:
         """The game (locked) and its seats by position; Game.DoesNotExist when there is none,
         or, given a player (games.permissions.player: their school and user), none they sit at."""
-        with connections[self.alias].cursor() as cursor:
+        with prepared.cursor(self.alias) as cursor:
             if player is None:
                 cursor.execute(self.sql, [game_id])
             else:

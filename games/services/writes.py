@@ -18,6 +18,7 @@ from django.db import connections, router, transaction
 from django.utils import timezone
 
 from classrooms.models import User
+from kavet_site import prepared
 from kavet_site.prepared import Statement
 
 from ..models import Game, Move, Play
@@ -72,7 +73,7 @@ def move_insert(
     made = _Insert.of(alias, Move, 1, True)
     connection = connections[alias]
     params = [f.get_db_prep_save(getattr(row, f.attname), connection) for f in made.fields]
-    with transaction.mark_for_rollback_on_error(alias), connection.cursor() as cursor:
+    with transaction.mark_for_rollback_on_error(alias), prepared.cursor(alias) as cursor:
         cursor.execute(made.sql, params)
         if made.returning:
             pk = cursor.fetchone()[0]
@@ -97,7 +98,7 @@ def plays_insert(plays: list[Play]) -> None:
         for play in plays
         for f in made.fields
     ]
-    with transaction.mark_for_rollback_on_error(alias), connection.cursor() as cursor:
+    with transaction.mark_for_rollback_on_error(alias), prepared.cursor(alias) as cursor:
         cursor.execute(made.sql, params)
     for play in plays:
         play._state.adding = False
@@ -111,5 +112,5 @@ def game_update(game: Game) -> None:
     connection = connections[alias]
     params = [f.get_db_prep_save(getattr(game, f.attname), connection) for f in made.fields]
     params.append(game.pk)
-    with transaction.mark_for_rollback_on_error(alias), connection.cursor() as cursor:
+    with transaction.mark_for_rollback_on_error(alias), prepared.cursor(alias) as cursor:
         cursor.execute(made.sql, params)
