@@ -14,6 +14,7 @@ PROBE = (
     "print(json.dumps({'engine': s.DATABASES['default']['ENGINE'], "
     "'db': s.DATABASES['default'].get('NAME'), 'age': s.DATABASES['default'].get('CONN_MAX_AGE'), "
     "'health': s.DATABASES['default'].get('CONN_HEALTH_CHECKS'), "
+    "'prepare': s.DATABASES['default'].get('OPTIONS', {}).get('prepare_threshold', 'unset'), "
     "'cache': s.CACHES['default']['BACKEND'], 'eager': s.CELERY_TASK_ALWAYS_EAGER, "
     "'broker': s.CELERY_BROKER_URL, 'debug': s.DEBUG, 'hosts': s.ALLOWED_HOSTS, "
     "'tz': s.TIME_ZONE, 'secret': s.SECRET_KEY}))"
@@ -25,7 +26,15 @@ def settings_with(**env: str) -> dict:
         k: v
         for k, v in os.environ.items()
         if k
-        not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "ALLOWED_HOSTS", "SECRET_KEY", "TIME_ZONE"}
+        not in {
+            "DATABASE_URL",
+            "REDIS_URL",
+            "DEBUG",
+            "ALLOWED_HOSTS",
+            "SECRET_KEY",
+            "TIME_ZONE",
+            "DB_PREPARE",
+        }
     }
     clean.update(env, DJANGO_SETTINGS_MODULE="kavet_site.settings")
     out = subprocess.run(
@@ -53,6 +62,14 @@ def test_database_url_selects_postgresql_with_persistent_checked_connections():
     assert s["engine"] == "django.db.backends.postgresql"
     assert s["db"] == "kavet_prod"
     assert s["age"] == 600 and s["health"] is True
+    # psycopg may prepare a statement when asked (kavet_site.prepared), never by a count.
+    assert s["prepare"] == 2**31
+
+
+def test_db_prepare_0_leaves_psycopgs_preparing_off_as_django_has_it():
+    s = settings_with(DATABASE_URL="postgres://kavet:pw@db.example:5433/kavet", DB_PREPARE="0")
+    assert s["prepare"] == "unset"  # Django then passes prepare_threshold=None to psycopg
+    assert settings_with()["prepare"] == "unset"  # SQLite: nothing to prepare
 
 
 def test_redis_url_makes_redis_the_cache_and_the_broker_with_real_workers():
