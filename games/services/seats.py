@@ -10,6 +10,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from games import scheduling
+from kavet_site import prepared
 
 from ..models import Game, Seat
 from .base import _changed, _locked, _state
@@ -66,7 +67,8 @@ def seat_poll_seen(*, game_id: int, position: int, now: datetime) -> tuple | Non
         "stale": _db_time(now - timedelta(seconds=PRESENCE_RESOLUTION)),
     }
     postgres = connection.vendor == "postgresql"
-    with connection.cursor() as cursor:
+    # Prepared once per connection (kavet_site.prepared): every 204 a poll answers asks it.
+    with prepared.cursor(connection.alias) as cursor:
         cursor.execute(POLL_SQL_POSTGRES if postgres else POLL_SQL, params)
         row = cursor.fetchone()
         if row is None:
