@@ -48,18 +48,35 @@ class _SessionRows(Statement):
 
     def __init__(self, alias: str, model, fields: tuple[str, ...], count: int) -> None:
         self.alias = alias
-        q = connections[alias].ops.quote_name
+        connection = connections[alias]
+        q = connection.ops.quote_name
         self.columns = Columns(alias, model, "r", fields)
         link = ClassTable._meta
-        if model is Game:
-            game = f"r.{q(Game._meta.pk.column)}"
-            order = game
+        game_column = q(
+            Game._meta.pk.column if model is Game else model._meta.get_field("game").column
+        )
+        game = f"r.{game_column}"
+        order = (
+            game if model is Game else f"{game}, r.{q(model._meta.get_field('position').column)}"
+        )
+        table, link_game = q(model._meta.db_table), f"t.{q(link.get_field('game').column)}"
+        if connection.vendor == "postgresql":
+            # Each of the class game's tables looks its rows up by its own game (an index
+            # scan per table, as many rows as the class game has), whatever the plan: this
+            # statement is prepared (kavet_site.prepared), and the generic plan PostgreSQL
+            # keeps for a plain join guessed a class game's size from the average and
+            # hashed the whole seats table for each live poll. OFFSET 0 keeps the planner
+            # from flattening the lateral subquery back into that join.
+            rows = (
+                f" CROSS JOIN LATERAL (SELECT * FROM {table} x"
+                f" WHERE x.{game_column} = {link_game} OFFSET 0) r"
+            )
+            source = f"{q(link.db_table)} t{rows}"
+            game = link_game  # the tables asked for, picked before their rows are looked up
         else:
-            game = f"r.{q(model._meta.get_field('game').column)}"
-            order = f"{game}, r.{q(model._meta.get_field('position').column)}"
+            source = f"{table} r INNER JOIN {q(link.db_table)} t ON {link_game} = {game}"
         self.sql = (
-            f"SELECT {', '.join(self.columns.columns)} FROM {q(model._meta.db_table)} r"
-            f" INNER JOIN {q(link.db_table)} t ON t.{q(link.get_field('game').column)} = {game}"
+            f"SELECT {', '.join(self.columns.columns)} FROM {source}"
             f" WHERE t.{q(link.get_field('session').column)} = %s{_in(game, count)}"
             f" ORDER BY {order}"
         )

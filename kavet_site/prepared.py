@@ -95,6 +95,7 @@ def cursor(alias: str):
     connection = connections[alias]
     if connection.vendor != "postgresql":
         return connection.cursor()
+    connection.close_if_health_check_failed()  # what Django's cursor() does first
     connection.ensure_connection()
     raw = connection.connection
     if raw.prepare_threshold is None:  # DB_PREPARE=0 (settings): as every other statement

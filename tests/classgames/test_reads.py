@@ -134,3 +134,41 @@ def test_the_live_views_rows_give_its_pulse_in_one_read(session):
         games = selectors.live_marked_games(session)
     assert len(asked.captured_queries) == 1
     assert reads.pulse_of(games) == reads.session_pulse(session)
+
+
+def _scans(plan: dict):
+    yield plan
+    for child in plan.get("Plans", []):
+        yield from _scans(child)
+
+
+@pytest.mark.parametrize(
+    "model,fields,count",
+    [(Seat, reads.SEAT_FIELDS, 0), (Seat, reads.SEAT_MARK_FIELDS, 0), (Game, reads.LIVE_FIELDS, 0)],
+)
+def test_each_table_looks_its_rows_up_by_its_game_whatever_the_plan(session, model, fields, count):
+    """The statement is prepared (kavet_site.prepared), so PostgreSQL may keep one generic plan
+    for every class game: a plain join let it hash the whole seats table for each live poll. The
+    rows are looked up table by table (LATERAL), even when the planner would rather hash."""
+    if connection.vendor != "postgresql":
+        pytest.skip("the LATERAL form is PostgreSQL's (SQLite plans each statement anew)")
+    import json
+
+    ours = session
+    sql = reads._SessionRows.of("default", model, fields, count).sql.replace("%s", "$1")
+    with connection.cursor() as c:
+        c.execute("SET LOCAL plan_cache_mode = force_generic_plan")  # the plan kept for all
+        c.execute("SET LOCAL enable_nestloop = off")  # what made the plain join hash
+        c.execute(f"PREPARE kavet_session_rows AS {sql}")
+        try:
+            c.execute(f"EXPLAIN (FORMAT JSON) EXECUTE kavet_session_rows({ours.pk})")
+            plan = c.fetchone()[0]
+        finally:
+            c.execute("DEALLOCATE kavet_session_rows")
+        plan = json.loads(plan) if isinstance(plan, str) else plan
+    table = model._meta.db_table
+    looked_up = [n for n in _scans(plan[0]["Plan"]) if n.get("Relation Name") == table]
+    assert looked_up, plan
+    for node in looked_up:
+        conditions = " ".join(node.get(k, "") for k in ("Index Cond", "Recheck Cond", "Filter"))
+        assert "t.game_id" in conditions, node  # by the class game's own table, never all
