@@ -62,3 +62,28 @@ def make_game(school, classroom):
         return game
 
     return make
+
+
+@pytest.fixture
+def tables(school, other_school, classroom, teacher, anna, bo, make_game):
+    """Two tables of the school (Anna and Bo with a computer player; Cleo and Bo) and every
+    kind of user, by name: the players, a stranger of another school, staff, a parent, nobody.
+    What the table reads and the move's locked read are checked against (who sits where)."""
+    from django.contrib.auth.models import AnonymousUser
+
+    cleo = factories.student(classroom=classroom, name="Cleo")
+    elsewhere = factories.classroom(school=other_school)
+    stranger = factories.student(classroom=elsewhere, name="Stranger")
+    ours = make_game([{"student": anna}, {"bot": "easy"}, {"student": bo}])
+    theirs = make_game([{"student": cleo}, {"student": bo}])
+    users = {
+        "anna": anna.user,
+        "bo": bo.user,
+        "cleo": cleo.user,
+        "stranger": stranger.user,
+        "teacher": teacher,
+        "admin": factories.school_admin(school=school),
+        "parent": factories.parent(school=school),
+        "anonymous": AnonymousUser(),
+    }
+    return ours, theirs, users

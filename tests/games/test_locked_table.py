@@ -8,8 +8,6 @@ computer player's seat, and for the lock itself (a second transaction waits for 
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 from django.db import connection, transaction
 
@@ -18,6 +16,7 @@ from games.models import Game
 from games.services.base import _locked, _locked_table, _seats
 from games.services.locked import locked_table
 from tests import factories
+from tests.games.locking import tried_while_locked
 
 
 def _same(got, want) -> None:
@@ -81,24 +80,7 @@ def test_it_locks_the_game_row(two_tables):
     if connection.vendor != "postgresql":
         pytest.skip("row locks are PostgreSQL's (SQLite serialises its writers)")
     game = two_tables[1]
-    held, other = threading.Event(), {}
-
-    def second() -> None:
-        held.wait(5)
-        with transaction.atomic():
-            with connection.cursor() as cursor:
-                cursor.execute("SET LOCAL lock_timeout = '200ms'")
-            try:
-                Game.objects.select_for_update(no_key=True).get(pk=game.pk)
-                other["got"] = True
-            except Exception as exc:  # noqa: BLE001 - the lock timeout
-                other["error"] = type(exc).__name__
-        connection.close()
-
-    thread = threading.Thread(target=second)
-    thread.start()
-    with transaction.atomic():
-        locked_table(game.pk)
-        held.set()
-        thread.join(5)
-    assert other == {"error": "OperationalError"}, other
+    came = tried_while_locked(
+        game.pk, select=lambda: Game.objects.select_for_update(no_key=True).get(pk=game.pk)
+    )
+    assert came == {"select": "OperationalError"}, came

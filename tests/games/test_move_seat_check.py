@@ -9,10 +9,7 @@ waits for no one, and through the view a move from anyone else answers 404 and c
 
 from __future__ import annotations
 
-import threading
-
 import pytest
-from django.contrib.auth.models import AnonymousUser
 from django.db import connection, transaction
 from django.http import Http404
 from django.urls import reverse
@@ -21,29 +18,9 @@ from games import permissions, services
 from games.models import Game, Move
 from games.services import locked
 from games.services.base import _locked_table
-from tests import factories
+from tests.games.locking import tried_while_locked
 
 HX = {"HTTP_HX_REQUEST": "true"}
-
-
-@pytest.fixture
-def tables(school, other_school, classroom, teacher, anna, bo, make_game):
-    cleo = factories.student(classroom=classroom, name="Cleo")
-    elsewhere = factories.classroom(school=other_school)
-    stranger = factories.student(classroom=elsewhere, name="Stranger")
-    ours = make_game([{"student": anna}, {"bot": "easy"}, {"student": bo}])
-    theirs = make_game([{"student": cleo}, {"student": bo}])
-    users = {
-        "anna": anna.user,
-        "bo": bo.user,
-        "cleo": cleo.user,
-        "stranger": stranger.user,
-        "teacher": teacher,
-        "admin": factories.school_admin(school=school),
-        "parent": factories.parent(school=school),
-        "anonymous": AnonymousUser(),
-    }
-    return ours, theirs, users
 
 
 def _allowed(user, game_id) -> bool:
@@ -90,30 +67,11 @@ def test_a_player_who_does_not_sit_at_the_game_locks_nothing(tables):
     if connection.vendor != "postgresql":
         pytest.skip("row locks are PostgreSQL's (SQLite serialises its writers)")
     ours, _theirs, users = tables
-    held, other = threading.Event(), {}
-
-    def second() -> None:
-        held.wait(5)
-        with transaction.atomic():
-            with connection.cursor() as cursor:
-                cursor.execute("SET LOCAL lock_timeout = '200ms'")
-            for name in ("cleo", "anna"):  # Cleo sits at another table; Anna at this one
-                try:
-                    with transaction.atomic():
-                        _locked_table(ours.pk, permissions.player(users[name]))
-                    other[name] = "read"
-                except Game.DoesNotExist:
-                    other[name] = "none"
-                except Exception as exc:  # noqa: BLE001 - the lock timeout
-                    other[name] = type(exc).__name__
-        connection.close()
-
-    thread = threading.Thread(target=second)
-    thread.start()
-    with transaction.atomic():
-        _locked_table(ours.pk)  # a move at this table holds its lock
-        held.set()
-        thread.join(5)
+    other = tried_while_locked(
+        ours.pk,  # a move at this table holds its lock; Cleo sits at another, Anna at this one
+        cleo=lambda: _locked_table(ours.pk, permissions.player(users["cleo"])),
+        anna=lambda: _locked_table(ours.pk, permissions.player(users["anna"])),
+    )
     # Cleo's read found nothing at once (no lock waited for, none taken); Anna's waited.
     assert other == {"cleo": "none", "anna": "OperationalError"}, other
 
@@ -140,36 +98,24 @@ def test_a_move_from_anyone_else_answers_404_and_changes_nothing(client, tables)
     assert not Move.objects.filter(game=ours).exists()
 
 
+def _submit(game, user, move: dict):
+    """A move from `user`'s tablet as the view sends it: their seat found under the lock."""
+    return services.move_submit(
+        game_id=game.pk, move=move, seen_version=0, by=user, player=permissions.player(user)
+    )
+
+
 @pytest.mark.django_db
 def test_the_players_own_seat_comes_with_the_outcome(tables):  # R5.1
     ours, _theirs, users = tables
-    bo = users["bo"]
-    out = services.move_submit(
-        game_id=ours.pk,
-        move={"type": "nothing"},
-        seen_version=0,
-        by=bo,
-        player=permissions.player(bo),
-    )
+    bo, anna = users["bo"], users["anna"]
+    out = _submit(ours, bo, {"type": "nothing"})
     # Bo's seat (position 2) is not the player to move: the engine refuses, nothing changes;
     # the outcome still names Bo's seat, for the board the answer shows.
     assert out.seat is not None and out.seat.position == 2 and out.seat.student.user_id == bo.pk
     assert not out.applied and out.refusal_code
-    out = services.move_submit(
-        game_id=ours.pk,
-        move={"type": "bad"},
-        seen_version=0,
-        by=bo,
-        player=permissions.player(bo),
-    )
+    out = _submit(ours, bo, {"type": "bad"})
     assert out.refusal_code == "bad_move" and out.seat.position == 2
-    anna = users["anna"]
-    out = services.move_submit(
-        game_id=ours.pk,
-        move={"type": "nothing"},
-        seen_version=0,
-        by=anna,
-        player=permissions.player(anna),
-    )
+    out = _submit(ours, anna, {"type": "nothing"})
     assert out.applied and out.seat.position == 0
     assert Move.objects.filter(game=ours).get().seat == 0

@@ -8,12 +8,10 @@ for every kind of user, and what it returns against what select_related would ha
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import AnonymousUser
 from django.http import Http404
 
 from games import permissions
 from games.models import Seat
-from tests import factories
 
 
 def orm_table(user, game_id):
@@ -26,26 +24,6 @@ def orm_table(user, game_id):
         .select_related("game__classroom", "student")
         .order_by("position")
     )
-
-
-@pytest.fixture
-def tables(school, other_school, classroom, teacher, anna, bo, make_game):
-    cleo = factories.student(classroom=classroom, name="Cleo")
-    elsewhere = factories.classroom(school=other_school)
-    stranger = factories.student(classroom=elsewhere, name="Stranger")
-    ours = make_game([{"student": anna}, {"bot": "easy"}, {"student": bo}])
-    theirs = make_game([{"student": cleo}, {"student": bo}])
-    users = {
-        "anna": anna.user,
-        "bo": bo.user,
-        "cleo": cleo.user,
-        "stranger": stranger.user,
-        "teacher": teacher,
-        "admin": factories.school_admin(school=school),
-        "parent": factories.parent(school=school),
-        "anonymous": AnonymousUser(),
-    }
-    return ours, theirs, users
 
 
 @pytest.mark.django_db
