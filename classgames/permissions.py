@@ -8,7 +8,6 @@ from django.http import Http404
 
 from classrooms.models import Classroom, User
 from classrooms.permissions import STAFF_ROLES, in_classroom, rules
-from kavet_site import prepared
 from kavet_site.prepared import Columns, Statement
 
 from .models import ClassSession
@@ -70,11 +69,10 @@ class _SessionRead(Statement):
         )
 
     def get(self, pk: int, *, school_id: int, user_id: int, whole_school: bool):
-        with prepared.cursor(self.alias) as cursor:
-            cursor.execute(self.sql, [pk, school_id, whole_school, user_id])
-            row = cursor.fetchone()
-        if row is None:
+        rows = self.fetch([pk, school_id, whole_school, user_id])  # by its key: one or none
+        if not rows:
             return None
+        row = rows[0]
         session = self.session.instance(row)
         classroom = self.classroom.instance(row, len(self.session.columns))
         ClassSession._meta.get_field("classroom").set_cached_value(session, classroom)

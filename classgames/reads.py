@@ -16,7 +16,6 @@ from __future__ import annotations
 from django.db import connections, router
 
 from games.models import Game, Seat
-from kavet_site import prepared
 from kavet_site.prepared import Columns, Statement
 
 from .models import ClassTable
@@ -82,9 +81,7 @@ class _SessionRows(Statement):
         )
 
     def rows(self, session_id: int, only: list[int]) -> list:
-        with prepared.cursor(self.alias) as cursor:
-            cursor.execute(self.sql, [session_id, *only])
-            return cursor.fetchall()
+        return self.fetch([session_id, *only])
 
 
 def _only(only) -> list[int]:

@@ -22,7 +22,6 @@ from classrooms.permissions import (
     rules,
     staff_classrooms,
 )
-from kavet_site import prepared
 from kavet_site.prepared import Columns, Statement
 
 from .models import Game, Move, Play, PracticeGoal, Seat
@@ -182,9 +181,7 @@ class _TableRead(Statement):
         return columns.instance(row, first)
 
     def seats(self, game_id: int, school_id: int, user_id: int) -> list[Seat]:
-        with prepared.cursor(self.alias) as cursor:
-            cursor.execute(self.sql, [game_id, school_id, user_id])
-            rows = cursor.fetchall()
+        rows = self.fetch([game_id, school_id, user_id])
         if not rows:
             return []
         seat_part, game_part, class_part, student_part = self.parts

@@ -45,7 +45,6 @@ from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.utils.translation import get_language
 
-from kavet_site import prepared
 from kavet_site.prepared import Columns, Statement
 
 from . import board as boards
@@ -177,11 +176,8 @@ class _MovesRead(Statement):
             self.sql += f" ORDER BY {number} DESC LIMIT %s"
 
     def read(self, params: list) -> list[RecentMove]:
-        with prepared.cursor(self.alias) as cursor:
-            cursor.execute(self.sql, params)
-            rows = cursor.fetchall()
         moves = []
-        for row in rows:
+        for row in self.fetch(params):
             values = self.columns.values(row)  # (the events' JSON decoded as the field does)
             moves.append(RecentMove(number=values[self.number], events=values[self.events]))
         return moves

@@ -59,10 +59,12 @@ class Columns:
 
 class Statement:
     """A hand-written statement made once per database alias (and whatever else its SQL
-    depends on): `Subclass.of(alias, ...)` builds it (`Subclass(alias, ...)`: its SQL and
-    Columns) the first time and keeps it."""
+    depends on): `Subclass.of(alias, ...)` builds it (`Subclass(alias, ...)`: its SQL, in
+    `sql`, its `alias` and Columns) the first time and keeps it; `fetch` runs it."""
 
     _made: dict
+    alias: str
+    sql: str
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -74,6 +76,13 @@ class Statement:
         if made is None:
             made = cls._made[key] = cls(*key)
         return made
+
+    def fetch(self, params: list) -> list:
+        """Its rows for `params`, run through `cursor` (on PostgreSQL, prepared once per
+        connection): every Statement's hot read goes this one way."""
+        with cursor(self.alias) as c:
+            c.execute(self.sql, params)
+            return c.fetchall()
 
 
 def cursor(alias: str):

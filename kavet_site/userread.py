@@ -24,7 +24,6 @@ from django.db.models.manager import BaseManager
 from django.utils.crypto import constant_time_compare
 from django.utils.functional import SimpleLazyObject
 
-from kavet_site import prepared
 from kavet_site.prepared import Columns, Statement
 
 MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
@@ -92,7 +91,5 @@ class _UserRead(Statement):
         )
 
     def get(self, pk):
-        with prepared.cursor(self.alias) as cursor:
-            cursor.execute(self.sql, [pk])
-            row = cursor.fetchone()
-        return None if row is None else self.columns.instance(row)
+        rows = self.fetch([pk])  # by its primary key: one or none
+        return self.columns.instance(rows[0]) if rows else None
